@@ -1,0 +1,57 @@
+/*
+ * layout.h -- the on-disk layout record: names, the config file, and the
+ * superblock driver-info block.
+ *
+ * All three are byte-compatible with HDF5 1.14's built-in subfiling driver:
+ *   subfile:  <subfile_dir>/<base>.subfile_<inode>_<NN>_of_<N>
+ *   config:   <config_dir>/<base>.subfile_<inode>.config
+ *   drvinfo:  name "Subfilin", then the built-in's fields and its nested "IOC"
+ *             block.
+ * <inode> is the stub file's inode number; <NN> is 1-based and zero-padded to
+ * the width of N (as the built-in does).  No HDF5 or MPI calls in here.
+ */
+#ifndef H5SF_LAYOUT_H
+#define H5SF_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "errbuf.h"
+
+#define H5SF_LAYOUT_PATH_MAX 4096
+
+typedef struct h5sf_layout {
+    int64_t  stripe_size;
+    int32_t  stripe_count;  /* number of subfiles                       */
+    int32_t  ioc_count;     /* IOCs at write time (config "aggregator_count") */
+    uint64_t inode;         /* stub inode, part of every name            */
+    char     base[H5SF_LAYOUT_PATH_MAX];        /* stub basename            */
+    char     stub_dir[H5SF_LAYOUT_PATH_MAX];    /* directory of the stub    */
+    char     subfile_dir[H5SF_LAYOUT_PATH_MAX]; /* "" = stub_dir            */
+    char     config_dir[H5SF_LAYOUT_PATH_MAX];  /* "" = stub_dir            */
+} h5sf_layout_t;
+
+/* Split a stub path into base and stub_dir (dir made absolute). */
+int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t *e);
+
+/* Full paths; idx is 0-based. Return -1 (with message) if too long. */
+int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf_errbuf_t *e);
+int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t *e);
+
+/* Write the config file (atomically: temp file + rename), built-in format. */
+int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e);
+/* Parse config file text (fuzzed); fills stripe_size, stripe_count,
+ * ioc_count and subfile_dir; names the bad line on failure. */
+int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e);
+/* Read and parse the config file at h5sf_config_path(l). */
+int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e);
+
+/* Driver-info block ("Subfilin" + nested "IOC"). config_prefix is the
+ * config_dir recorded in the block ("" if default). */
+size_t h5sf_drvinfo_size(const h5sf_layout_t *l);
+int    h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf);
+/* Decode (fuzzed): len is the number of bytes available in buf. Fills
+ * stripe_size, stripe_count and config_dir; rejects garbage. */
+int    h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l,
+                           h5sf_errbuf_t *e);
+
+#endif

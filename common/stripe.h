@@ -1,0 +1,66 @@
+/*
+ * stripe.h -- RAID-0 stripe arithmetic, nothing else.
+ *
+ * Logical stripe k (bytes [k*S, (k+1)*S)) lives in subfile k mod N at
+ * subfile offset (k div N)*S + (offset within the stripe).  This is the
+ * layout of HDF5 1.14's built-in subfiling driver, so files are shared.
+ */
+#ifndef H5SF_STRIPE_H
+#define H5SF_STRIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sf_piece {
+    uint64_t off;  /* offset inside the subfile      */
+    uint64_t len;  /* bytes                          */
+    uint64_t mem;  /* offset into the caller's data  */
+} sf_piece_t;
+
+/* Where logical byte `addr` lives. */
+static inline int sf_subfile_of(uint64_t addr, uint64_t S, int N) { return (int)((addr / S) % (uint64_t)N); }
+static inline uint64_t sf_subfile_off(uint64_t addr, uint64_t S, int N)
+{
+    uint64_t k = addr / S;
+    return (k / (uint64_t)N) * S + addr % S;
+}
+
+/* Size a subfile must have for the logical file to end at `eof`. */
+uint64_t sf_subfile_size(uint64_t eof, uint64_t S, int N, int subfile);
+
+/* Logical EOF implied by subfile sizes (inverse of sf_subfile_size: the
+ * largest logical address + 1 that any subfile holds). */
+uint64_t sf_logical_eof(const uint64_t *sizes, uint64_t S, int N);
+
+/*
+ * The plan: per-subfile piece lists for one request.  A request is a list of
+ * logical (addr, len, mem offset) extents; sf_plan_add() cuts each at stripe
+ * boundaries and appends the pieces to their subfile's list, merging a piece
+ * with the previous one of the same subfile when both the subfile range and
+ * the memory range continue (the common case of contiguous data).
+ */
+typedef struct sf_list {
+    sf_piece_t *v;
+    size_t      n, cap;
+    uint64_t    bytes;
+} sf_list_t;
+
+typedef struct sf_plan {
+    uint64_t   S;
+    int        N;
+    sf_list_t *lists;   /* N lists */
+    int       *touched; /* subfiles with pieces, in first-touch order */
+    int        ntouched;
+    uint64_t   pieces_in;
+} sf_plan_t;
+
+int  sf_plan_init(sf_plan_t *p, uint64_t stripe_size, int nsubfiles);
+void sf_plan_reset(sf_plan_t *p); /* empty the lists, keep the memory */
+void sf_plan_free(sf_plan_t *p);
+int  sf_plan_add(sf_plan_t *p, uint64_t addr, uint64_t len, uint64_t mem);
+/* Sort each touched list by subfile offset and merge what becomes adjacent in
+ * both file and memory.  Needed when selections arrive out of order. */
+void sf_plan_sort(sf_plan_t *p);
+uint64_t sf_plan_pieces_out(const sf_plan_t *p);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * h5sf.h -- public interface of the h5sf subfiling virtual file driver.
+ *
+ * h5sf stripes one logical HDF5 file over several subfiles and funnels the
+ * I/O of each subfile through an I/O concentrator (IOC) rank.  The driver is
+ * normally loaded as an HDF5 VFD plugin ("h5sf"); linking against this header
+ * is only needed for H5Pset_fapl_h5sf() and the statistics/file-list calls.
+ */
+#ifndef H5SF_H
+#define H5SF_H
+
+#include <stdint.h>
+#include <mpi.h>
+#include <hdf5.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define H5FD_H5SF_NAME      "h5sf"
+#define H5FD_H5SF_VALUE     ((H5FD_class_value_t)311) /* testing range 256-511 */
+#define H5FD_H5SF_IOC_NAME  "h5sf_ioc"
+#define H5FD_H5SF_IOC_VALUE ((H5FD_class_value_t)312)
+
+/* H5FDctl opcodes (experimental range 512-1023).  A layer that does not know
+ * COBEGIN/COEND ignores them and simply runs the bracketed calls in order. */
+#define H5FD_H5SF_CTL_COBEGIN    595 /* start posting requests without waiting  */
+#define H5FD_H5SF_CTL_COEND      596 /* wait for all posted requests            */
+#define H5FD_H5SF_CTL_GET_STATS  597 /* output: h5sf_stats_t *                  */
+#define H5FD_H5SF_CTL_GET_LAYOUT 598 /* output: H5FD_h5sf_layout_t *            */
+
+#define H5FD_H5SF_CONFIG_MAGIC   0x48355346u /* "H5SF" */
+#define H5FD_H5SF_CONFIG_VERSION 1u
+#define H5FD_H5SF_PATH_MAX       4096
+
+/* Which channel carries per-subfile I/O. */
+typedef enum {
+    H5FD_H5SF_CHANNEL_AUTO = 0, /* IOC with MPI_THREAD_MULTIPLE, else direct */
+    H5FD_H5SF_CHANNEL_IOC,      /* through the I/O concentrators            */
+    H5FD_H5SF_CHANNEL_DIRECT    /* every rank writes its own pieces (sec2)  */
+} H5FD_h5sf_channel_t;
+
+/* How I/O concentrator ranks are chosen. */
+typedef enum {
+    H5FD_H5SF_IOC_PER_NODE = 0, /* ioc_param per node (default 1)            */
+    H5FD_H5SF_IOC_EVERY_NTH,    /* ranks 0, N, 2N, ...                       */
+    H5FD_H5SF_IOC_TOTAL,        /* N in total, spread evenly over the ranks  */
+    H5FD_H5SF_IOC_LIST          /* explicit ranks in ioc_list, e.g. "0;4;8"  */
+} H5FD_h5sf_ioc_mode_t;
+
+/* Zero in a numeric field and "" in a string field mean "default". */
+typedef struct H5FD_h5sf_config_t {
+    uint32_t             magic;   /* H5FD_H5SF_CONFIG_MAGIC   */
+    uint32_t             version; /* H5FD_H5SF_CONFIG_VERSION */
+    int64_t              stripe_size;  /* bytes per stripe (default 32 MiB)   */
+    int32_t              stripe_count; /* subfiles (default: number of IOCs)  */
+    H5FD_h5sf_ioc_mode_t ioc_mode;
+    int32_t              ioc_param;    /* N for PER_NODE / EVERY_NTH / TOTAL   */
+    char                 ioc_list[1024];
+    int32_t              threads;      /* IOC worker threads (default 4)      */
+    H5FD_h5sf_channel_t  channel;
+    int32_t              fsync;        /* 1: fsync subfiles at flush           */
+    int32_t              timeout;      /* seconds a client waits for an IOC (default 300) */
+    char                 subfile_dir[H5FD_H5SF_PATH_MAX]; /* default: stub's directory */
+    char                 config_dir[H5FD_H5SF_PATH_MAX];  /* default: stub's directory */
+    MPI_Comm             comm;         /* MPI_COMM_NULL: fapl's MPI params, else MPI_COMM_WORLD */
+    MPI_Info             info;
+} H5FD_h5sf_config_t;
+
+/* Fill *config with defaults (all "default" markers, comm = MPI_COMM_NULL). */
+H5_DLL herr_t H5FD_h5sf_config_init(H5FD_h5sf_config_t *config);
+H5_DLL hid_t  H5FD_h5sf_init(void);
+H5_DLL herr_t H5Pset_fapl_h5sf(hid_t fapl_id, const H5FD_h5sf_config_t *config);
+/* Reports the values in effect: fapl, then environment overrides applied. */
+H5_DLL herr_t H5Pget_fapl_h5sf(hid_t fapl_id, H5FD_h5sf_config_t *config);
+
+/* Per-file statistics, summed over this rank's calls (H5FD_H5SF_CTL_GET_STATS). */
+typedef struct h5sf_stats_t {
+    uint64_t read_calls, write_calls;           /* VFD-level calls                */
+    uint64_t pieces_in, pieces_out;             /* pieces before / after merging  */
+    uint64_t messages, bytes_read, bytes_written;
+    uint64_t cobegin_max_inflight;              /* most transfers in flight at once */
+    uint64_t subfile_messages[64];              /* request messages per subfile (first 64) */
+} h5sf_stats_t;
+
+/* Layout of an open file (H5FD_H5SF_CTL_GET_LAYOUT). */
+typedef struct H5FD_h5sf_layout_t {
+    int64_t  stripe_size;
+    int32_t  stripe_count;
+    int32_t  ioc_count;
+    int32_t  channel; /* H5FD_h5sf_channel_t actually in use */
+    uint64_t inode;
+} H5FD_h5sf_layout_t;
+
+/* List the physical files of a subfiled file: stub, config, subfiles.
+ * Serial, needs no MPI.  Free with H5FD_h5sf_free_files(). */
+H5_DLL herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, char ***files, size_t *count);
+H5_DLL void   H5FD_h5sf_free_files(char **files, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* H5SF_H */

@@ -1,0 +1,79 @@
+/*
+ * ioc.h -- the I/O concentrator as seen from the VFD layer.
+ *
+ * One context per communicator group (all files opened on congruent
+ * communicators share it, with a private MPI_Comm_dup for our traffic).  On a
+ * rank that is an IOC for at least one open file, the context runs a daemon:
+ * a progress thread that receives requests and a pool of libuv worker threads
+ * that run pwritev/preadv on the subfiles.  Every rank is a client.
+ *
+ * Nothing in ioc/ calls HDF5.  Errors come back as h5sf_errbuf_t text that
+ * names the subfile, the offset and the errno seen by the IOC.
+ */
+#ifndef H5SF_IOC_H
+#define H5SF_IOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+#include "../common/errbuf.h"
+
+typedef struct h5sf_ioc_ctx h5sf_ioc_ctx_t;
+typedef struct h5sf_ioc_req h5sf_ioc_req_t;
+
+enum { H5SF_IOC_OP_WRITE = 1, H5SF_IOC_OP_READ = 2 };
+
+/* Collective over comm.  Returns the shared context for comm's group (created
+ * on first use, reference counted).  timeout_s bounds every client wait. */
+int  h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
+/* Collective over the context's communicator.  The last release stops the
+ * daemon (if any) and frees the context. */
+int  h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
+/* The private communicator (rank numbers are those of the file's comm). */
+MPI_Comm h5sf_ioc_ctx_comm(const h5sf_ioc_ctx_t *ctx);
+/* Next file id: call on every rank at each collective open (same sequence). */
+uint32_t h5sf_ioc_ctx_next_file_id(h5sf_ioc_ctx_t *ctx);
+
+/* IOC side, local (not collective): make sure this rank's daemon runs with at
+ * least `threads` workers, then open subfile `subfile` of file `file_id` at
+ * `path` with open(2) flags and keep the fd for requests. */
+int  h5sf_ioc_serve(h5sf_ioc_ctx_t *ctx, int threads, h5sf_errbuf_t *e);
+int  h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, const char *path,
+                           int flags, h5sf_errbuf_t *e);
+/* Close the fd (after the caller made sure no requests are outstanding). */
+int  h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, h5sf_errbuf_t *e);
+
+/* Client side.  Post a vector request for `count` pieces: subfile offsets
+ * offs[i], lengths lens[i], memory bufs[i].  The buffers must stay valid until
+ * h5sf_ioc_wait returns.  Write payloads travel as MPI derived datatypes over
+ * the caller's buffers (no packing copy) unless small enough to inline. */
+int  h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile,
+                   size_t count, const uint64_t *offs, const uint64_t *lens, void *const *bufs,
+                   h5sf_ioc_req_t **req, h5sf_errbuf_t *e);
+/* Wait for one request and free it; returns the IOC's error if it failed. */
+int  h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e);
+
+/* Synchronous control requests to the IOC that owns the subfile.  They are
+ * ordering barriers on that subfile. */
+int  h5sf_ioc_get_size(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
+                       uint64_t *size, h5sf_errbuf_t *e);
+int  h5sf_ioc_truncate(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
+                       uint64_t size, h5sf_errbuf_t *e);
+int  h5sf_ioc_fsync(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
+                    h5sf_errbuf_t *e);
+
+/* Counters for tests and H5SF_STATS (this rank). */
+typedef struct h5sf_ioc_counters {
+    uint64_t max_inflight;   /* most client requests posted and not yet waited */
+    uint64_t requests_served;/* requests executed by this rank's daemon       */
+    uint64_t queue_wait_ns;  /* total time served requests waited in the queue */
+    uint64_t io_ns;          /* total time in pwritev/preadv                   */
+} h5sf_ioc_counters_t;
+void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out);
+
+/* Called when MPI is being finalized with contexts still alive (from the
+ * MPI_COMM_SELF delete-attribute callback): stop all daemons without MPI
+ * collectives and drop contexts.  Safe to call more than once. */
+void h5sf_ioc_shutdown_all(void);
+
+#endif

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configure and build h5sf (bootstraps first if needed).
+#   H5SF_BUILD_DIR  build directory (default build/)
+#   H5SF_SANITIZE=1 AddressSanitizer + UBSan build
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/bootstrap.sh"
+source "$root/scripts/env.sh"
+cmake -S "$root" -B "$H5SF_BUILD_DIR" -DCMAKE_PREFIX_PATH="$H5SF_HDF5_PREFIX" \
+      -DCMAKE_C_COMPILER=mpicc -DH5SF_SANITIZE="${H5SF_SANITIZE:-0}" >/dev/null
+cmake --build "$H5SF_BUILD_DIR" -j"$(nproc)"

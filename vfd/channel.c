@@ -1,0 +1,360 @@
+/*
+ * channel.c -- per-subfile channels and the concurrent dispatch of a plan.
+ *
+ * A channel is an HDF5 VFD instance stacked beneath h5sf, one per subfile:
+ * sec2 in direct mode (each rank touches the subfiles itself), or the
+ * "h5sf_ioc" class (ioc_channel.c) that ships vectors to the IOC owning the
+ * subfile.  Requests to several subfiles are bracketed by COBEGIN/COEND so
+ * the IOC channel keeps them all in flight; sec2 ignores the opcodes.
+ *
+ * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
+ * it; in IOC mode it is also the only rank with a descriptor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+
+static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
+
+static int subfile_path(const h5sf_file_t *f, int s, char *buf, size_t n, h5sf_errbuf_t *e)
+{
+    return h5sf_subfile_path(&f->layout, s, buf, n, e);
+}
+
+/* mkdir -p for the subfile directory (node-local directories may not exist
+ * yet on a host whose rank is the first to use it). */
+static int make_dirs(const char *dir, h5sf_errbuf_t *e)
+{
+    char path[H5SF_LAYOUT_PATH_MAX];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p     = '\0';
+            if (mkdir(path, 0777) < 0 && errno != EEXIST)
+                return h5sf_fail(e, errno, "cannot create subfile directory %s: %s", path, strerror(errno));
+            if (c == '\0')
+                break;
+            *p = c;
+        }
+    }
+    return 0;
+}
+
+/* Copy the newest HDF5 error text into eb (public HDF5 calls clear the error
+ * stack on entry, so it must be saved before the next call). */
+static herr_t walk_cb(unsigned n, const H5E_error2_t *err, void *data)
+{
+    h5sf_errbuf_t *eb = data;
+    if (n == 0 && err->desc)
+        snprintf(eb->msg, sizeof eb->msg, "%s", err->desc);
+    return 0;
+}
+void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback)
+{
+    eb->msg[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, eb);
+    if (!eb->msg[0])
+        snprintf(eb->msg, sizeof eb->msg, "%s", fallback);
+}
+
+static hid_t direct_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fapl_sec2(fapl) < 0) {
+        H5Pclose(fapl);
+        fapl = H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+static int open_direct(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
+{
+    char  path[2 * H5SF_LAYOUT_PATH_MAX];
+    int   failed = 0;
+    hid_t fapl   = direct_fapl();
+    if (fapl < 0)
+        return h5sf_fail(e, 0, "cannot create a sec2 fapl for the direct channel");
+    const bool     creating = (flags & H5F_ACC_CREAT) != 0;
+    const unsigned rw       = flags & H5F_ACC_RDWR;
+
+    /* Owners create first so nobody opens a file that does not exist yet. */
+    if (creating) {
+        for (int s = 0; s < f->layout.stripe_count && !failed; s++) {
+            if (!owns(f, s))
+                continue;
+            if (f->layout.subfile_dir[0] && make_dirs(f->layout.subfile_dir, e) < 0)
+                failed = 1;
+            else if (subfile_path(f, s, path, sizeof path, e) < 0)
+                failed = 1;
+            else if (!(f->chan[s] = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, HADDR_MAX))) {
+                h5sf_err_capture(e, "");
+                failed = h5sf_fail(e, errno, "cannot create subfile %s (%s)", path, e->msg) < 0;
+            }
+        }
+        if (h5sf_agree(f->comm, failed, e) < 0)
+            goto done;
+    }
+    for (int s = 0; s < f->layout.stripe_count && !failed; s++) {
+        if (f->chan[s])
+            continue;
+        if (subfile_path(f, s, path, sizeof path, e) < 0)
+            failed = 1;
+        else if (!(f->chan[s] = H5FDopen(path, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl, HADDR_MAX))) {
+            h5sf_err_capture(e, "");
+            failed = h5sf_fail(e, 0, "cannot open subfile %s (%s)", path, e->msg) < 0;
+        }
+    }
+done:
+    H5Pclose(fapl);
+    return h5sf_agree(f->comm, failed, e);
+}
+
+static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
+{
+    char  path[2 * H5SF_LAYOUT_PATH_MAX];
+    int   failed = 0;
+    hid_t fapl = H5I_INVALID_HID, id;
+
+    if (h5sf_ioc_ctx_acquire(f->comm, f->cfg.timeout > 0 ? f->cfg.timeout : H5SF_DEFAULT_TIMEOUT, &f->ctx, e) < 0)
+        return h5sf_agree(f->comm, 1, e);
+    f->file_id = h5sf_ioc_ctx_next_file_id(f->ctx);
+
+    int oflags = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
+    if (flags & H5F_ACC_CREAT)
+        oflags |= O_CREAT | O_TRUNC | O_RDWR;
+    for (int s = 0; s < f->layout.stripe_count && !failed; s++) {
+        if (!owns(f, s))
+            continue;
+        if (h5sf_ioc_serve(f->ctx, f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS, e) < 0)
+            failed = 1;
+        else if ((oflags & O_CREAT) && f->layout.subfile_dir[0] && make_dirs(f->layout.subfile_dir, e) < 0)
+            failed = 1;
+        else if (subfile_path(f, s, path, sizeof path, e) < 0)
+            failed = 1;
+        else if (h5sf_ioc_subfile_open(f->ctx, f->file_id, (uint32_t)s, path, oflags, e) < 0)
+            failed = 1;
+    }
+    if (h5sf_agree(f->comm, failed, e) < 0)
+        return -1;
+
+    if ((id = h5sf_ioc_channel_register()) < 0 || (fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0)
+        failed = h5sf_fail(e, 0, "cannot register the IOC channel driver");
+    for (int s = 0; s < f->layout.stripe_count && !failed; s++) {
+        h5sf_ioc_fa_t fa = {f->ctx, f->file_id, (uint32_t)s, h5sf_owner(f, s)};
+        if (subfile_path(f, s, path, sizeof path, e) < 0)
+            failed = 1;
+        else if (H5Pset_driver(fapl, id, &fa) < 0 ||
+                 !(f->chan[s] = H5FDopen(path, flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL),
+                                         fapl, HADDR_MAX))) {
+            h5sf_err_capture(e, "");
+            failed = h5sf_fail(e, 0, "cannot open IOC channel for subfile %s (%s)", path, e->msg) < 0;
+        }
+    }
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return h5sf_agree(f->comm, failed, e);
+}
+
+/* Logical EOF from the subfile sizes each owner sees. */
+static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    int       N = f->layout.stripe_count, failed = 0;
+    uint64_t *sizes = calloc((size_t)N, sizeof *sizes), mine = 0, all = 0;
+    if (!sizes)
+        failed = h5sf_fail(e, ENOMEM, "out of memory");
+    for (int s = 0; s < N && !failed; s++) {
+        if (!owns(f, s))
+            continue;
+        if (f->channel == H5FD_H5SF_CHANNEL_IOC)
+            failed = h5sf_ioc_get_size(f->ctx, f->rank, f->file_id, (uint32_t)s, &sizes[s], e) < 0;
+        else {
+            haddr_t eof = H5FDget_eof(f->chan[s], H5FD_MEM_DRAW);
+            if (eof == HADDR_UNDEF)
+                failed = h5sf_fail(e, 0, "cannot get the size of subfile %d", s) < 0;
+            else
+                sizes[s] = eof;
+        }
+    }
+    if (!failed)
+        mine = sf_logical_eof(sizes, (uint64_t)f->layout.stripe_size, N);
+    free(sizes);
+    if (h5sf_agree(f->comm, failed, e) < 0)
+        return -1;
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm);
+    f->eof = all;
+    return 0;
+}
+
+int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
+{
+    int N = f->layout.stripe_count;
+    f->chan     = calloc((size_t)N, sizeof *f->chan);
+    f->chan_eoa = calloc((size_t)N, sizeof *f->chan_eoa);
+    int failed  = !f->chan || !f->chan_eoa ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
+    if (h5sf_agree(f->comm, failed, e) < 0)
+        return -1;
+    if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
+        return -1;
+    return compute_eof(f, e);
+}
+
+int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    int failed = 0;
+    if (!f->chan)
+        return 0;
+    if (f->ctx && !f->mpi_dead) {
+        MPI_Barrier(f->comm); /* no request of any rank is outstanding */
+        for (int s = 0; s < f->layout.stripe_count; s++)
+            if (owns(f, s) && h5sf_ioc_subfile_close(f->ctx, f->file_id, (uint32_t)s, e) < 0)
+                failed = 1;
+    }
+    for (int s = 0; s < f->layout.stripe_count; s++)
+        if (f->chan[s] && H5FDclose(f->chan[s]) < 0 && !failed) {
+            h5sf_err_capture(e, "");
+            failed = h5sf_fail(e, 0, "cannot close subfile %d (%s)", s, e->msg) < 0;
+        }
+    free(f->chan);
+    f->chan = NULL;
+    if (f->ctx && !f->mpi_dead) {
+        if (h5sf_ioc_ctx_release(f->ctx, e) < 0)
+            failed = 1;
+        f->ctx = NULL;
+    }
+    if (f->mpi_dead)
+        return failed ? -1 : 0;
+    return h5sf_agree(f->comm, failed, e);
+}
+
+int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e)
+{
+    const uint64_t S = (uint64_t)f->layout.stripe_size;
+    const int      N = f->layout.stripe_count;
+    for (int s = 0; s < N; s++) {
+        if (!owns(f, s))
+            continue;
+        uint64_t size = sf_subfile_size(eoa, S, N, s);
+        if (f->channel == H5FD_H5SF_CHANNEL_IOC) {
+            if (h5sf_ioc_truncate(f->ctx, f->rank, f->file_id, (uint32_t)s, size, e) < 0)
+                return -1;
+        }
+        else if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, size) < 0 ||
+                 H5FDtruncate(f->chan[s], H5P_DEFAULT, false) < 0) {
+            h5sf_err_capture(e, "");
+            return h5sf_fail(e, 0, "cannot truncate subfile %d to %llu bytes (%s)", s,
+                             (unsigned long long)size, e->msg);
+        }
+        else
+            f->chan_eoa[s] = size;
+    }
+    return 0;
+}
+
+int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    for (int s = 0; s < f->layout.stripe_count; s++) {
+        if (!owns(f, s))
+            continue;
+        if (f->channel == H5FD_H5SF_CHANNEL_IOC) {
+            if (h5sf_ioc_fsync(f->ctx, f->rank, f->file_id, (uint32_t)s, e) < 0)
+                return -1;
+            continue;
+        }
+        int *fd = NULL;
+        if (H5FDget_vfd_handle(f->chan[s], H5P_DEFAULT, (void **)&fd) < 0 || !fd)
+            return h5sf_fail(e, 0, "cannot get the descriptor of subfile %d", s);
+        if (fsync(*fd) < 0)
+            return h5sf_fail(e, errno, "fsync of subfile %d failed: %s", s, strerror(errno));
+    }
+    return 0;
+}
+
+/*
+ * Run a plan: one vector call per touched subfile, all bracketed by
+ * COBEGIN/COEND so they are in flight together.  Piece memory offsets are
+ * absolute addresses.  Returns -1 with the first failure's text.
+ */
+int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e)
+{
+    sf_plan_t  *p      = &f->plan;
+    int         failed = 0;
+    const bool  co     = p->ntouched > 1;
+    haddr_t    *addrs  = NULL;
+    size_t     *sizes  = NULL;
+    void      **bufs   = NULL;
+    H5FD_mem_t *types  = NULL;
+    size_t      cap    = 0;
+    (void)dxpl;
+
+    if (co)
+        for (int i = 0; i < p->ntouched; i++)
+            H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL);
+
+    for (int i = 0; i < p->ntouched && !failed; i++) {
+        int        s = p->touched[i];
+        sf_list_t *l = &p->lists[s];
+        if (l->n > cap) {
+            cap = l->n;
+            free(addrs); free(sizes); free(bufs); free(types);
+            addrs = malloc(cap * sizeof *addrs);
+            sizes = malloc(cap * sizeof *sizes);
+            bufs  = malloc(cap * sizeof *bufs);
+            types = malloc(cap * sizeof *types);
+            if (!addrs || !sizes || !bufs || !types) {
+                failed = h5sf_fail(e, ENOMEM, "out of memory building subfile vectors") < 0;
+                cap    = 0;
+                break;
+            }
+        }
+        haddr_t end = 0;
+        for (size_t j = 0; j < l->n; j++) {
+            addrs[j] = l->v[j].off;
+            sizes[j] = l->v[j].len;
+            bufs[j]  = (void *)(uintptr_t)l->v[j].mem;
+            types[j] = H5FD_MEM_DRAW;
+            if (addrs[j] + sizes[j] > end)
+                end = addrs[j] + sizes[j];
+        }
+        /* HDF5 checks every vector against the channel's EOA. */
+        if (end > f->chan_eoa[s]) {
+            if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, end) < 0) {
+                failed = h5sf_fail(e, 0, "cannot extend subfile %d's EOA", s) < 0;
+                break;
+            }
+            f->chan_eoa[s] = end;
+        }
+        for (size_t j = 0; j < l->n && !failed;) {
+            uint32_t n = (uint32_t)((l->n - j) > (1u << 30) ? (1u << 30) : (l->n - j));
+            herr_t   r = is_write ? H5FDwrite_vector(f->chan[s], H5P_DEFAULT, n, types + j, addrs + j, sizes + j,
+                                                     (const void **)(bufs + j))
+                                  : H5FDread_vector(f->chan[s], H5P_DEFAULT, n, types + j, addrs + j, sizes + j,
+                                                    bufs + j);
+            if (r < 0) {
+                h5sf_err_capture(e, "channel I/O failed");
+                failed = 1;
+            }
+            j += n;
+        }
+        f->stats.messages++;
+        if (s < 64)
+            f->stats.subfile_messages[s]++;
+        if (is_write)
+            f->stats.bytes_written += l->bytes;
+        else
+            f->stats.bytes_read += l->bytes;
+    }
+
+    if (co)
+        for (int i = 0; i < p->ntouched; i++)
+            if (H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0 && !failed) {
+                h5sf_err_capture(e, "channel I/O failed");
+                failed = 1;
+            }
+    free(addrs); free(sizes); free(bufs); free(types);
+    return failed ? -1 : 0;
+}

@@ -1,0 +1,554 @@
+/*
+ * h5sf.c -- the h5sf VFD class: open, close, EOA/EOF, truncate, flush, ctl
+ * and the superblock driver-info block.
+ *
+ * The logical file is striped over subfiles (common/stripe.h); each subfile
+ * is reached through a channel (channel.c).  Everything collective in here
+ * ends with h5sf_agree(), so a failure on one rank fails the call on every
+ * rank with the same message instead of leaving the others in a barrier.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define H5SF_MAXADDR ((haddr_t)(((haddr_t)1 << 62) - 1))
+
+int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);
+void h5sf_stats_report(h5sf_file_t *f);
+void h5sf_log_open(h5sf_file_t *f, int provided);
+
+static hid_t h5sf_id = H5I_INVALID_HID;
+
+hid_t h5sf_register(void)
+{
+    if (h5sf_id >= 0 && H5Iis_valid(h5sf_id) > 0)
+        return h5sf_id;
+    if (H5FDis_driver_registered_by_value(H5FD_H5SF_VALUE) > 0) {
+        /* Already registered by HDF5's plugin loader: fetch its id. */
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (fapl >= 0 && H5Pset_driver_by_value(fapl, H5FD_H5SF_VALUE, NULL) >= 0)
+            h5sf_id = H5Pget_driver(fapl);
+        H5Pclose(fapl);
+        /* The fapl held a reference; the id stays valid while registered. */
+    }
+    else
+        h5sf_id = H5FDregister(&h5sf_class);
+    return h5sf_id;
+}
+
+/* ---- registry of open files: the finalize hook closes them locally ---- */
+static h5sf_file_t *open_files;
+
+void h5sf_files_add(h5sf_file_t *f)
+{
+    f->next    = open_files;
+    open_files = f;
+}
+
+void h5sf_files_remove(h5sf_file_t *f)
+{
+    for (h5sf_file_t **p = &open_files; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            return;
+        }
+}
+
+/* MPI_Finalize is starting with files still open: from now on those files
+ * must not talk to MPI.  Mark them; IOC daemons are stopped by the ioc layer. */
+static void on_mpi_finalize(void)
+{
+    for (h5sf_file_t *f = open_files; f; f = f->next)
+        f->mpi_dead = true;
+    h5sf_ioc_shutdown_all();
+}
+
+/* ---- open ------------------------------------------------------------- */
+
+static void file_free(h5sf_file_t *f)
+{
+    if (!f)
+        return;
+    if (f->stub_fd >= 0)
+        close(f->stub_fd);
+    if (!f->mpi_dead && !h5sf_mpi_finalizing()) {
+        if (f->comm != MPI_COMM_NULL)
+            MPI_Comm_free(&f->comm);
+        if (f->info != MPI_INFO_NULL)
+            MPI_Info_free(&f->info);
+    }
+    sf_plan_free(&f->plan);
+    free(f->iocs);
+    free(f->chan);
+    free(f->chan_eoa);
+    free(f->name);
+    free(f);
+}
+
+/* Rank 0 opens (maybe creates) the stub and reads or writes the config file;
+ * the outcome is broadcast.  Stored layout wins over settings on reopen. */
+static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    const bool creating = (f->flags & H5F_ACC_CREAT) != 0;
+    int        failed   = 0;
+
+    if (h5sf_layout_set_stub(&f->layout, f->name, e) < 0)
+        failed = 1;
+    if (!failed && f->rank == 0) {
+        int oflags = (f->flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
+        if (creating)
+            oflags |= O_CREAT | O_RDWR;
+        if (f->flags & H5F_ACC_TRUNC)
+            oflags |= O_TRUNC;
+        if (f->flags & H5F_ACC_EXCL)
+            oflags |= O_EXCL;
+        struct stat st;
+        if ((f->stub_fd = open(f->name, oflags | O_CLOEXEC, 0666)) < 0)
+            failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
+        else if (fstat(f->stub_fd, &st) < 0)
+            failed = h5sf_fail(e, errno, "cannot stat stub file %s: %s", f->name, strerror(errno)) < 0;
+        else {
+            f->layout.inode = (uint64_t)st.st_ino;
+            snprintf(f->layout.config_dir, sizeof f->layout.config_dir, "%s", f->cfg.config_dir);
+            if (creating) {
+                f->layout.stripe_size  = f->cfg.stripe_size > 0 ? f->cfg.stripe_size : H5SF_DEFAULT_STRIPE_SIZE;
+                f->layout.stripe_count = f->cfg.stripe_count > 0 ? f->cfg.stripe_count : f->nioc;
+                f->layout.ioc_count    = f->nioc;
+                snprintf(f->layout.subfile_dir, sizeof f->layout.subfile_dir, "%s", f->cfg.subfile_dir);
+                if (h5sf_config_file_write(&f->layout, e) < 0)
+                    failed = 1;
+            }
+            else if (h5sf_config_file_read(&f->layout, e) < 0)
+                failed = 1;
+        }
+    }
+    if (h5sf_agree(f->comm, failed, e) < 0)
+        return -1;
+    if (MPI_Bcast(&f->layout, (int)sizeof f->layout, MPI_BYTE, 0, f->comm) != MPI_SUCCESS)
+        return h5sf_fail(e, 0, "MPI_Bcast of the layout failed");
+    /* Other ranks keep a stub descriptor only to mirror superblock writes. */
+    if (f->rank != 0 && (f->flags & H5F_ACC_RDWR)) {
+        if ((f->stub_fd = open(f->name, O_RDWR | O_CLOEXEC)) < 0)
+            failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
+    }
+    return h5sf_agree(f->comm, failed, e);
+}
+
+static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr)
+{
+    h5sf_file_t  *f         = NULL;
+    H5FD_t       *ret_value = NULL;
+    h5sf_errbuf_t eb        = {0};
+    int           provided  = 0, failed = 0;
+    MPI_Comm      comm      = MPI_COMM_NULL;
+    MPI_Info      info      = MPI_INFO_NULL;
+    bool          own_comm  = false;
+
+    if (!name || !*name)
+        H5SF_GOTO(NULL, H5E_ARGS, H5E_BADVALUE, "invalid file name");
+    if (maxaddr == 0 || maxaddr > H5SF_MAXADDR)
+        H5SF_GOTO(NULL, H5E_ARGS, H5E_BADRANGE, "bad maxaddr");
+    if (h5sf_mpi_ensure(&provided, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &eb);
+    h5sf_mpi_on_finalize(on_mpi_finalize);
+
+    if (!(f = calloc(1, sizeof *f)) || !(f->name = strdup(name)))
+        H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
+    f->stub_fd = -1;
+    f->comm    = MPI_COMM_NULL;
+    f->info    = MPI_INFO_NULL;
+    f->flags   = flags;
+
+    /* Settings first (a bad value fails here), then the communicator, so
+     * every rank reaches the first agreement below. */
+    if (h5sf_fapl_resolve(fapl_id, &f->cfg, &eb) < 0)
+        failed = 1;
+    if (!failed && f->cfg.comm != MPI_COMM_NULL) {
+        comm = f->cfg.comm;
+        info = f->cfg.info;
+    }
+    else {
+        H5E_BEGIN_TRY { own_comm = H5Pget_mpi_params(fapl_id, &comm, &info) >= 0; } H5E_END_TRY
+        if (!own_comm || comm == MPI_COMM_NULL)
+            comm = MPI_COMM_WORLD;
+    }
+    if (MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
+        H5SF_GOTO(NULL, H5E_VFL, H5E_CANTINIT, "MPI_Comm_dup failed");
+    if (info != MPI_INFO_NULL)
+        MPI_Info_dup(info, &f->info);
+    if (own_comm) {
+        if (comm != MPI_COMM_NULL && comm != MPI_COMM_WORLD)
+            MPI_Comm_free(&comm);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+    }
+    MPI_Comm_rank(f->comm, &f->rank);
+    MPI_Comm_size(f->comm, &f->size);
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+
+    /* Channel: the IOC needs MPI_THREAD_MULTIPLE (its progress thread calls
+     * MPI while the application does). */
+    f->channel = f->cfg.channel;
+    if (f->channel == H5FD_H5SF_CHANNEL_AUTO) {
+        f->channel = provided == MPI_THREAD_MULTIPLE ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
+        static bool said;
+        if (f->channel == H5FD_H5SF_CHANNEL_DIRECT && f->rank == 0 && !said) {
+            said = true;
+            fprintf(stderr, "h5sf: MPI_THREAD_MULTIPLE is not available (thread level %d); "
+                            "using the direct channel (no I/O concentrators)\n", provided);
+        }
+    }
+    else if (f->channel == H5FD_H5SF_CHANNEL_IOC && provided != MPI_THREAD_MULTIPLE)
+        H5SF_GOTO(NULL, H5E_VFL, H5E_UNSUPPORTED,
+                  "channel=ioc needs MPI_THREAD_MULTIPLE, but MPI provides thread level %d; "
+                  "initialize MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) or use channel=direct", provided);
+
+    if (h5sf_topology_select(f->comm, &f->cfg, &f->iocs, &f->nioc, &f->nnodes, &eb) < 0)
+        failed = 1;
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+
+    if (layout_setup(f, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+    if (sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0)
+        H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory for the stripe plan");
+    if (h5sf_channels_open(f, flags, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+
+    h5sf_log_open(f, provided);
+    h5sf_files_add(f);
+    ret_value = &f->pub;
+done:
+    if (!ret_value && f)
+        file_free(f);
+    return ret_value;
+}
+
+/* ---- close ------------------------------------------------------------ */
+
+static herr_t h5sf_close(H5FD_t *file)
+{
+    h5sf_file_t  *f         = (h5sf_file_t *)file;
+    h5sf_errbuf_t eb        = {0};
+    herr_t        ret_value = 0;
+
+    h5sf_files_remove(f);
+    if (f->mpi_dead || h5sf_mpi_finalizing())
+        f->mpi_dead = true;
+    else
+        h5sf_stats_report(f);
+    if (h5sf_channels_close(f, &eb) < 0)
+        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
+done:
+    file_free(f);
+    return ret_value;
+}
+
+static int h5sf_cmp(const H5FD_t *a, const H5FD_t *b)
+{
+    const h5sf_file_t *x = (const h5sf_file_t *)a, *y = (const h5sf_file_t *)b;
+    if (x->layout.inode != y->layout.inode)
+        return x->layout.inode < y->layout.inode ? -1 : 1;
+    return strcmp(x->layout.stub_dir, y->layout.stub_dir);
+}
+
+static herr_t h5sf_query(const H5FD_t *file, unsigned long *flags)
+{
+    (void)file;
+    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_HAS_MPI;
+    return 0;
+}
+
+static haddr_t h5sf_get_eoa(const H5FD_t *file, H5FD_mem_t type)
+{
+    (void)type;
+    return ((const h5sf_file_t *)file)->eoa;
+}
+
+static herr_t h5sf_set_eoa(H5FD_t *file, H5FD_mem_t type, haddr_t addr)
+{
+    (void)type;
+    ((h5sf_file_t *)file)->eoa = addr;
+    return 0;
+}
+
+static haddr_t h5sf_get_eof(const H5FD_t *file, H5FD_mem_t type)
+{
+    (void)type;
+    return ((const h5sf_file_t *)file)->eof;
+}
+
+static herr_t h5sf_get_handle(H5FD_t *file, hid_t fapl, void **handle)
+{
+    (void)fapl;
+    *handle = &((h5sf_file_t *)file)->stub_fd;
+    return 0;
+}
+
+/* ---- truncate, flush -------------------------------------------------- */
+
+int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
+int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e);
+
+/* Collective (HDF5 calls it on every rank with the same EOA): subfiles get
+ * exactly the sizes the EOA implies, and the stub becomes a sparse file of
+ * the logical size so tools that open it with sec2 see a consistent EOF. */
+static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
+{
+    h5sf_file_t  *f         = (h5sf_file_t *)file;
+    h5sf_errbuf_t eb        = {0};
+    herr_t        ret_value = 0;
+    int           failed    = 0;
+    (void)dxpl; (void)closing;
+
+    if (f->mpi_dead || f->eoa == f->eof)
+        goto done;
+    if (!(f->flags & H5F_ACC_RDWR))
+        goto done;
+    MPI_Barrier(f->comm); /* every rank's writes are complete */
+    if (h5sf_channels_truncate(f, f->eoa, &eb) < 0)
+        failed = 1;
+    if (!failed && f->rank == 0 && ftruncate(f->stub_fd, (off_t)f->eoa) < 0)
+        failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name,
+                           (unsigned long long)f->eoa, strerror(errno)) < 0;
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO_EB(-1, H5E_IO, H5E_TRUNCATED, &eb);
+    f->eof = f->eoa;
+done:
+    return ret_value;
+}
+
+static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
+{
+    h5sf_file_t  *f         = (h5sf_file_t *)file;
+    h5sf_errbuf_t eb        = {0};
+    herr_t        ret_value = 0;
+    (void)dxpl; (void)closing;
+
+    if (f->mpi_dead || !f->cfg.fsync || !(f->flags & H5F_ACC_RDWR))
+        goto done;
+    MPI_Barrier(f->comm);
+    int failed = h5sf_channels_sync(f, &eb) < 0;
+    if (!failed && f->stub_fd >= 0 && f->rank == 0 && fsync(f->stub_fd) < 0)
+        failed = h5sf_fail(&eb, errno, "fsync of stub %s failed: %s", f->name, strerror(errno)) < 0;
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO_EB(-1, H5E_IO, H5E_WRITEERROR, &eb);
+done:
+    return ret_value;
+}
+
+/* ---- delete ----------------------------------------------------------- */
+
+/* Remove stub, config and every subfile.  Collective when MPI is up: rank 0
+ * removes, the others wait, everyone gets the outcome. */
+static herr_t h5sf_delete(const char *name, hid_t fapl_id)
+{
+    H5FD_h5sf_config_t cfg;
+    h5sf_layout_t     *l         = NULL;
+    h5sf_errbuf_t      eb        = {0};
+    herr_t             ret_value = 0;
+    int                provided, rank = 0, failed = 0;
+    MPI_Comm           comm = MPI_COMM_WORLD;
+    char               path[2 * H5SF_LAYOUT_PATH_MAX];
+
+    if (h5sf_mpi_ensure(&provided, &eb) < 0)
+        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
+    if (h5sf_fapl_resolve(fapl_id, &cfg, &eb) < 0)
+        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
+    if (cfg.comm != MPI_COMM_NULL)
+        comm = cfg.comm;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        struct stat st;
+        if (!(l = calloc(1, sizeof *l)))
+            failed = h5sf_fail(&eb, ENOMEM, "out of memory") < 0;
+        else if (h5sf_layout_set_stub(l, name, &eb) < 0)
+            failed = 1;
+        else if (stat(name, &st) < 0)
+            failed = h5sf_fail(&eb, errno, "cannot stat %s: %s", name, strerror(errno)) < 0;
+        else {
+            l->inode = (uint64_t)st.st_ino;
+            snprintf(l->config_dir, sizeof l->config_dir, "%s", cfg.config_dir);
+            if (h5sf_config_file_read(l, &eb) < 0)
+                failed = 1;
+            for (int s = 0; !failed && s < l->stripe_count; s++)
+                if (h5sf_subfile_path(l, s, path, sizeof path, &eb) < 0)
+                    failed = 1;
+                else if (unlink(path) < 0 && errno != ENOENT)
+                    failed = h5sf_fail(&eb, errno, "cannot remove subfile %s: %s", path, strerror(errno)) < 0;
+            if (!failed && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || unlink(path) < 0))
+                failed = h5sf_fail(&eb, errno, "cannot remove config file %s: %s", path, strerror(errno)) < 0;
+            if (!failed && unlink(name) < 0)
+                failed = h5sf_fail(&eb, errno, "cannot remove stub %s: %s", name, strerror(errno)) < 0;
+        }
+    }
+    if (h5sf_agree(comm, failed, &eb) < 0)
+        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
+done:
+    free(l);
+    return ret_value;
+}
+
+/* ---- ctl -------------------------------------------------------------- */
+
+static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *input, void **output)
+{
+    h5sf_file_t *f         = (h5sf_file_t *)file;
+    herr_t       ret_value = 0;
+    (void)input;
+
+    switch (op) {
+        case H5FD_CTL_GET_MPI_COMMUNICATOR_OPCODE:
+            **((MPI_Comm **)output) = f->comm;
+            break;
+        case H5FD_CTL_GET_MPI_INFO_OPCODE:
+            **((MPI_Info **)output) = f->info;
+            break;
+        case H5FD_CTL_GET_MPI_RANK_OPCODE:
+            **((int **)output) = f->rank;
+            break;
+        case H5FD_CTL_GET_MPI_SIZE_OPCODE:
+            **((int **)output) = f->size;
+            break;
+        case H5FD_CTL_GET_MPI_FILE_SYNC_OPCODE:
+            **((hbool_t **)output) = false;
+            break;
+        case H5FD_H5SF_CTL_GET_STATS: {
+            h5sf_stats_t *st = *(h5sf_stats_t **)output;
+            *st              = f->stats;
+            if (f->ctx) {
+                h5sf_ioc_counters_t c;
+                h5sf_ioc_get_counters(f->ctx, &c);
+                if (c.max_inflight > st->cobegin_max_inflight)
+                    st->cobegin_max_inflight = c.max_inflight;
+            }
+            break;
+        }
+        case H5FD_H5SF_CTL_GET_LAYOUT: {
+            H5FD_h5sf_layout_t *l = *(H5FD_h5sf_layout_t **)output;
+            l->stripe_size        = f->layout.stripe_size;
+            l->stripe_count       = f->layout.stripe_count;
+            l->ioc_count          = f->nioc;
+            l->channel            = f->channel;
+            l->inode              = f->layout.inode;
+            break;
+        }
+        case H5FD_H5SF_CTL_COBEGIN:
+        case H5FD_H5SF_CTL_COEND:
+            break; /* h5sf always overlaps its own subfile requests */
+        default:
+            if (flags & H5FD_CTL_FAIL_IF_UNKNOWN_FLAG)
+                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "unknown ctl opcode %llu", (unsigned long long)op);
+    }
+done:
+    return ret_value;
+}
+
+/* ---- superblock driver info (byte-compatible with the built-in) ------- */
+
+static hsize_t h5sf_sb_size(H5FD_t *file) { return h5sf_drvinfo_size(&((h5sf_file_t *)file)->layout); }
+
+static herr_t h5sf_sb_encode(H5FD_t *file, char *name, unsigned char *buf)
+{
+    herr_t ret_value = 0;
+    if (h5sf_drvinfo_encode(&((h5sf_file_t *)file)->layout, name, buf) < 0)
+        H5SF_GOTO(-1, H5E_VFL, H5E_CANTENCODE, "cannot encode the driver info block");
+done:
+    return ret_value;
+}
+
+/* The config file gave us the layout at open; the superblock must agree. */
+static herr_t h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char *buf)
+{
+    h5sf_file_t  *f = (h5sf_file_t *)file;
+    h5sf_layout_t l;
+    h5sf_errbuf_t eb        = {0};
+    herr_t        ret_value = 0;
+
+    memset(&l, 0, sizeof l);
+    /* HDF5 does not pass the block's length; the encoder's size bounds it. */
+    if (h5sf_drvinfo_decode(name, buf, SIZE_MAX / 2, &l, &eb) < 0)
+        H5SF_GOTO(-1, H5E_VFL, H5E_CANTDECODE, "driver info of %s: %s", f->name, eb.msg);
+    if (l.stripe_size != f->layout.stripe_size || l.stripe_count != f->layout.stripe_count)
+        H5SF_GOTO(-1, H5E_VFL, H5E_BADVALUE,
+                  "config file of %s (stripe_size %lld, %d subfiles) disagrees with the superblock's "
+                  "driver info (stripe_size %lld, %d subfiles)", f->name, (long long)f->layout.stripe_size,
+                  f->layout.stripe_count, (long long)l.stripe_size, l.stripe_count);
+done:
+    return ret_value;
+}
+
+/* ---- fapl callbacks ---------------------------------------------------- */
+
+static void *h5sf_fapl_get(H5FD_t *file)
+{
+    h5sf_file_t        *f = (h5sf_file_t *)file;
+    H5FD_h5sf_config_t *c = malloc(sizeof *c);
+    if (c) {
+        *c      = f->cfg;
+        c->comm = MPI_COMM_NULL; /* our dup dies with the file */
+        c->info = MPI_INFO_NULL;
+    }
+    return c;
+}
+
+static void *h5sf_fapl_copy(const void *fa)
+{
+    H5FD_h5sf_config_t *c = malloc(sizeof *c);
+    if (c)
+        memcpy(c, fa, sizeof *c);
+    return c;
+}
+
+static herr_t h5sf_fapl_free(void *fa)
+{
+    free(fa);
+    return 0;
+}
+
+static herr_t h5sf_term(void)
+{
+    h5sf_id = H5I_INVALID_HID;
+    return 0;
+}
+
+const H5FD_class_t h5sf_class = {
+    .version         = H5FD_CLASS_VERSION,
+    .value           = H5FD_H5SF_VALUE,
+    .name            = H5FD_H5SF_NAME,
+    .maxaddr         = H5SF_MAXADDR,
+    .fc_degree       = H5F_CLOSE_SEMI,
+    .terminate       = h5sf_term,
+    .sb_size         = h5sf_sb_size,
+    .sb_encode       = h5sf_sb_encode,
+    .sb_decode       = h5sf_sb_decode,
+    .fapl_size       = sizeof(H5FD_h5sf_config_t),
+    .fapl_get        = h5sf_fapl_get,
+    .fapl_copy       = h5sf_fapl_copy,
+    .fapl_free       = h5sf_fapl_free,
+    .open            = h5sf_open,
+    .close           = h5sf_close,
+    .cmp             = h5sf_cmp,
+    .query           = h5sf_query,
+    .get_eoa         = h5sf_get_eoa,
+    .set_eoa         = h5sf_set_eoa,
+    .get_eof         = h5sf_get_eof,
+    .get_handle      = h5sf_get_handle,
+    .read            = h5sf_read,
+    .write           = h5sf_write,
+    .read_vector     = h5sf_read_vector,
+    .write_vector    = h5sf_write_vector,
+    .read_selection  = h5sf_read_selection,
+    .write_selection = h5sf_write_selection,
+    .flush           = h5sf_flush,
+    .truncate        = h5sf_truncate,
+    .del             = h5sf_delete,
+    .ctl             = h5sf_ctl,
+    .fl_map          = H5FD_FLMAP_DICHOTOMY,
+};

@@ -1,0 +1,135 @@
+/*
+ * internal.h -- shared by the files of the VFD layer (vfd/).
+ *
+ *   h5sf.c        the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
+ *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
+ *   channel.c     per-subfile channels (direct = sec2, or the IOC channel) and COBEGIN/COEND
+ *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
+ *   topology.c    which ranks are I/O concentrators
+ *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
+ *   fapl.c        H5Pset/get_fapl_h5sf and the fapl callbacks
+ *   err.c         the error class and H5SF_GOTO
+ *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
+ *   plugin.c      the HDF5 plugin entry points
+ */
+#ifndef H5SF_VFD_INTERNAL_H
+#define H5SF_VFD_INTERNAL_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "../common/config.h"
+#include "../common/layout.h"
+#include "../common/stripe.h"
+#include "../ioc/ioc.h"
+
+#define H5SF_API __attribute__((visibility("default")))
+
+/* ---- errors (err.c) --------------------------------------------------- */
+extern hid_t h5sf_err_class;
+int  h5sf_err_init(void);
+void h5sf_err_term(void);
+void h5sf_err_push(const char *func, int line, hid_t maj, hid_t min, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Push an error and jump to the function's single `done:` exit. */
+#define H5SF_GOTO(ret, maj, min, ...)                                                               \
+    do {                                                                                            \
+        h5sf_err_push(__func__, __LINE__, maj, min, __VA_ARGS__);                                   \
+        ret_value = (ret);                                                                          \
+        goto done;                                                                                  \
+    } while (0)
+/* Same, with the text of an h5sf_errbuf_t from common/ or ioc/. */
+#define H5SF_GOTO_EB(ret, maj, min, eb) H5SF_GOTO(ret, maj, min, "%s", (eb)->msg)
+
+/* ---- MPI (mpi.c) ------------------------------------------------------ */
+/* Initialize MPI if the program did not (serial tools); returns the thread level. */
+int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e);
+/* True once MPI_Finalize has started: nothing may call MPI after that. */
+bool h5sf_mpi_finalizing(void);
+/* Register a callback run (once) from the MPI_COMM_SELF delete-attribute hook. */
+void h5sf_mpi_on_finalize(void (*fn)(void));
+/* Collective: if any rank failed, every rank fails with the message of the
+ * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
+int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
+
+/* ---- topology (topology.c) -------------------------------------------- */
+/* Choose IOC ranks of comm per config; *iocs is malloc'd, sorted. Collective. */
+int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int **iocs, int *nioc,
+                         int *nnodes, h5sf_errbuf_t *e);
+
+/* ---- channels (channel.c) --------------------------------------------- */
+typedef struct h5sf_file h5sf_file_t;
+
+/* The IOC channel class (ioc_channel.c) and its fapl info. */
+typedef struct h5sf_ioc_fa {
+    h5sf_ioc_ctx_t *ctx;
+    uint32_t        file_id;
+    uint32_t        subfile;
+    int32_t         ioc_rank;
+} h5sf_ioc_fa_t;
+hid_t h5sf_ioc_channel_register(void);
+void  h5sf_ioc_channel_counters(uint64_t *max_inflight);
+
+int  h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e);
+int  h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e);
+
+/* ---- the file --------------------------------------------------------- */
+struct h5sf_file {
+    H5FD_t              pub;      /* must be first: HDF5 owns this part      */
+    H5FD_h5sf_config_t  cfg;      /* settings in effect (env applied)        */
+    h5sf_layout_t       layout;
+    char               *name;     /* stub path as given                      */
+    unsigned            flags;    /* H5F_ACC_*                               */
+    MPI_Comm            comm;     /* our dup of the file's communicator      */
+    MPI_Info            info;
+    int                 rank, size;
+    int                 channel;  /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
+    int                *iocs;     /* IOC ranks in comm, sorted               */
+    int                 nioc;
+    int                 nnodes;
+    int                 stub_fd;  /* superblock mirror for legacy tools      */
+    haddr_t             eoa, eof;
+    h5sf_ioc_ctx_t     *ctx;      /* IOC channel only                        */
+    uint32_t            file_id;
+    H5FD_t            **chan;     /* one channel per subfile                 */
+    haddr_t            *chan_eoa; /* EOA set on each channel                 */
+    sf_plan_t           plan;     /* reused per request                      */
+    h5sf_stats_t        stats;
+    bool                mpi_dead; /* MPI finalized under us: close locally   */
+    h5sf_file_t        *next;     /* registry of open files                  */
+};
+
+static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
+
+/* io.c */
+herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf);
+herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, const void *buf);
+herr_t h5sf_read_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
+                        size_t sizes[], void *bufs[]);
+herr_t h5sf_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
+                         size_t sizes[], const void *bufs[]);
+herr_t h5sf_read_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mem_spaces[],
+                           hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[], void *bufs[]);
+herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mem_spaces[],
+                            hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
+                            const void *bufs[]);
+
+/* coll.c: extents of a collective call described by HDF5's MPI datatypes
+ * (memory btype at buf, file ftype at addr), added to the plan. */
+int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
+                      MPI_Datatype ftype, h5sf_errbuf_t *e);
+/* channel.c: save the newest HDF5 error text (public calls clear the stack). */
+void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback);
+
+/* h5sf.c */
+extern const H5FD_class_t h5sf_class;
+hid_t h5sf_register(void);
+
+/* Global registry of open files (for the finalize hook). */
+void h5sf_files_add(h5sf_file_t *f);
+void h5sf_files_remove(h5sf_file_t *f);
+
+#endif
