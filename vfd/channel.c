@@ -18,6 +18,9 @@
 #include <unistd.h>
 #include "internal.h"
 
+/* sec2 refuses HADDR_MAX: offsets must fit an off_t. */
+#define H5SF_CHAN_MAXADDR (((haddr_t)1 << 62) - 1)
+
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
 
 static int subfile_path(const h5sf_file_t *f, int s, char *buf, size_t n, h5sf_errbuf_t *e)
@@ -91,7 +94,7 @@ static int open_direct(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
                 failed = 1;
             else if (subfile_path(f, s, path, sizeof path, e) < 0)
                 failed = 1;
-            else if (!(f->chan[s] = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, HADDR_MAX))) {
+            else if (!(f->chan[s] = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, H5SF_CHAN_MAXADDR))) {
                 h5sf_err_capture(e, "");
                 failed = h5sf_fail(e, errno, "cannot create subfile %s (%s)", path, e->msg) < 0;
             }
@@ -104,7 +107,7 @@ static int open_direct(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
             continue;
         if (subfile_path(f, s, path, sizeof path, e) < 0)
             failed = 1;
-        else if (!(f->chan[s] = H5FDopen(path, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl, HADDR_MAX))) {
+        else if (!(f->chan[s] = H5FDopen(path, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl, H5SF_CHAN_MAXADDR))) {
             h5sf_err_capture(e, "");
             failed = h5sf_fail(e, 0, "cannot open subfile %s (%s)", path, e->msg) < 0;
         }
@@ -150,7 +153,7 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
             failed = 1;
         else if (H5Pset_driver(fapl, id, &fa) < 0 ||
                  !(f->chan[s] = H5FDopen(path, flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL),
-                                         fapl, HADDR_MAX))) {
+                                         fapl, H5SF_CHAN_MAXADDR))) {
             h5sf_err_capture(e, "");
             failed = h5sf_fail(e, 0, "cannot open IOC channel for subfile %s (%s)", path, e->msg) < 0;
         }

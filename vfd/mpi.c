@@ -93,7 +93,7 @@ int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
     MPI_Bcast(&tmp, (int)sizeof tmp, MPI_BYTE, first, comm);
     if (e && rank != first) {
         char msg[sizeof tmp.msg];
-        snprintf(msg, sizeof msg, "rank %d: %s", first, tmp.msg);
+        snprintf(msg, sizeof msg, "rank %d: %.490s", first, tmp.msg);
         memcpy(e->msg, msg, sizeof msg);
         e->err_no = tmp.err_no;
     }

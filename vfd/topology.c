@@ -39,6 +39,7 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int **ioc
     int *iocs = NULL;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    lrank = 0;
     if (node_info(comm, &lrank, nnodes, e) < 0)
         return -1;
 

@@ -1,0 +1,636 @@
+/*
+ * layout.c -- subfile and config file names, the config file, and the
+ * superblock driver-info block, all as HDF5 1.14's built-in subfiling driver
+ * writes them (H5subfiling_common.c, H5FDsubfiling.c, H5FDioc.c).
+ *
+ * The two parsers (config file text, driver info) read untrusted bytes and are
+ * fuzzed: they work on (pointer, length) only, never rely on a terminating
+ * NUL, and commit to *l only after the whole input checked out.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "layout.h"
+
+/* Same limit as H5SF_MAX_STRIPE_COUNT (config.h, which pulls in MPI/HDF5
+ * headers this file does without). */
+#define LAYOUT_MAX_SUBFILES 65536
+
+/* The built-in's templates (H5FD_SUBFILING_FILENAME_TEMPLATE and
+ * H5FD_SUBFILING_CONFIG_FILENAME_TEMPLATE in H5FDsubfiling.h). */
+#define SUBFILE_TEMPLATE "%s.subfile_%" PRIu64 "_%0*d_of_%d"
+#define CONFIG_TEMPLATE  "%s.subfile_%" PRIu64 ".config"
+
+/* Driver-info constants (H5FDsubfiling.h, H5FDioc.h). */
+#define SF_NAME          "Subfilin"
+#define SF_MAGIC         0xFED01331u
+#define SF_VERSION       1u
+#define IOC_NAME         "IOC"
+#define IOC_MAGIC        0xFED21331u
+#define IOC_VERSION      1u
+#define IOC_THREADS      4    /* H5FD_IOC_DEFAULT_THREAD_POOL_SIZE: what the built-in records */
+#define DRVINFO_MAX      1024 /* H5FD_SUBFILING_MAX_DRV_INFO_SIZE: the built-in refuses more */
+#define SF_FIXED         (4 + 4 + 4 + 8 + 8 + 8)
+#define IOC_FIXED        (4 + 4 + 4 + 8 + 8)
+
+/* ---- names -------------------------------------------------------------- */
+
+/* Decimal digits of n > 0: the built-in's (int)(log10(n) + 1), without libm. */
+static int num_digits(int n)
+{
+    int d = 1;
+    while (n >= 10) {
+        n /= 10;
+        d++;
+    }
+    return d;
+}
+
+int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t *e)
+{
+    char  *dir = NULL, *real = NULL;
+    int    ret = -1;
+    size_t len = stub_path ? strlen(stub_path) : 0;
+
+    if (len == 0)
+        return h5sf_fail(e, EINVAL, "empty file name");
+    if (len >= H5SF_LAYOUT_PATH_MAX)
+        return h5sf_fail(e, ENAMETOOLONG, "file name %.60s... is longer than %d characters", stub_path,
+                         H5SF_LAYOUT_PATH_MAX - 1);
+    if (stub_path[len - 1] == '/')
+        return h5sf_fail(e, EISDIR, "file name %s ends in '/' (names a directory)", stub_path);
+
+    /* Like the built-in (H5FD__subfiling_resolve_pathname): the real path of
+     * an existing stub, so a symlinked stub finds the target's subfiles. */
+    const char *path = stub_path;
+    if ((real = realpath(stub_path, NULL)) != NULL)
+        path = real;
+    const char *slash = strrchr(path, '/');
+    const char *base  = slash ? slash + 1 : path;
+    if (!slash)
+        dir = strdup(".");
+    else if (slash == path)
+        dir = strdup("/");
+    else
+        dir = strndup(path, (size_t)(slash - path));
+    if (!dir) {
+        h5sf_fail(e, ENOMEM, "out of memory");
+        goto done;
+    }
+    if (strlen(base) >= sizeof l->base) {
+        h5sf_fail(e, ENAMETOOLONG, "file name %s is too long", path);
+        goto done;
+    }
+
+    char abs[H5SF_LAYOUT_PATH_MAX];
+    char *rdir = real ? NULL : realpath(dir, NULL);
+    int   w;
+    if (real || dir[0] == '/')
+        w = snprintf(abs, sizeof abs, "%s", rdir ? rdir : dir);
+    else if (rdir)
+        w = snprintf(abs, sizeof abs, "%s", rdir);
+    else {
+        /* The directory does not exist (yet): make it absolute by hand. */
+        char cwd[H5SF_LAYOUT_PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            h5sf_fail(e, errno, "cannot get the current directory: %s", strerror(errno));
+            goto done;
+        }
+        w = strcmp(dir, ".") == 0 ? snprintf(abs, sizeof abs, "%s", cwd)
+                                  : snprintf(abs, sizeof abs, "%s/%s", strcmp(cwd, "/") ? cwd : "", dir);
+    }
+    free(rdir);
+    if (w < 0 || (size_t)w >= sizeof abs) {
+        h5sf_fail(e, ENAMETOOLONG, "directory of %s: absolute path longer than %d characters", stub_path,
+                  H5SF_LAYOUT_PATH_MAX - 1);
+        goto done;
+    }
+    memcpy(l->stub_dir, abs, (size_t)w + 1);
+    memcpy(l->base, base, strlen(base) + 1);
+    ret = 0;
+done:
+    free(real);
+    free(dir);
+    return ret;
+}
+
+static const char *subfile_dir_of(const h5sf_layout_t *l) { return l->subfile_dir[0] ? l->subfile_dir : l->stub_dir; }
+static const char *config_dir_of(const h5sf_layout_t *l) { return l->config_dir[0] ? l->config_dir : l->stub_dir; }
+
+static int check_names(const h5sf_layout_t *l, h5sf_errbuf_t *e)
+{
+    if (!memchr(l->base, '\0', sizeof l->base) || l->base[0] == '\0')
+        return h5sf_fail(e, EINVAL, "layout has no file name (h5sf_layout_set_stub not called?)");
+    if (!memchr(l->stub_dir, '\0', sizeof l->stub_dir) || !memchr(l->subfile_dir, '\0', sizeof l->subfile_dir) ||
+        !memchr(l->config_dir, '\0', sizeof l->config_dir))
+        return h5sf_fail(e, EINVAL, "layout directory is not NUL-terminated");
+    return 0;
+}
+
+int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf_errbuf_t *e)
+{
+    if (check_names(l, e) < 0)
+        return -1;
+    if (l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES)
+        return h5sf_fail(e, EINVAL, "subfile count %" PRId32 " out of range (1..%d)", l->stripe_count,
+                         LAYOUT_MAX_SUBFILES);
+    if (idx < 0 || idx >= l->stripe_count)
+        return h5sf_fail(e, EINVAL, "subfile index %d out of range (0..%" PRId32 ")", idx, l->stripe_count - 1);
+    int w = snprintf(buf, n, "%s/" SUBFILE_TEMPLATE, subfile_dir_of(l), l->base, l->inode,
+                     num_digits(l->stripe_count), idx + 1, (int)l->stripe_count);
+    if (w < 0 || (size_t)w >= n)
+        return h5sf_fail(e, ENAMETOOLONG, "subfile %d of %s: path longer than %zu characters", idx + 1, l->base,
+                         n ? n - 1 : 0);
+    return 0;
+}
+
+int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t *e)
+{
+    if (check_names(l, e) < 0)
+        return -1;
+    int w = snprintf(buf, n, "%s/" CONFIG_TEMPLATE, config_dir_of(l), l->base, l->inode);
+    if (w < 0 || (size_t)w >= n)
+        return h5sf_fail(e, ENAMETOOLONG, "config file of %s: path longer than %zu characters", l->base,
+                         n ? n - 1 : 0);
+    return 0;
+}
+
+/* ---- the config file ---------------------------------------------------- */
+
+/* Create a fresh temporary next to `path` (mode 0666 & ~umask, like fopen). */
+static int open_temp(const char *path, char *tmp, size_t n, h5sf_errbuf_t *e)
+{
+    static unsigned counter;
+    for (int tries = 0; tries < 100; tries++) {
+        int w = snprintf(tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+        if (w < 0 || (size_t)w >= n)
+            return h5sf_fail(e, ENAMETOOLONG, "config file %s: temporary name too long", path);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) {
+            if (fd < 0)
+                h5sf_fail(e, errno, "cannot create config file %s: %s", tmp, strerror(errno));
+            return fd;
+        }
+    }
+    return h5sf_fail(e, EEXIST, "cannot create a temporary for config file %s", path);
+}
+
+static int write_lines(FILE *f, const h5sf_layout_t *l)
+{
+    int d = num_digits(l->stripe_count);
+    if (fprintf(f, "stripe_size=%" PRId64 "\n", l->stripe_size) < 0 ||
+        fprintf(f, "aggregator_count=%" PRId32 "\n", l->ioc_count) < 0 ||
+        fprintf(f, "subfile_count=%" PRId32 "\n", l->stripe_count) < 0 ||
+        fprintf(f, "hdf5_file=%s%s%s\n", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base) < 0 ||
+        fprintf(f, "subfile_dir=%s\n", subfile_dir_of(l)) < 0)
+        return -1;
+    for (int k = 0; k < l->stripe_count; k++)
+        if (fprintf(f, SUBFILE_TEMPLATE "\n", l->base, l->inode, d, k + 1, (int)l->stripe_count) < 0)
+            return -1;
+    return 0;
+}
+
+int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e)
+{
+    char  path[2 * H5SF_LAYOUT_PATH_MAX], tmp[2 * H5SF_LAYOUT_PATH_MAX + 64];
+    FILE *f;
+    if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES)
+        return h5sf_fail(e, EINVAL, "invalid layout (stripe_size %" PRId64 ", %" PRId32 " subfiles)", l->stripe_size,
+                         l->stripe_count);
+    if (h5sf_config_path(l, path, sizeof path, e) < 0)
+        return -1;
+    int fd = open_temp(path, tmp, sizeof tmp, e);
+    if (fd < 0)
+        return -1;
+    if (!(f = fdopen(fd, "w"))) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        return h5sf_fail(e, err, "cannot write config file %s: %s", tmp, strerror(err));
+    }
+    /* Readers see the old file or the complete new one, never a torn one. */
+    int err = 0;
+    errno   = 0;
+    if (write_lines(f, l) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0)
+        err = errno ? errno : EIO;
+    if (fclose(f) != 0 && !err)
+        err = errno ? errno : EIO;
+    if (!err && rename(tmp, path) != 0)
+        err = errno;
+    if (err) {
+        unlink(tmp);
+        return h5sf_fail(e, err, "cannot write config file %s: %s", path, strerror(err));
+    }
+    return 0;
+}
+
+/* Printable copy of a line for messages. */
+static void show_line(const char *s, size_t len, char *out, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 4 < n; i++)
+        out[k++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+    if (len > 0 && k + 4 >= n && k < len) {
+        memcpy(out + k, "...", 3);
+        k += 3;
+    }
+    out[k] = '\0';
+}
+
+/* Decimal number in s[0..len) with optional sign and surrounding blanks;
+ * false on anything else or on int64 overflow. */
+static bool parse_i64(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    size_t   start = i;
+    uint64_t v     = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    if (i == start)
+        return false;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i != len || (!neg && v > (uint64_t)INT64_MAX))
+        return false;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+/* Digits only, at least one, into *v (capped); returns the count read. */
+static size_t scan_uint(const char *s, size_t len, uint64_t *v)
+{
+    size_t i = 0;
+    *v       = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+        if (*v < UINT64_MAX / 20)
+            *v = *v * 10 + (uint64_t)(s[i] - '0');
+    return i;
+}
+
+/* "<base>.subfile_<inode>_<NN>_of_<N>": 1 if it is one, with NN and N. */
+static bool subfile_name(const char *s, size_t len, uint64_t *nn, uint64_t *nt)
+{
+    static const char tag[] = ".subfile_";
+    const size_t      tl    = sizeof tag - 1;
+    const char       *at    = NULL;
+    for (size_t i = 1; i + tl <= len; i++) /* last occurrence, after a non-empty base */
+        if (memcmp(s + i, tag, tl) == 0)
+            at = s + i;
+    if (!at)
+        return false;
+    const char *p = at + tl, *end = s + len;
+    uint64_t    inode;
+    size_t      k = scan_uint(p, (size_t)(end - p), &inode);
+    if (k == 0 || p + k >= end || p[k] != '_')
+        return false;
+    p += k + 1;
+    k = scan_uint(p, (size_t)(end - p), nn);
+    if (k == 0 || (size_t)(end - p) < k + 4 || memcmp(p + k, "_of_", 4) != 0)
+        return false;
+    p += k + 4;
+    k = scan_uint(p, (size_t)(end - p), nt);
+    return k > 0 && p + k == end;
+}
+
+enum { K_STRIPE, K_AGG, K_COUNT, K_FILE, K_DIR, K_N };
+
+int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e)
+{
+    static const char *const keys[K_N] = {"stripe_size=", "aggregator_count=", "subfile_count=", "hdf5_file=",
+                                          "subfile_dir="};
+    size_t   seen[K_N] = {0}; /* line number of each key, 0 = absent */
+    int64_t  stripe = 0, agg = 0, count = 0;
+    uint64_t names_n = 0;
+    size_t   names_line = 0;
+    char     dir[H5SF_LAYOUT_PATH_MAX] = "";
+    char     show[80];
+    size_t   lineno = 0;
+
+    if (!text && len)
+        return h5sf_fail(e, EINVAL, "config file: no text");
+    for (size_t pos = 0; pos < len;) {
+        const char *line = text + pos;
+        const char *nl   = memchr(line, '\n', len - pos);
+        size_t      ll   = nl ? (size_t)(nl - line) : len - pos;
+        pos += ll + (nl ? 1 : 0);
+        lineno++;
+        if (ll > 0 && line[ll - 1] == '\r')
+            ll--;
+        show_line(line, ll, show, sizeof show);
+        if (memchr(line, '\0', ll))
+            return h5sf_fail(e, EINVAL, "config file line %zu: contains a NUL byte", lineno);
+        size_t blank = 0;
+        while (blank < ll && (line[blank] == ' ' || line[blank] == '\t'))
+            blank++;
+        if (blank == ll)
+            continue;
+
+        int k = 0;
+        while (k < K_N && !(ll >= strlen(keys[k]) && memcmp(line, keys[k], strlen(keys[k])) == 0))
+            k++;
+        if (k < K_N) {
+            const char *v  = line + strlen(keys[k]);
+            size_t      vl = ll - strlen(keys[k]);
+            if (seen[k])
+                return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": %.*s already given on line %zu", lineno,
+                                 show, (int)strlen(keys[k]) - 1, keys[k], seen[k]);
+            seen[k] = lineno;
+            int64_t x = 0;
+            if (k <= K_COUNT && !parse_i64(v, vl, &x))
+                return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not an integer", lineno, show);
+            switch (k) {
+                case K_STRIPE:
+                    if (x <= 0)
+                        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": stripe size must be positive",
+                                         lineno, show);
+                    stripe = x;
+                    break;
+                case K_AGG:
+                    if (x < 1 || x > INT32_MAX)
+                        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": aggregator count out of range",
+                                         lineno, show);
+                    agg = x;
+                    break;
+                case K_COUNT:
+                    if (x < 1 || x > LAYOUT_MAX_SUBFILES)
+                        return h5sf_fail(e, EINVAL,
+                                         "config file line %zu: \"%s\": subfile count out of range (1..%d)", lineno,
+                                         show, LAYOUT_MAX_SUBFILES);
+                    count = x;
+                    break;
+                case K_DIR:
+                    if (vl >= sizeof dir)
+                        return h5sf_fail(e, ENAMETOOLONG, "config file line %zu: subfile_dir longer than %zu characters",
+                                         lineno, sizeof dir - 1);
+                    memcpy(dir, v, vl);
+                    dir[vl] = '\0';
+                    break;
+                default: /* hdf5_file: informational only */
+                    break;
+            }
+            continue;
+        }
+        uint64_t nn, nt;
+        if (!subfile_name(line, ll, &nn, &nt))
+            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not a setting nor a subfile name", lineno,
+                             show);
+        if (names_line == 0) {
+            names_n    = nt;
+            names_line = lineno;
+        }
+        if (nt != names_n || nn < 1 || nn > nt)
+            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": subfile number out of range or disagrees "
+                             "with line %zu", lineno, show, names_line);
+    }
+    if (!seen[K_STRIPE])
+        return h5sf_fail(e, EINVAL, "config file: no stripe_size= line");
+    if (!seen[K_COUNT])
+        return h5sf_fail(e, EINVAL, "config file: no subfile_count= line");
+    if (names_line && names_n != (uint64_t)count)
+        return h5sf_fail(e, EINVAL, "config file line %zu: subfile names say %" PRIu64 " subfiles, line %zu says %" PRId64,
+                         names_line, names_n, seen[K_COUNT], count);
+    l->stripe_size  = stripe;
+    l->stripe_count = (int32_t)count;
+    if (seen[K_AGG])
+        l->ioc_count = (int32_t)agg;
+    if (seen[K_DIR])
+        memcpy(l->subfile_dir, dir, strlen(dir) + 1);
+    return 0;
+}
+
+#define CONFIG_FILE_MAX ((size_t)256 << 20) /* 65536 names of ~4 KiB fit easily */
+
+int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
+{
+    char        path[2 * H5SF_LAYOUT_PATH_MAX];
+    struct stat st;
+    char       *text = NULL;
+    int         fd, ret = -1;
+
+    if (h5sf_config_path(l, path, sizeof path, e) < 0)
+        return -1;
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return h5sf_fail(e, errno, "cannot open config file %s: %s", path, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        h5sf_fail(e, errno, "cannot stat config file %s: %s", path, strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > CONFIG_FILE_MAX) {
+        h5sf_fail(e, EINVAL, "config file %s: not a regular file or larger than %zu bytes", path, CONFIG_FILE_MAX);
+        goto done;
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    if (!(text = malloc(size + 1))) {
+        h5sf_fail(e, ENOMEM, "config file %s: out of memory", path);
+        goto done;
+    }
+    while (got < size) {
+        ssize_t r = read(fd, text + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            h5sf_fail(e, errno, "cannot read config file %s: %s", path, strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break; /* shrank meanwhile: parse what is there */
+        got += (size_t)r;
+    }
+    if (h5sf_config_file_parse(text, got, l, e) < 0) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e ? e->msg : "");
+        /* "config file line 3: ..." -> "config file /x/y.config line 3: ..." */
+        const char *rest = strncmp(why, "config file", 11) == 0 ? why + 11 : why;
+        h5sf_fail(e, EINVAL, "config file %s%s%s", path, rest == why ? ": " : "", rest);
+        goto done;
+    }
+    ret = 0;
+done:
+    free(text);
+    close(fd);
+    return ret;
+}
+
+/* ---- driver info -------------------------------------------------------- */
+
+/* Little-endian, as HDF5's UINT32ENCODE / INT64ENCODE. */
+static unsigned char *put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        *p++ = (unsigned char)(v >> (8 * i));
+    return p;
+}
+static unsigned char *put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        *p++ = (unsigned char)(v >> (8 * i));
+    return p;
+}
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static size_t prefix_len(const h5sf_layout_t *l)
+{
+    const char *z = memchr(l->config_dir, '\0', sizeof l->config_dir);
+    size_t      n = z ? (size_t)(z - l->config_dir) : sizeof l->config_dir;
+    return n ? n + 1 : 0;
+}
+
+size_t h5sf_drvinfo_size(const h5sf_layout_t *l) { return SF_FIXED + prefix_len(l) + 9 + IOC_FIXED; }
+
+int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf)
+{
+    size_t plen = prefix_len(l);
+    if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES ||
+        plen > sizeof l->config_dir || h5sf_drvinfo_size(l) > DRVINFO_MAX)
+        return -1; /* the built-in could not read it back either */
+    memcpy(name, SF_NAME, 9);
+    unsigned char *p = buf;
+    p = put_u32(p, SF_MAGIC);
+    p = put_u32(p, SF_VERSION);
+    p = put_u32(p, 1); /* require_ioc: the built-in always requires it */
+    p = put_u64(p, (uint64_t)l->stripe_size);
+    p = put_u64(p, (uint64_t)(int64_t)l->stripe_count);
+    p = put_u64(p, (uint64_t)plen);
+    if (plen) {
+        memcpy(p, l->config_dir, plen);
+        p += plen;
+    }
+    /* The nested IOC block: its 9-byte name, then its own fields. */
+    memset(p, 0, 9);
+    memcpy(p, IOC_NAME, sizeof IOC_NAME);
+    p += 9;
+    p = put_u32(p, IOC_MAGIC);
+    p = put_u32(p, IOC_VERSION);
+    p = put_u32(p, (uint32_t)IOC_THREADS);
+    p = put_u64(p, (uint64_t)l->stripe_size);
+    put_u64(p, (uint64_t)(int64_t)l->stripe_count);
+    return 0;
+}
+
+/* Bounds-checked reader over buf[0..len). */
+typedef struct {
+    const unsigned char *p;
+    size_t               left;
+} rd_t;
+
+static const unsigned char *take(rd_t *r, size_t n)
+{
+    if (r->left < n)
+        return NULL;
+    const unsigned char *q = r->p;
+    r->p += n;
+    r->left -= n;
+    return q;
+}
+
+#define TAKE(q, r, n, what)                                                                                 \
+    do {                                                                                                    \
+        if (!((q) = take((r), (n))))                                                                        \
+            return h5sf_fail(e, EINVAL, "driver info truncated in %s", (what));                             \
+    } while (0)
+
+static int check_stripes(int64_t size, int64_t count, const char *block, h5sf_errbuf_t *e)
+{
+    if (size <= 0)
+        return h5sf_fail(e, EINVAL, "driver info (%s block): stripe size %" PRId64 " is not positive", block, size);
+    if (count < 1 || count > LAYOUT_MAX_SUBFILES)
+        return h5sf_fail(e, EINVAL, "driver info (%s block): stripe count %" PRId64 " out of range (1..%d)", block,
+                         count, LAYOUT_MAX_SUBFILES);
+    return 0;
+}
+
+int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l,
+                        h5sf_errbuf_t *e)
+{
+    rd_t                 r = {buf, buf ? len : 0};
+    const unsigned char *q;
+    char                 show[16];
+
+    if (!name || strncmp(name, SF_NAME, 9) != 0) {
+        show_line(name ? name : "", name ? strnlen(name, 8) : 0, show, sizeof show);
+        return h5sf_fail(e, EINVAL, "driver info name \"%s\" is not \"%s\"", show, SF_NAME);
+    }
+    TAKE(q, &r, SF_FIXED, "the Subfilin header");
+    uint32_t magic = get_u32(q), version = get_u32(q + 4), require_ioc = get_u32(q + 8);
+    int64_t  size = (int64_t)get_u64(q + 12), count = (int64_t)get_u64(q + 20);
+    uint64_t plen = get_u64(q + 28);
+    if (magic != SF_MAGIC)
+        return h5sf_fail(e, EINVAL, "driver info: bad magic 0x%08" PRIx32 " (expected 0x%08x)", magic, SF_MAGIC);
+    if (version != SF_VERSION)
+        return h5sf_fail(e, EINVAL, "driver info: unsupported version %" PRIu32, version);
+    if (require_ioc > 1)
+        return h5sf_fail(e, EINVAL, "driver info: bad require_ioc value %" PRIu32, require_ioc);
+    if (check_stripes(size, count, "Subfilin", e) < 0)
+        return -1;
+    if (plen > r.left)
+        return h5sf_fail(e, EINVAL, "driver info: config prefix length %" PRIu64 " exceeds the block", plen);
+    if (plen > H5SF_LAYOUT_PATH_MAX)
+        return h5sf_fail(e, ENAMETOOLONG, "driver info: config prefix length %" PRIu64 " longer than %d", plen,
+                         H5SF_LAYOUT_PATH_MAX);
+    const unsigned char *prefix = NULL;
+    if (plen) {
+        TAKE(prefix, &r, (size_t)plen, "the config prefix");
+        if (prefix[plen - 1] != '\0')
+            return h5sf_fail(e, EINVAL, "driver info: config prefix is not NUL-terminated");
+        if (memchr(prefix, '\0', (size_t)plen - 1))
+            return h5sf_fail(e, EINVAL, "driver info: config prefix has a NUL byte inside");
+    }
+
+    TAKE(q, &r, 9, "the IOC block name");
+    if (memcmp(q, IOC_NAME, sizeof IOC_NAME) != 0) { /* "IOC" + NUL, as strncmp(name, "IOC", 9) */
+        show_line((const char *)q, strnlen((const char *)q, 8), show, sizeof show);
+        return h5sf_fail(e, EINVAL, "driver info: nested block \"%s\" is not \"%s\"", show, IOC_NAME);
+    }
+    TAKE(q, &r, IOC_FIXED, "the IOC block");
+    uint32_t imagic = get_u32(q), iversion = get_u32(q + 4);
+    int64_t  isize = (int64_t)get_u64(q + 12), icount = (int64_t)get_u64(q + 20);
+    if (imagic != IOC_MAGIC)
+        return h5sf_fail(e, EINVAL, "driver info: IOC block has bad magic 0x%08" PRIx32 " (expected 0x%08x)", imagic,
+                         IOC_MAGIC);
+    if (iversion != IOC_VERSION)
+        return h5sf_fail(e, EINVAL, "driver info: IOC block has unsupported version %" PRIu32, iversion);
+    if (check_stripes(isize, icount, "IOC", e) < 0)
+        return -1;
+    if (isize != size || icount != count)
+        return h5sf_fail(e, EINVAL,
+                         "driver info: Subfilin block (stripe size %" PRId64 ", %" PRId64 " subfiles) and IOC block "
+                         "(stripe size %" PRId64 ", %" PRId64 " subfiles) disagree",
+                         size, count, isize, icount);
+
+    l->stripe_size  = size;
+    l->stripe_count = (int32_t)count;
+    if (prefix)
+        memcpy(l->config_dir, prefix, (size_t)plen);
+    else
+        l->config_dir[0] = '\0';
+    return 0;
+}

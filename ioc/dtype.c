@@ -1,0 +1,104 @@
+/*
+ * dtype.c -- MPI datatypes over the caller's pieces, so payloads move
+ * straight from and into HDF5's buffers without a packing copy.
+ *
+ * MPI counts and block lengths are ints; a piece longer than 1 GiB is cut
+ * into 1 GiB blocks, so any total (above 2 GiB too) is one message of count 1.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <sched.h>
+#include <time.h>
+#include <errno.h>
+#include "internal.h"
+
+#define BLOCK_MAX ((uint64_t)1 << 30)
+
+int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **base, MPI_Datatype *dt, int *count,
+                   h5sf_errbuf_t *e)
+{
+    size_t    nblk = 0, k = 0;
+    int      *bl   = NULL;
+    MPI_Aint *disp = NULL;
+    int       ret  = -1;
+
+    *dt = MPI_BYTE;
+    /* The common case: one piece that fits an int count. */
+    size_t nonzero = 0, last = 0;
+    for (size_t i = 0; i < n; i++)
+        if (lens[i]) {
+            nonzero++;
+            last = i;
+        }
+    if (nonzero == 0) {
+        *base  = NULL;
+        *count = 0;
+        return 0;
+    }
+    if (nonzero == 1 && lens[last] <= (uint64_t)INT_MAX) {
+        *base  = bufs[last];
+        *count = (int)lens[last];
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        nblk += (size_t)((lens[i] + BLOCK_MAX - 1) / BLOCK_MAX);
+    if (nblk > (size_t)INT_MAX)
+        return h5sf_fail(e, EOVERFLOW, "too many pieces (%zu) for one MPI message", nblk);
+    if (!(bl = malloc(nblk * sizeof *bl)) || !(disp = malloc(nblk * sizeof *disp))) {
+        h5sf_fail(e, ENOMEM, "out of memory building an MPI datatype over %zu pieces", n);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        MPI_Aint a;
+        MPI_Get_address(bufs[i], &a);
+        for (uint64_t off = 0; off < lens[i]; off += BLOCK_MAX, k++) {
+            uint64_t len = lens[i] - off < BLOCK_MAX ? lens[i] - off : BLOCK_MAX;
+            bl[k]        = (int)len;
+            disp[k]      = MPI_Aint_add(a, (MPI_Aint)off);
+        }
+    }
+    if (MPI_Type_create_hindexed((int)nblk, bl, disp, MPI_BYTE, dt) != MPI_SUCCESS ||
+        MPI_Type_commit(dt) != MPI_SUCCESS) {
+        *dt = MPI_BYTE;
+        h5sf_fail(e, 0, "MPI_Type_create_hindexed failed for %zu pieces", n);
+        goto done;
+    }
+    *base  = MPI_BOTTOM;
+    *count = 1;
+    ret    = 0;
+done:
+    free(bl);
+    free(disp);
+    return ret;
+}
+
+void ioc_dtype_free(MPI_Datatype *dt)
+{
+    if (*dt != MPI_BYTE && *dt != MPI_DATATYPE_NULL)
+        MPI_Type_free(dt);
+    *dt = MPI_BYTE;
+}
+
+uint64_t ioc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Polling loops spin briefly (latency), then sleep longer and longer so an
+ * idle IOC or a waiting client does not steal a core from the application:
+ * on an oversubscribed node the rank we wait for needs that core. */
+void ioc_backoff(unsigned *idle)
+{
+    unsigned i = (*idle)++;
+    if (i < 16)
+        return;
+    if (i < 64) {
+        sched_yield();
+        return;
+    }
+    unsigned us = (i - 64) * 2u + 1u;
+    struct timespec ts = {0, (long)(us < 200 ? us : 200) * 1000L};
+    nanosleep(&ts, NULL);
+}

@@ -1,0 +1,110 @@
+/*
+ * fault.c -- test-only fault injection, inert unless H5SF_FAULT is set.
+ *
+ *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
+ *
+ *   op     open | pwrite | pread | fsync | stall | hang
+ *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
+ *   rank   only the IOC with this rank (in the file's communicator); default all
+ *   after  let this many matching calls pass first (default 0)
+ *   count  inject this many times (default: always)
+ *   ms     for stall: delay every request by this many milliseconds
+ *
+ * The tests use it to prove that a failing disk yields an error on every
+ * rank and never a hang.  Parsing is forgiving on purpose: a malformed value
+ * disables injection and says so on stderr, because this is not user input.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "internal.h"
+
+static struct {
+    bool        parsed, on;
+    char        op[16];
+    int         err, rank;
+    long        after, count;
+    long        ms;
+    atomic_long seen;
+} F = {.rank = -1, .count = -1};
+static uv_once_t once = UV_ONCE_INIT;
+
+static int errno_by_name(const char *s)
+{
+    static const struct { const char *n; int v; } t[] = {
+        {"EIO", EIO}, {"ENOSPC", ENOSPC}, {"EINTR", EINTR}, {"EACCES", EACCES}, {"short", H5SF_FAULT_SHORT}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].n))
+            return t[i].v;
+    return 0;
+}
+
+static void parse(void)
+{
+    const char *s = getenv("H5SF_FAULT");
+    char        buf[256], *save = NULL;
+    F.parsed = true;
+    if (!s || !*s)
+        return;
+    snprintf(buf, sizeof buf, "%s", s);
+    F.err = EIO;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            goto bad;
+        *eq++ = '\0';
+        if (!strcmp(tok, "op"))
+            snprintf(F.op, sizeof F.op, "%s", eq);
+        else if (!strcmp(tok, "errno")) {
+            if (!(F.err = errno_by_name(eq)))
+                goto bad;
+        }
+        else if (!strcmp(tok, "rank"))
+            F.rank = atoi(eq);
+        else if (!strcmp(tok, "after"))
+            F.after = atol(eq);
+        else if (!strcmp(tok, "count"))
+            F.count = atol(eq);
+        else if (!strcmp(tok, "ms"))
+            F.ms = atol(eq);
+        else
+            goto bad;
+    }
+    F.on = F.op[0] != '\0';
+    return;
+bad:
+    fprintf(stderr, "h5sf: ignoring malformed H5SF_FAULT=\"%s\"\n", s);
+}
+
+static void init(void) { parse(); }
+
+int ioc_fault(const char *op, int ioc_rank)
+{
+    uv_once(&once, init);
+    if (!F.on || strcmp(F.op, op) || (F.rank >= 0 && F.rank != ioc_rank))
+        return 0;
+    long n = atomic_fetch_add(&F.seen, 1);
+    if (n < F.after || (F.count >= 0 && n >= F.after + F.count))
+        return 0;
+    return F.err;
+}
+
+void ioc_fault_delay(h5sf_ioc_ctx_t *ctx)
+{
+    uv_once(&once, init);
+    if (!F.on || (F.rank >= 0 && F.rank != ctx->rank))
+        return;
+    if (!strcmp(F.op, "stall") && F.ms > 0) {
+        struct timespec ts = {F.ms / 1000, (F.ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    else if (!strcmp(F.op, "hang")) {
+        /* Never answer, but let the daemon stop at close or finalize. */
+        while (!atomic_load(&ctx->stop)) {
+            struct timespec ts = {0, 10 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+}

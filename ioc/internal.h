@@ -1,0 +1,131 @@
+/*
+ * internal.h -- shared by the files of the concentrator (ioc/).
+ *
+ *   ctx.c       contexts: one per communicator group, registry, life cycle
+ *   client.c    the requesting side: post, wait, control requests
+ *   dtype.c     MPI derived datatypes over (buffer, length) pieces
+ *   progress.c  the progress thread: receive, decode, hand to the scheduler
+ *   sched.c     ordering: overlap tracking per subfile (interval treap)
+ *   worker.c    the libuv worker threads: pwrite/pread, replies
+ *   subfile.c   the table of subfile descriptors this rank serves
+ *
+ * Locking: one mutex per context (ctx->lock) protects the subfile table, the
+ * schedulers and the ready queue.  MPI is called without it held.
+ */
+#ifndef H5SF_IOC_INTERNAL_H
+#define H5SF_IOC_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <uv.h>
+#include "ioc.h"
+#include "../common/wire.h"
+
+#define H5SF_TAG_REQ   7     /* request headers                             */
+#define H5SF_TAG_FIRST 16    /* per-request tags: tag (reply), tag+1 (data) */
+
+typedef struct ioc_req ioc_req_t;
+typedef struct ioc_sf  ioc_sf_t;
+
+/* One request at the IOC. */
+struct ioc_req {
+    h5sf_wire_hdr_t h;
+    int             source;          /* client rank                         */
+    ioc_sf_t       *sf;
+    uint64_t       *offs, *lens;     /* pieces, in buffer order             */
+    unsigned char  *data;            /* one buffer of h.total bytes         */
+    unsigned char  *msg;             /* the received header message         */
+    MPI_Request     data_req;        /* payload receive (large writes)      */
+    uint64_t        lo, hi;          /* extent on the subfile               */
+    bool            barrier;         /* truncate/size/fsync: orders with all */
+    /* scheduling */
+    unsigned        ndeps;           /* earlier conflicting requests left   */
+    ioc_req_t     **dependents;
+    size_t          ndependents, capdependents;
+    ioc_req_t      *tl, *tr;         /* treap children                      */
+    uint64_t        tmax;            /* max hi in the subtree               */
+    uint32_t        prio;
+    ioc_req_t      *next;            /* ready queue / held behind a barrier */
+    ioc_req_t      *pnext;           /* progress thread: payload arriving   */
+    bool            payload_pending; /* admitted, but its payload is not here */
+    bool            deps_clear;      /* may run once the payload is here    */
+    uint64_t        t_arrive;
+};
+
+/* A subfile this rank serves. */
+struct ioc_sf {
+    uint32_t   file_id, subfile;
+    int        fd;
+    char      *path;
+    ioc_req_t *root;           /* treap of active (arrived, not done) requests */
+    size_t     active;
+    ioc_req_t *barrier;        /* the active barrier, if any                */
+    ioc_req_t *held, *held_tail; /* arrived behind the barrier, in order    */
+    ioc_sf_t  *next;
+};
+
+struct h5sf_ioc_ctx {
+    MPI_Comm         comm;           /* private dup                          */
+    int              rank, size;
+    int              refs;
+    int              timeout_s;
+    uint32_t         next_file_id;
+    atomic_uint_fast64_t next_id;    /* client request ids                  */
+    int              tag_ub;
+    uv_mutex_t       lock;
+    uv_cond_t        cond;           /* workers: ready queue non-empty; close: sf idle */
+    ioc_sf_t        *sfs;
+    /* daemon */
+    bool             serving;
+    atomic_bool      stop;
+    uv_thread_t      progress;
+    uv_thread_t     *workers;
+    int              nworkers;
+    ioc_req_t       *ready, *ready_tail;
+    /* counters */
+    atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
+    h5sf_ioc_ctx_t  *next;
+};
+
+/* sched.c (ctx->lock held) */
+/* Register an arrived request; returns true if it may run now. */
+bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r);
+/* A request finished: unregister it and append those now runnable to *ready
+ * (the caller checks payload_pending before running them). */
+void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **ready_tail);
+
+/* worker.c */
+int  ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
+void ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
+void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
+/* Run r now unless its payload is still arriving (lock held). */
+void ioc_runnable_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
+void ioc_req_free(ioc_req_t *r);
+
+/* progress.c */
+int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
+void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
+
+/* subfile.c (lock held) */
+ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile);
+
+/* dtype.c: a datatype describing n (addr, len) pieces, absolute addresses
+ * (use with MPI_BOTTOM); *dt is MPI_BYTE with *count = len for one small
+ * piece.  Pieces over 1 GiB are split so every block length fits an int. */
+int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **base, MPI_Datatype *dt,
+                   int *count, h5sf_errbuf_t *e);
+void ioc_dtype_free(MPI_Datatype *dt);
+
+/* fault.c: test-only injection (H5SF_FAULT); returns an errno to fake,
+ * H5SF_FAULT_SHORT for a short transfer, or 0. */
+#define H5SF_FAULT_SHORT (-2)
+int  ioc_fault(const char *op, int ioc_rank);
+void ioc_fault_delay(h5sf_ioc_ctx_t *ctx); /* stall / hang faults */
+
+/* Monotonic nanoseconds. */
+uint64_t ioc_now_ns(void);
+/* Sleep for a progress loop that found nothing to do: grows to 200 us. */
+void ioc_backoff(unsigned *idle);
+
+#endif

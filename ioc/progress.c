@@ -1,0 +1,220 @@
+/*
+ * progress.c -- the IOC progress thread.
+ *
+ * It matches request headers from any rank (MPI_Improbe, so a large header
+ * is received whole into a buffer of the right size), decodes them, posts
+ * the receive of a large write payload straight into the one buffer the
+ * worker will write from, and hands complete requests to the scheduler.
+ * It never does file I/O, so receiving continues while disks are busy.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+typedef struct progress {
+    h5sf_ioc_ctx_t *ctx;
+    ioc_req_t      *pending; /* writes whose payload is still arriving */
+} progress_t;
+
+/* Answer a message we cannot use, if it tells us where to answer. */
+static void reject(h5sf_ioc_ctx_t *ctx, const unsigned char *buf, size_t len, int source, const char *why)
+{
+    h5sf_wire_hdr_t h;
+    memset(&h, 0, sizeof h);
+    if (len >= H5SF_WIRE_HDR_SIZE && h5sf_get_u32(buf) == H5SF_WIRE_MAGIC) {
+        h.id  = h5sf_get_u64(buf + 8);
+        h.tag = (int32_t)h5sf_get_u32(buf + 52);
+    }
+    if (h.tag >= H5SF_TAG_FIRST && h.tag < ctx->tag_ub) {
+        char msg[H5SF_WIRE_REPLY_MSG];
+        snprintf(msg, sizeof msg, "IOC rank %d rejected a request from rank %d: %s", ctx->rank, source, why);
+        ioc_reply_error(ctx, &h, source, EPROTO, msg);
+    }
+    else
+        fprintf(stderr, "h5sf: IOC rank %d dropped an unusable message from rank %d: %s\n", ctx->rank, source,
+                why);
+}
+
+/* Admit r in arrival order (so one client's requests keep their order even
+ * when a later small one is complete before an earlier large payload). */
+static void schedule(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+{
+    r->t_arrive = ioc_now_ns();
+    uv_mutex_lock(&ctx->lock);
+    ioc_sf_t *sf = ioc_sf_find(ctx, r->h.file_id, r->h.subfile);
+    r->sf        = sf;
+    if (sf && ioc_sched_arrive(sf, r))
+        ioc_runnable_locked(ctx, r);
+    uv_mutex_unlock(&ctx->lock);
+}
+
+static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+{
+    char msg[H5SF_WIRE_REPLY_MSG];
+    snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)",
+             ctx->rank, r->h.subfile, r->h.file_id);
+    ioc_reply_error(ctx, &r->h, r->source, EBADF, msg);
+    ioc_req_free(r);
+}
+
+/* Build a request from a decoded message; takes ownership of buf. */
+static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source)
+{
+    h5sf_ioc_ctx_t      *ctx = pg->ctx;
+    h5sf_errbuf_t        eb;
+    const unsigned char *pairs, *payload;
+    ioc_req_t           *r = calloc(1, sizeof *r);
+
+    if (!r) {
+        reject(ctx, buf, len, source, "out of memory");
+        free(buf);
+        return -1;
+    }
+    if (h5sf_wire_decode(buf, len, &r->h, &pairs, &payload, &eb) < 0) {
+        reject(ctx, buf, len, source, eb.msg);
+        free(buf);
+        free(r);
+        return -1;
+    }
+    r->msg    = buf;
+    r->source = source;
+    if (r->h.op == H5SF_WIRE_NOP) {
+        ioc_req_free(r);
+        return 0;
+    }
+    if (r->h.count && !(r->offs = malloc(2 * r->h.count * sizeof *r->offs))) {
+        reject(ctx, buf, len, source, "out of memory for the piece list");
+        ioc_req_free(r);
+        return -1;
+    }
+    r->lens = r->offs + r->h.count;
+    r->lo   = UINT64_MAX;
+    r->hi   = 0;
+    for (uint64_t i = 0; i < r->h.count; i++) {
+        h5sf_wire_pair(pairs, i, &r->offs[i], &r->lens[i]);
+        if (r->lens[i] == 0)
+            continue;
+        if (r->offs[i] < r->lo)
+            r->lo = r->offs[i];
+        if (r->offs[i] + r->lens[i] > r->hi)
+            r->hi = r->offs[i] + r->lens[i];
+    }
+    if (r->lo > r->hi)
+        r->lo = r->hi = 0;
+    r->barrier = r->h.op != H5SF_WIRE_WRITE && r->h.op != H5SF_WIRE_READ;
+
+    if (r->h.op == H5SF_WIRE_WRITE && r->h.total && !payload) {
+        /* The payload follows as its own message; receive it in place. */
+        MPI_Datatype dt = MPI_BYTE;
+        void        *base;
+        int          count;
+        if (!(r->data = malloc(r->h.total)) ||
+            ioc_dtype_make(1, (void *const *)&r->data, &r->h.total, &base, &dt, &count, &eb) < 0 ||
+            MPI_Irecv(base, count, dt, source, r->h.tag + 1, ctx->comm, &r->data_req) != MPI_SUCCESS) {
+            /* The client's payload send would never complete: this is fatal
+             * for the request, and the client times out with our message. */
+            reject(ctx, buf, len, source, "cannot receive the write payload (out of memory?)");
+            ioc_dtype_free(&dt);
+            ioc_req_free(r);
+            return -1;
+        }
+        ioc_dtype_free(&dt);
+        r->payload_pending = true;
+        r->pnext           = pg->pending;
+        pg->pending        = r;
+        schedule(ctx, r);
+        return 0;
+    }
+    r->data = (unsigned char *)(uintptr_t)payload;
+    schedule(ctx, r);
+    if (!r->sf)
+        reply_no_subfile(ctx, r);
+    return 0;
+}
+
+/* Schedule writes whose payload has arrived. */
+static int poll_pending(progress_t *pg)
+{
+    int         progressed = 0;
+    ioc_req_t **pp         = &pg->pending;
+    while (*pp) {
+        ioc_req_t *r    = *pp;
+        int        flag = 0;
+        MPI_Test(&r->data_req, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            *pp = r->pnext;
+            uv_mutex_lock(&pg->ctx->lock);
+            r->payload_pending = false;
+            if (r->sf && r->deps_clear)
+                ioc_enqueue_locked(pg->ctx, r);
+            uv_mutex_unlock(&pg->ctx->lock);
+            if (!r->sf)
+                reply_no_subfile(pg->ctx, r);
+            progressed = 1;
+        }
+        else
+            pp = &r->pnext;
+    }
+    return progressed;
+}
+
+static void progress_main(void *arg)
+{
+    progress_t     *pg  = arg;
+    h5sf_ioc_ctx_t *ctx = pg->ctx;
+    unsigned        idle = 0;
+
+    while (!atomic_load(&ctx->stop)) {
+        int         flag = 0, count = 0;
+        MPI_Message msg;
+        MPI_Status  st;
+        if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
+            break;
+        if (flag) {
+            MPI_Get_count(&st, MPI_BYTE, &count);
+            unsigned char *buf = malloc(count > 0 ? (size_t)count : 1);
+            if (!buf) {
+                MPI_Mrecv(NULL, 0, MPI_BYTE, &msg, MPI_STATUS_IGNORE); /* truncates: drops it */
+                continue;
+            }
+            MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+            accept_msg(pg, buf, (size_t)count, st.MPI_SOURCE);
+            idle = 0;
+            continue;
+        }
+        if (pg->pending && poll_pending(pg)) {
+            idle = 0;
+            continue;
+        }
+        ioc_backoff(&idle);
+    }
+    /* Stopping: payloads that never came are abandoned. */
+    while (pg->pending) {
+        ioc_req_t *r = pg->pending;
+        pg->pending  = r->pnext;
+        MPI_Cancel(&r->data_req);
+        MPI_Request_free(&r->data_req);
+        if (!r->sf)
+            ioc_req_free(r); /* else the scheduler still knows it: leave it */
+    }
+    free(pg);
+}
+
+int ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
+{
+    progress_t *pg = calloc(1, sizeof *pg);
+    if (!pg)
+        return h5sf_fail(e, ENOMEM, "out of memory starting the IOC progress thread");
+    pg->ctx = ctx;
+    int rc  = uv_thread_create(&ctx->progress, progress_main, pg);
+    if (rc) {
+        free(pg);
+        return h5sf_fail(e, -rc, "cannot start the IOC progress thread: %s", uv_strerror(rc));
+    }
+    return 0;
+}
+
+void ioc_progress_stop(h5sf_ioc_ctx_t *ctx) { uv_thread_join(&ctx->progress); }

@@ -1,0 +1,77 @@
+/*
+ * subfile.c -- the descriptors of the subfiles this rank serves.
+ *
+ * h5sf opens the subfiles an IOC owns on the IOC itself, at file open, so
+ * open errors (permissions, missing files) surface there, collectively, and
+ * the daemon only ever sees descriptors.  A handful of entries per context:
+ * a list is the right structure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile)
+{
+    for (ioc_sf_t *sf = ctx->sfs; sf; sf = sf->next)
+        if (sf->file_id == file_id && sf->subfile == subfile)
+            return sf;
+    return NULL;
+}
+
+int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, const char *path, int flags,
+                          h5sf_errbuf_t *e)
+{
+    ioc_sf_t *sf = calloc(1, sizeof *sf);
+    if (!sf || !(sf->path = strdup(path))) {
+        free(sf);
+        return h5sf_fail(e, ENOMEM, "out of memory opening subfile %s", path);
+    }
+    int fault = ioc_fault("open", ctx->rank);
+    if (fault) {
+        errno  = fault;
+        sf->fd = -1;
+    }
+    else
+        sf->fd = open(path, flags | O_CLOEXEC, 0666);
+    if (sf->fd < 0) {
+        int err = errno;
+        free(sf->path);
+        free(sf);
+        return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank,
+                         strerror(err), err);
+    }
+    sf->file_id = file_id;
+    sf->subfile = subfile;
+    uv_mutex_lock(&ctx->lock);
+    sf->next  = ctx->sfs;
+    ctx->sfs  = sf;
+    uv_mutex_unlock(&ctx->lock);
+    return 0;
+}
+
+int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, h5sf_errbuf_t *e)
+{
+    ioc_sf_t *sf, **pp;
+    uv_mutex_lock(&ctx->lock);
+    for (pp = &ctx->sfs; (sf = *pp) && !(sf->file_id == file_id && sf->subfile == subfile); pp = &sf->next)
+        ;
+    if (!sf) {
+        uv_mutex_unlock(&ctx->lock);
+        return h5sf_fail(e, 0, "IOC rank %d does not serve subfile %u of file %u", ctx->rank, subfile, file_id);
+    }
+    /* Callers close after a barrier, so this rarely waits: only for a worker
+     * that has replied but not yet dropped its bookkeeping. */
+    while (sf->active || sf->barrier || sf->held)
+        uv_cond_wait(&ctx->cond, &ctx->lock);
+    *pp = sf->next;
+    uv_mutex_unlock(&ctx->lock);
+    int rc = close(sf->fd), err = errno;
+    if (rc < 0)
+        h5sf_fail(e, err, "closing subfile %s failed: %s (errno %d)", sf->path, strerror(err), err);
+    free(sf->path);
+    free(sf);
+    return rc < 0 ? -1 : 0;
+}
