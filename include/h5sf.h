@@ -83,7 +83,7 @@ typedef struct h5sf_stats_t {
     uint64_t subfile_messages[64];              /* request messages per subfile (first 64) */
 } h5sf_stats_t;
 
-/* Layout of an open file (H5FD_H5SF_CTL_GET_LAYOUT). */
+/* Layout of an open file (H5FD_H5SF_CTL_GET_LAYOUT, H5FD_h5sf_get_layout). */
 typedef struct H5FD_h5sf_layout_t {
     int64_t  stripe_size;
     int32_t  stripe_count;
@@ -91,6 +91,11 @@ typedef struct H5FD_h5sf_layout_t {
     int32_t  channel; /* H5FD_h5sf_channel_t actually in use */
     uint64_t inode;
 } H5FD_h5sf_layout_t;
+
+/* Statistics and layout of a file open with h5sf (this rank's view); fail
+ * if file_id is not an h5sf file.  Same data as the ctl opcodes above. */
+H5_DLL herr_t H5FD_h5sf_get_stats(hid_t file_id, h5sf_stats_t *stats);
+H5_DLL herr_t H5FD_h5sf_get_layout(hid_t file_id, H5FD_h5sf_layout_t *layout);
 
 /* List the physical files of a subfiled file: stub, config, subfiles.
  * Serial, needs no MPI.  Free with H5FD_h5sf_free_files(). */

@@ -40,7 +40,9 @@ static void reject(h5sf_ioc_ctx_t *ctx, const unsigned char *buf, size_t len, in
 
 /* Admit r in arrival order (so one client's requests keep their order even
  * when a later small one is complete before an earlier large payload). */
-static void schedule(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+/* Returns false if the subfile is unknown.  Once r is runnable a worker may
+ * free it at any time: callers must not touch r after a true return. */
+static bool schedule(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
     r->t_arrive = ioc_now_ns();
     uv_mutex_lock(&ctx->lock);
@@ -49,6 +51,7 @@ static void schedule(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     if (sf && ioc_sched_arrive(sf, r))
         ioc_runnable_locked(ctx, r);
     uv_mutex_unlock(&ctx->lock);
+    return sf != NULL;
 }
 
 static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
@@ -129,8 +132,7 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         return 0;
     }
     r->data = (unsigned char *)(uintptr_t)payload;
-    schedule(ctx, r);
-    if (!r->sf)
+    if (!schedule(ctx, r))
         reply_no_subfile(ctx, r);
     return 0;
 }
@@ -147,11 +149,12 @@ static int poll_pending(progress_t *pg)
         if (flag) {
             *pp = r->pnext;
             uv_mutex_lock(&pg->ctx->lock);
+            bool known         = r->sf != NULL;
             r->payload_pending = false;
-            if (r->sf && r->deps_clear)
-                ioc_enqueue_locked(pg->ctx, r);
+            if (known && r->deps_clear)
+                ioc_enqueue_locked(pg->ctx, r); /* r is the workers' now */
             uv_mutex_unlock(&pg->ctx->lock);
-            if (!r->sf)
+            if (!known)
                 reply_no_subfile(pg->ctx, r);
             progressed = 1;
         }

@@ -50,6 +50,14 @@ void h5sf_files_add(h5sf_file_t *f)
     open_files = f;
 }
 
+h5sf_file_t *h5sf_files_find(const void *f)
+{
+    for (h5sf_file_t *p = open_files; p; p = p->next)
+        if ((const void *)p == f)
+            return p;
+    return NULL;
+}
+
 void h5sf_files_remove(h5sf_file_t *f)
 {
     for (h5sf_file_t **p = &open_files; *p; p = &(*p)->next)
@@ -59,10 +67,47 @@ void h5sf_files_remove(h5sf_file_t *f)
         }
 }
 
-/* MPI_Finalize is starting with files still open: from now on those files
- * must not talk to MPI.  Mark them; IOC daemons are stopped by the ioc layer. */
+/* Close, through the public API, every file open with h5sf and the objects
+ * in it.  Run from the MPI_Finalize hook, when every rank is in MPI_Finalize
+ * and MPI still works, so the closes are collective as they must be. */
+static void close_open_h5sf_files(void)
+{
+    ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+    hid_t  *ids;
+    if (n <= 0 || !(ids = malloc((size_t)n * sizeof *ids)))
+        return;
+    n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
+    for (ssize_t i = 0; i < n; i++) {
+        /* Ours if its name is one of our open files' (driver ids may differ
+         * between the plugin loader's registration and ours). */
+        char name[4096];
+        bool ours = false;
+        if (H5Fget_name(ids[i], name, sizeof name) > 0)
+            for (h5sf_file_t *f = open_files; f && !ours; f = f->next)
+                ours = strcmp(f->name, name) == 0;
+        if (!ours)
+            continue;
+        ssize_t m = H5Fget_obj_count(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE);
+        hid_t  *objs = m > 0 ? malloc((size_t)m * sizeof *objs) : NULL;
+        if (objs) {
+            m = H5Fget_obj_ids(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)m, objs);
+            for (ssize_t k = 0; k < m; k++)
+                H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
+            free(objs);
+        }
+        H5Fclose(ids[i]);
+    }
+    free(ids);
+}
+
+/* MPI_Finalize is starting with files still open.  Close them properly while
+ * MPI works; whatever is left must not talk to MPI any more: mark it, and
+ * stop the IOC daemons. */
 static void on_mpi_finalize(void)
 {
+    if (open_files) {
+        H5E_BEGIN_TRY { close_open_h5sf_files(); } H5E_END_TRY
+    }
     for (h5sf_file_t *f = open_files; f; f = f->next)
         f->mpi_dead = true;
     h5sf_ioc_shutdown_all();
@@ -179,8 +224,12 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     }
     if (MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
         H5SF_GOTO(NULL, H5E_VFL, H5E_CANTINIT, "MPI_Comm_dup failed");
+    /* HDF5 insists on a real info object (H5Fget_access_plist fails on
+     * MPI_INFO_NULL), so keep an empty one when none was given. */
     if (info != MPI_INFO_NULL)
         MPI_Info_dup(info, &f->info);
+    else
+        MPI_Info_create(&f->info);
     if (own_comm) {
         if (comm != MPI_COMM_NULL && comm != MPI_COMM_WORLD)
             MPI_Comm_free(&comm);

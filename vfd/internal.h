@@ -131,5 +131,7 @@ hid_t h5sf_register(void);
 /* Global registry of open files (for the finalize hook). */
 void h5sf_files_add(h5sf_file_t *f);
 void h5sf_files_remove(h5sf_file_t *f);
+/* f if it is an open h5sf file, else NULL. */
+h5sf_file_t *h5sf_files_find(const void *f);
 
 #endif

@@ -104,6 +104,9 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
 
     if (count == 0)
         goto done;
+    if (h5sf_mpi_finalizing())
+        H5SF_GOTO(-1, H5E_IO, op == H5SF_IOC_OP_WRITE ? H5E_WRITEERROR : H5E_READERROR,
+                  "MPI has been finalized: the I/O concentrators of subfile %u are gone", c->fa.subfile);
     if (!(offs = malloc(count * sizeof *offs)) || !(lens = malloc(count * sizeof *lens)))
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
     for (uint32_t i = 0; i < count; i++) {

@@ -28,9 +28,11 @@ bool h5sf_mpi_finalizing(void)
 static int on_self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)attr; (void)extra;
-    finalizing = true;
+    /* MPI still works while the hooks run (they close files collectively);
+     * only afterwards is it off limits. */
     for (int i = nfinalize_fns - 1; i >= 0; i--)
         finalize_fns[i]();
+    finalizing = true;
     return MPI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
  * stats.c -- "what happened": H5SF_STATS summary at close and the H5SF_LOG
  * trace of the layout decision at open.  Both print on rank 0 only.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +90,39 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
             fprintf(stderr, " %d", s);
         fprintf(stderr, "\n");
     }
+}
+
+/* The public getters find the file through its VFD handle: h5sf's
+ * get_handle returns &f->stub_fd, and the registry confirms the pointer is
+ * one of ours before it is used. */
+static herr_t file_of(hid_t file_id, h5sf_file_t **out)
+{
+    void  *handle = NULL;
+    hid_t  fapl   = H5Fget_access_plist(file_id);
+    herr_t ret_value = 0;
+    if (fapl < 0 || H5Fget_vfd_handle(file_id, fapl, &handle) < 0 || !handle)
+        H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "not an open HDF5 file");
+    *out = h5sf_files_find((char *)handle - offsetof(h5sf_file_t, stub_fd));
+    if (!*out)
+        H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "file is not open with the h5sf driver");
+done:
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return ret_value;
+}
+
+H5SF_API herr_t H5FD_h5sf_get_stats(hid_t file_id, h5sf_stats_t *stats)
+{
+    h5sf_file_t *f;
+    if (!stats || file_of(file_id, &f) < 0)
+        return -1;
+    return H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&stats);
+}
+
+H5SF_API herr_t H5FD_h5sf_get_layout(hid_t file_id, H5FD_h5sf_layout_t *layout)
+{
+    h5sf_file_t *f;
+    if (!layout || file_of(file_id, &f) < 0)
+        return -1;
+    return H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_LAYOUT, 0, NULL, (void **)&layout);
 }

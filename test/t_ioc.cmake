@@ -1,0 +1,49 @@
+# The I/O concentrators: scheduler and wire format units, ordering and
+# message-count tests through both channels, MPI life cycles.
+# (Named t_*.cmake so it is included after mpi_tests.cmake, which defines
+# h5sf_mpi_test.)
+add_executable(unit_sched ${CMAKE_CURRENT_SOURCE_DIR}/unit_sched.c)
+target_link_libraries(unit_sched PRIVATE h5sf_ioc)
+add_test(NAME unit_sched COMMAND unit_sched)
+add_executable(unit_wire ${CMAKE_CURRENT_SOURCE_DIR}/unit_wire.c)
+target_link_libraries(unit_wire PRIVATE h5sf_common)
+add_test(NAME unit_wire COMMAND unit_wire)
+set_tests_properties(unit_sched unit_wire PROPERTIES LABELS "unit;asan")
+
+foreach(t t_ioc t_lifecycle)
+  add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+  target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)
+endforeach()
+
+set(_d ${CMAKE_CURRENT_BINARY_DIR}/work)
+file(MAKE_DIRECTORY ${_d})
+# IOC counts 1, 2 and all ranks; IOCs owning several subfiles; the direct
+# channel for comparison.
+set(_cfgs
+    "ioc:channel=ioc,ioc=total:1,stripe_size=1000,stripe_count=3"
+    "ioc2:channel=ioc,ioc=total:2,stripe_size=4096"
+    "iocall:channel=ioc,ioc=every:1,stripe_size=65536"
+    "direct:channel=direct,stripe_size=4096,stripe_count=5")
+foreach(np 1 2 3 4 8)
+  foreach(c IN LISTS _cfgs)
+    string(FIND "${c}" ":" colon)
+    string(SUBSTRING "${c}" 0 ${colon} tag)
+    math(EXPR colon "${colon} + 1")
+    string(SUBSTRING "${c}" ${colon} -1 cfg)
+    h5sf_mpi_test(t_ioc_${tag}_np${np} t_ioc ${np} ${_d}/ioc_${tag}_np${np} "${cfg}")
+  endforeach()
+endforeach()
+
+foreach(np 1 3)
+  h5sf_mpi_test(t_lifecycle_funneled_np${np} t_lifecycle ${np} funneled ${_d}/lc_funneled_np${np}.h5)
+endforeach()
+# finalize-open leaves the file to HDF5's and h5sf's MPI_Finalize hooks; the
+# check run (a fixture) reads it back with another rank count.
+h5sf_mpi_test(t_lifecycle_finalize_open t_lifecycle 3 finalize-open ${_d}/lc_fo.h5)
+h5sf_mpi_test(t_lifecycle_finalize_check t_lifecycle 2 check ${_d}/lc_fo.h5)
+set_tests_properties(t_lifecycle_finalize_open PROPERTIES FIXTURES_SETUP lc_fo)
+set_tests_properties(t_lifecycle_finalize_check PROPERTIES FIXTURES_REQUIRED lc_fo)
+# A serial program: no mpiexec, h5sf initializes and finalizes MPI itself.
+add_test(NAME t_lifecycle_serial COMMAND t_lifecycle serial ${_d}/lc_serial.h5)
+set_tests_properties(t_lifecycle_serial PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 120
+                     LABELS "mpi;asan")

@@ -1,0 +1,138 @@
+/*
+ * t_lifecycle.c -- MPI life cycles h5sf must survive.
+ *
+ *   funneled       MPI_Init_thread(FUNNELED): h5sf falls back to the direct
+ *                  channel (checked with H5FD_h5sf_get_layout) and works.
+ *   serial         no MPI_Init at all (like h5dump): h5sf initializes MPI,
+ *                  writes, reads, and finalizes it at exit.
+ *   finalize-open  MPI_Finalize with a file still open: no hang, no crash,
+ *                  and the data written before is readable afterwards
+ *                  (checked by a second run in mode "check").
+ *
+ * usage: t_lifecycle MODE FILE
+ */
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "h5sf.h"
+
+#define N 50000
+
+static int write_file(const char *path, hid_t fapl, int rank, int size, hid_t *fout)
+{
+    hsize_t dims = (hsize_t)N * size, start = (hsize_t)N * rank, count = N;
+    int    *buf  = malloc(N * sizeof *buf);
+    for (int i = 0; i < N; i++)
+        buf[i] = (int)(start + i) * 3 + 1;
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (f < 0)
+        return -1;
+    hid_t sp = H5Screate_simple(1, &dims, NULL);
+    hid_t d  = H5Dcreate2(f, "v", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t ms = H5Screate_simple(1, &count, NULL);
+    H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
+    herr_t rc = H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(sp);
+    H5Dclose(d);
+    free(buf);
+    if (fout) {
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        *fout = f;
+        return rc < 0 ? -1 : 0;
+    }
+    return (rc < 0 || H5Fclose(f) < 0) ? -1 : 0;
+}
+
+static int check_file(const char *path, hid_t fapl)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (f < 0)
+        return -1;
+    hid_t   d  = H5Dopen2(f, "v", H5P_DEFAULT);
+    hid_t   sp = H5Dget_space(d);
+    hsize_t n;
+    H5Sget_simple_extent_dims(sp, &n, NULL);
+    int *buf = malloc(n * sizeof *buf);
+    int  bad = H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
+    for (hsize_t i = 0; i < n && !bad; i++)
+        if (buf[i] != (int)i * 3 + 1) {
+            fprintf(stderr, "element %llu: got %d want %d\n", (unsigned long long)i, buf[i], (int)i * 3 + 1);
+            bad = 1;
+        }
+    free(buf);
+    H5Sclose(sp);
+    H5Dclose(d);
+    H5Fclose(f);
+    return bad ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rank = 0, size = 1, provided, rc = 0;
+    if (argc < 3) {
+        fprintf(stderr, "usage: t_lifecycle funneled|serial|finalize-open|check FILE\n");
+        return 2;
+    }
+    const char *mode = argv[1], *path = argv[2];
+    hid_t       fapl;
+
+    if (!strcmp(mode, "serial")) {
+        int init = 1;
+        fapl     = H5Pcreate(H5P_FILE_ACCESS);
+        if (H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=4096,stripe_count=3") < 0 ||
+            write_file(path, fapl, 0, 1, NULL) < 0 || check_file(path, fapl) < 0)
+            rc = 1;
+        MPI_Initialized(&init); /* h5sf did it for us */
+        if (!init) {
+            fprintf(stderr, "serial: MPI was not initialized by h5sf\n");
+            rc = 1;
+        }
+        H5Pclose(fapl);
+        printf("t_lifecycle serial: %s\n", rc ? "FAIL" : "ok");
+        return rc; /* h5sf finalizes MPI at exit */
+    }
+
+    MPI_Init_thread(&argc, &argv, !strcmp(mode, "funneled") ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE,
+                    &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* HDF5 after MPI, as real programs do: HDF5 then closes what is left
+     * open from its own MPI_Finalize hook. */
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=8192") < 0)
+        rc = 1;
+
+    if (!strcmp(mode, "funneled")) {
+        hid_t              f;
+        H5FD_h5sf_layout_t lay = {0};
+        if (write_file(path, fapl, rank, size, &f) < 0 || H5FD_h5sf_get_layout(f, &lay) < 0)
+            rc = 1;
+        else if (provided < MPI_THREAD_MULTIPLE && lay.channel != H5FD_H5SF_CHANNEL_DIRECT) {
+            fprintf(stderr, "funneled: channel %d, want direct (%d)\n", lay.channel, H5FD_H5SF_CHANNEL_DIRECT);
+            rc = 1;
+        }
+        if (H5Fclose(f) < 0 || check_file(path, fapl) < 0)
+            rc = 1;
+    }
+    else if (!strcmp(mode, "finalize-open")) {
+        hid_t f;
+        if (write_file(path, fapl, rank, size, &f) < 0)
+            rc = 1;
+        /* No H5Fclose: MPI_Finalize must not hang or crash. */
+    }
+    else if (!strcmp(mode, "check"))
+        rc = check_file(path, fapl) < 0;
+    else {
+        fprintf(stderr, "unknown mode %s\n", mode);
+        rc = 2;
+    }
+    int all = rc;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("t_lifecycle %s: %s\n", mode, all ? "FAIL" : "ok");
+    MPI_Finalize();
+    return all;
+}

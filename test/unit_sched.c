@@ -1,0 +1,129 @@
+/*
+ * unit_sched.c -- the IOC scheduler against a brute-force model.
+ *
+ * Random streams of reads, writes and barriers arrive on one subfile while
+ * random running requests finish.  Whenever the scheduler declares a request
+ * runnable we check, by scanning everything that arrived earlier, that no
+ * earlier conflicting request is unfinished; at the end every request must
+ * have run.  A second case queues 20000 requests (no quadratic blow-up: the
+ * test would take minutes instead of milliseconds).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../ioc/internal.h"
+
+static int fails;
+#define CHECK(c, ...)                                                                                       \
+    do {                                                                                                    \
+        if (!(c)) {                                                                                         \
+            fprintf(stderr, "unit_sched: %s:%d: ", __FILE__, __LINE__);                                     \
+            fprintf(stderr, __VA_ARGS__);                                                                   \
+            fputc('\n', stderr);                                                                            \
+            if (++fails > 20)                                                                               \
+                exit(1);                                                                                    \
+        }                                                                                                   \
+    } while (0)
+
+typedef struct {
+    ioc_req_t r;
+    int       seq;
+    int       state; /* 0 waiting, 1 runnable/running, 2 done */
+} node_t;
+
+static uint64_t s = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+}
+
+static bool conflict(const node_t *a, const node_t *b)
+{
+    if (a->r.barrier || b->r.barrier)
+        return true;
+    if (a->r.h.op == H5SF_WIRE_READ && b->r.h.op == H5SF_WIRE_READ)
+        return false;
+    return a->r.lo < b->r.hi && b->r.lo < a->r.hi;
+}
+
+static void became_runnable(node_t *all, int n, node_t *x)
+{
+    CHECK(x->state == 0, "request %d made runnable twice", x->seq);
+    for (int i = 0; i < n && all[i].seq < x->seq; i++)
+        if (all[i].state != 2 && conflict(&all[i], x))
+            CHECK(0, "request %d runs while earlier conflicting %d is unfinished", x->seq, all[i].seq);
+    x->state = 1;
+}
+
+static void run_case(int n, uint64_t space, int barrier_pct, bool check)
+{
+    ioc_sf_t sf;
+    node_t  *all = calloc((size_t)n, sizeof *all);
+    int     *running = malloc((size_t)n * sizeof *running), nrun = 0, arrived = 0, done = 0;
+    memset(&sf, 0, sizeof sf);
+    for (int i = 0; i < n; i++) {
+        node_t *x = &all[i];
+        x->seq    = i;
+        int kind  = (int)(rnd() % 100);
+        if (kind < barrier_pct) {
+            x->r.barrier = true;
+            x->r.h.op    = H5SF_WIRE_TRUNCATE;
+        }
+        else {
+            x->r.h.op = kind % 2 ? H5SF_WIRE_WRITE : H5SF_WIRE_READ;
+            x->r.lo   = rnd() % space;
+            x->r.hi   = x->r.lo + 1 + rnd() % (space / 8 + 1);
+        }
+    }
+    while (done < n) {
+        /* Either a new arrival or a completion, at random. */
+        if (arrived < n && (nrun == 0 || rnd() % 2)) {
+            node_t *x = &all[arrived++];
+            if (ioc_sched_arrive(&sf, &x->r)) {
+                if (check)
+                    became_runnable(all, n, x);
+                else
+                    x->state = 1;
+                running[nrun++] = x->seq;
+            }
+            continue;
+        }
+        CHECK(nrun > 0, "nothing runnable with %d requests outstanding (deadlock)", arrived - done);
+        if (nrun == 0)
+            break;
+        int     k = (int)(rnd() % (uint64_t)nrun);
+        node_t *x = &all[running[k]];
+        running[k] = running[--nrun];
+        x->state   = 2;
+        done++;
+        ioc_req_t *ready = NULL, *tail = NULL;
+        ioc_sched_done(&sf, &x->r, &ready, &tail);
+        for (ioc_req_t *r = ready; r; r = r->next) {
+            node_t *y = (node_t *)r;
+            if (check)
+                became_runnable(all, n, y);
+            else
+                y->state = 1;
+            running[nrun++] = y->seq;
+        }
+    }
+    CHECK(done == n, "only %d of %d requests completed", done, n);
+    CHECK(sf.active == 0 && !sf.barrier && !sf.held && !sf.root, "scheduler not empty at the end");
+    for (int i = 0; i < n; i++)
+        free(all[i].r.dependents);
+    free(all);
+    free(running);
+}
+
+int main(void)
+{
+    for (int round = 0; round < 200; round++)
+        run_case(200, round % 2 ? 1000 : 100000, round % 3 ? 2 : 0, true);
+    run_case(20000, 1u << 30, 0, false); /* many queued: must stay fast */
+    run_case(20000, 64, 0, false);       /* many overlapping */
+    printf("unit_sched: %s\n", fails ? "FAIL" : "ok");
+    return fails != 0;
+}
