@@ -592,7 +592,8 @@ int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, 
     if (check_stripes(size, count, "Subfilin", e) < 0)
         return -1;
     if (plen > r.left)
-        return h5sf_fail(e, EINVAL, "driver info: config prefix length %" PRIu64 " exceeds the block", plen);
+        return h5sf_fail(e, EINVAL, "driver info truncated: config prefix of %" PRIu64 " bytes exceeds the block",
+                         plen);
     if (plen > H5SF_LAYOUT_PATH_MAX)
         return h5sf_fail(e, ENAMETOOLONG, "driver info: config prefix length %" PRIu64 " longer than %d", plen,
                          H5SF_LAYOUT_PATH_MAX);
