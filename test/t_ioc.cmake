@@ -1,7 +1,5 @@
 # The I/O concentrators: scheduler and wire format units, ordering and
 # message-count tests through both channels, MPI life cycles.
-# (Named t_*.cmake so it is included after mpi_tests.cmake, which defines
-# h5sf_mpi_test.)
 add_executable(unit_sched ${CMAKE_CURRENT_SOURCE_DIR}/unit_sched.c)
 target_link_libraries(unit_sched PRIVATE h5sf_ioc)
 add_test(NAME unit_sched COMMAND unit_sched)

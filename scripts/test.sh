@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build and run every test:
+#   1. normal build in build/, all tests:                  ctest
+#   2. ASan + UBSan build in build-asan/, tests labelled asan: ctest -L asan
+# Exits non-zero if any build or any test fails.  Extra arguments go to both
+# ctest runs (e.g. scripts/test.sh -R t_config).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+status=0
+
+run_ctest() { # build_dir, ctest args...
+    local dir="$1"; shift
+    (
+        export H5SF_BUILD_DIR="$dir"
+        source "$root/scripts/env.sh"
+        # Open MPI leaks at exit; UBSan should say where.
+        export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+        export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+        cd "$dir" && ctest --output-on-failure "$@"
+    )
+}
+
+echo "== build (build/)"
+if H5SF_SANITIZE=0 H5SF_BUILD_DIR="$root/build" "$root/scripts/build.sh"; then
+    echo "== ctest (build/)"
+    run_ctest "$root/build" "$@" || status=1
+else
+    echo "build failed" >&2
+    status=1
+fi
+
+echo "== ASan/UBSan build (build-asan/)"
+if H5SF_SANITIZE=1 H5SF_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh"; then
+    echo "== ctest -L asan (build-asan/)"
+    run_ctest "$root/build-asan" -L asan "$@" || status=1
+else
+    echo "ASan build failed" >&2
+    status=1
+fi
+
+if [ "$status" -eq 0 ]; then echo "== all tests passed"; else echo "== FAILURES (see above)" >&2; fi
+exit "$status"

@@ -1,0 +1,38 @@
+# MPI tests (included by test/CMakeLists.txt) and the demo program.
+#   t_roundtrip   write/read every selection kind, both channels, many stripe
+#                 settings; compared with a pattern and an MPI-IO reference
+#   t_interop     h5sf <-> HDF5's built-in subfiling driver, both directions
+#   t_config      fapl struct, config strings, environment, bad values
+#   t_envdriver   HDF5_DRIVER=h5sf / HDF5_DRIVER_CONFIG with H5P_DEFAULT only
+# Executables land in ${CMAKE_BINARY_DIR}/bin (CMAKE_RUNTIME_OUTPUT_DIRECTORY).
+# h5sf_mpi_test() and the MPI test environment (HDF5_PLUGIN_PATH, Open MPI as
+# root, ASAN_OPTIONS; TIMEOUT 300; LABELS mpi;asan) come from
+# test/CMakeLists.txt.
+
+foreach(t t_roundtrip t_interop t_config)
+  add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+  target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)
+endforeach()
+# No link to libh5sf: the driver must come in through the plugin loader.
+add_executable(t_envdriver ${CMAKE_CURRENT_SOURCE_DIR}/t_envdriver.c)
+target_link_libraries(t_envdriver PRIVATE MPI::MPI_C hdf5::hdf5-shared)
+
+foreach(np 1 2 3 4)
+  h5sf_mpi_test(t_roundtrip_np${np} t_roundtrip ${np})
+endforeach()
+foreach(np 1 2 4)
+  h5sf_mpi_test(t_interop_np${np} t_interop ${np})
+endforeach()
+# The built-in driver alone: checks the test itself, needs no h5sf.
+h5sf_mpi_test(t_interop_builtin_np2 t_interop 2 --builtin-only)
+foreach(np 1 2 3)
+  h5sf_mpi_test(t_config_np${np} t_config ${np})
+endforeach()
+foreach(np 1 3)
+  h5sf_mpi_test(t_envdriver_np${np} t_envdriver ${np}
+                ENV "HDF5_DRIVER=h5sf" "HDF5_DRIVER_CONFIG=stripe_size=65536,stripe_count=3")
+endforeach()
+
+# The demo (scripts/demo.sh runs it with 4 ranks).
+add_executable(h5sf_demo ${CMAKE_CURRENT_SOURCE_DIR}/demo.c)
+target_link_libraries(h5sf_demo PRIVATE h5sf hdf5::hdf5-shared)
