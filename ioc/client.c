@@ -20,10 +20,14 @@ struct h5sf_ioc_req {
     int             op, ioc, tag;
     uint32_t        file_id, subfile;
     uint64_t        total;
-    MPI_Request     r[3]; /* header send, payload, reply receive */
-    MPI_Datatype    dt;
+    MPI_Request     hdr_req, reply_req;
+    MPI_Request    *data;          /* one per payload chunk              */
+    MPI_Datatype   *dts;
+    uint64_t        ndata;
     unsigned char  *hdr;
     unsigned char   reply[H5SF_WIRE_REPLY_SIZE];
+    ioc_local_t     local;         /* requests to ourselves              */
+    bool            is_local;
 };
 
 static const char *opname(int op)
@@ -40,9 +44,97 @@ static const char *opname(int op)
 
 static void req_free(h5sf_ioc_req_t *q)
 {
-    ioc_dtype_free(&q->dt);
+    for (uint64_t k = 0; k < q->ndata; k++)
+        ioc_dtype_free(&q->dts[k]);
+    free(q->dts);
+    free(q->data);
     free(q->hdr);
     free(q);
+}
+
+static void count_inflight(h5sf_ioc_ctx_t *ctx)
+{
+    uint64_t now = atomic_fetch_add(&ctx->inflight, 1) + 1, max = atomic_load(&ctx->max_inflight);
+    while (now > max && !atomic_compare_exchange_weak(&ctx->max_inflight, &max, now))
+        ;
+}
+
+/* Datatypes over the caller's pieces, one per H5SF_IOC_CHUNK of payload. */
+static int chunk_types(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
+                       int *counts, h5sf_errbuf_t *e)
+{
+    size_t    i = 0;
+    uint64_t  po = 0;
+    void    **cb = malloc((count + 1) * sizeof *cb);
+    uint64_t *cl = malloc((count + 1) * sizeof *cl);
+    int       ret = 0;
+    if (!cb || !cl) {
+        ret = h5sf_fail(e, ENOMEM, "out of memory describing %zu pieces", count);
+        goto done;
+    }
+    for (uint64_t k = 0; k < q->ndata && ret == 0; k++) {
+        uint64_t want = q->total - k * H5SF_IOC_CHUNK;
+        size_t   n    = 0;
+        if (want > H5SF_IOC_CHUNK)
+            want = H5SF_IOC_CHUNK;
+        while (want > 0 && i < count) {
+            uint64_t m = lens[i] - po;
+            if (m > want)
+                m = want;
+            if (m) {
+                cb[n]   = (char *)bufs[i] + po;
+                cl[n++] = m;
+            }
+            want -= m;
+            if ((po += m) == lens[i]) {
+                i++;
+                po = 0;
+            }
+        }
+        ret = ioc_dtype_make(n, cb, cl, &bases[k], &q->dts[k], &counts[k], e);
+    }
+done:
+    free(cb);
+    free(cl);
+    return ret;
+}
+
+/* The IOC is this rank: hand the request to our own workers, no MPI. */
+static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
+                      const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
+{
+    ioc_req_t *r = calloc(1, sizeof *r);
+    if (!r || (count && (!(r->offs = malloc(2 * count * sizeof *r->offs)) ||
+                         !(r->mem = malloc(count * sizeof *r->mem))))) {
+        ioc_req_free(r);
+        return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
+    }
+    r->h      = *h;
+    r->h.flags = 0;
+    r->source = ctx->rank;
+    r->lens   = r->offs + count;
+    r->lo     = UINT64_MAX;
+    r->hi     = 0;
+    for (size_t i = 0; i < count; i++) {
+        r->offs[i] = offs[i];
+        r->lens[i] = lens[i];
+        r->mem[i]  = bufs[i];
+        if (lens[i] && offs[i] < r->lo)
+            r->lo = offs[i];
+        if (lens[i] && offs[i] + lens[i] > r->hi)
+            r->hi = offs[i] + lens[i];
+    }
+    if (r->lo > r->hi)
+        r->lo = r->hi = 0;
+    r->barrier  = h->op != H5SF_WIRE_WRITE && h->op != H5SF_WIRE_READ;
+    r->local    = &q->local;
+    q->is_local = true;
+    if (!ioc_submit(ctx, r)) {
+        ioc_req_free(r);
+        return h5sf_fail(e, EBADF, "IOC rank %d (this rank) does not serve subfile %u of file %u", ctx->rank,
+                         h->subfile, h->file_id);
+    }
+    return 0;
 }
 
 static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg,
@@ -52,15 +144,15 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     h5sf_ioc_req_t *q = calloc(1, sizeof *q);
     h5sf_wire_hdr_t h;
     size_t          msz;
-    void           *base  = NULL;
-    int             n     = 0;
     uint64_t        total = 0;
+    void          **bases  = NULL;
+    int            *counts = NULL;
 
     if (!q)
         return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
     for (size_t i = 0; i < count; i++)
         total += lens[i];
-    uint64_t id  = atomic_fetch_add(&ctx->next_id, 1);
+    uint64_t id   = atomic_fetch_add(&ctx->next_id, 1);
     int      span = (ctx->tag_ub - H5SF_TAG_FIRST) / 2;
     memset(&h, 0, sizeof h);
     h.op      = (uint16_t)op;
@@ -71,19 +163,30 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     h.total   = total;
     h.arg     = arg;
     h.tag     = H5SF_TAG_FIRST + 2 * (int)(id % (uint64_t)span);
-    if (op == H5SF_WIRE_WRITE && total <= H5SF_WIRE_INLINE_MAX)
-        h.flags = H5SF_WIRE_INLINE;
-    *q = (h5sf_ioc_req_t){.ctx = ctx, .op = op, .ioc = ioc, .tag = h.tag, .file_id = file_id, .subfile = subfile,
-                          .total = total, .r = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL},
-                          .dt = MPI_BYTE};
-    msz = h5sf_wire_msg_size(&h);
-    if (count > H5SF_WIRE_MAX_COUNT || msz > (size_t)INT_MAX) {
+    q->ctx = ctx, q->op = op, q->ioc = ioc, q->tag = h.tag, q->file_id = file_id, q->subfile = subfile;
+    q->total     = total;
+    q->hdr_req   = MPI_REQUEST_NULL;
+    q->reply_req = MPI_REQUEST_NULL;
+    if (count > H5SF_WIRE_MAX_COUNT) {
         req_free(q);
         return h5sf_fail(e, EOVERFLOW, "IOC request with %zu pieces is too large for one message", count);
     }
-    if (!(q->hdr = malloc(msz))) {
+    if (ioc == ctx->rank && ctx->serving) {
+        if (post_local(ctx, q, &h, count, offs, lens, bufs, e) < 0) {
+            req_free(q);
+            return -1;
+        }
+        count_inflight(ctx);
+        *out = q;
+        return 0;
+    }
+
+    if (op == H5SF_WIRE_WRITE && total <= H5SF_WIRE_INLINE_MAX)
+        h.flags = H5SF_WIRE_INLINE;
+    msz = h5sf_wire_msg_size(&h);
+    if (msz > (size_t)INT_MAX || !(q->hdr = malloc(msz))) {
         req_free(q);
-        return h5sf_fail(e, ENOMEM, "out of memory for a %zu-byte IOC request", msz);
+        return h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
     }
     h5sf_wire_encode(&h, offs, lens, q->hdr);
     if (h.flags & H5SF_WIRE_INLINE) {
@@ -92,29 +195,77 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
             if (lens[i])
                 memcpy(p, bufs[i], (size_t)lens[i]);
     }
-    else if (total && ioc_dtype_make(count, bufs, lens, &base, &q->dt, &n, e) < 0) {
-        req_free(q);
-        return -1;
+    else if (total && (op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ)) {
+        q->ndata = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
+        q->data  = malloc(q->ndata * sizeof *q->data);
+        q->dts   = malloc(q->ndata * sizeof *q->dts);
+        bases    = malloc(q->ndata * sizeof *bases);
+        counts   = malloc(q->ndata * sizeof *counts);
+        if (!q->data || !q->dts || !bases || !counts) {
+            free(bases);
+            free(counts);
+            q->ndata = 0;
+            req_free(q);
+            return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+        }
+        for (uint64_t k = 0; k < q->ndata; k++) {
+            q->data[k] = MPI_REQUEST_NULL;
+            q->dts[k]  = MPI_BYTE;
+        }
+        if (chunk_types(q, count, lens, bufs, bases, counts, e) < 0) {
+            free(bases);
+            free(counts);
+            req_free(q);
+            return -1;
+        }
     }
 
+    /* Receives first, so the IOC never waits for us to post them. */
     int rc = MPI_SUCCESS;
-    if (op == H5SF_WIRE_READ && total)
-        rc = MPI_Irecv(base, n, q->dt, ioc, h.tag + 1, ctx->comm, &q->r[1]);
+    if (op == H5SF_WIRE_READ)
+        for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
+            rc = MPI_Irecv(bases[k], counts[k], q->dts[k], ioc, h.tag + 1, ctx->comm, &q->data[k]);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Irecv(q->reply, (int)sizeof q->reply, MPI_BYTE, ioc, h.tag, ctx->comm, &q->r[2]);
+        rc = MPI_Irecv(q->reply, (int)sizeof q->reply, MPI_BYTE, ioc, h.tag, ctx->comm, &q->reply_req);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Isend(q->hdr, (int)msz, MPI_BYTE, ioc, H5SF_TAG_REQ, ctx->comm, &q->r[0]);
-    if (rc == MPI_SUCCESS && op == H5SF_WIRE_WRITE && !(h.flags & H5SF_WIRE_INLINE) && total)
-        rc = MPI_Isend(base, n, q->dt, ioc, h.tag + 1, ctx->comm, &q->r[1]);
-    if (rc != MPI_SUCCESS) {
-        /* Nothing useful can be cancelled portably; the request leaks. */
+        rc = MPI_Isend(q->hdr, (int)msz, MPI_BYTE, ioc, H5SF_TAG_REQ, ctx->comm, &q->hdr_req);
+    if (op == H5SF_WIRE_WRITE)
+        for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
+            rc = MPI_Isend(bases[k], counts[k], q->dts[k], ioc, h.tag + 1, ctx->comm, &q->data[k]);
+    free(bases);
+    free(counts);
+    if (rc != MPI_SUCCESS) /* what was posted cannot be taken back: leak q */
         return h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
-    }
-    uint64_t now = atomic_fetch_add(&ctx->inflight, 1) + 1, max = atomic_load(&ctx->max_inflight);
-    while (now > max && !atomic_compare_exchange_weak(&ctx->max_inflight, &max, now))
-        ;
+    count_inflight(ctx);
     *out = q;
     return 0;
+}
+
+static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
+{
+    h5sf_ioc_ctx_t *ctx   = q->ctx;
+    uint64_t        limit = (uint64_t)ctx->timeout_s * 1000000000u, t0 = ioc_now_ns();
+    int             ret   = 0;
+    uv_mutex_lock(&ctx->lock);
+    while (!q->local.done) {
+        if (ioc_now_ns() - t0 > limit)
+            break;
+        uv_cond_timedwait(&ctx->done_cond, &ctx->lock, 100u * 1000000u);
+    }
+    bool done = q->local.done;
+    uv_mutex_unlock(&ctx->lock);
+    atomic_fetch_sub(&ctx->inflight, 1);
+    if (!done) /* the worker still owns a pointer to q->local: leak q */
+        return h5sf_fail(e, ETIMEDOUT,
+                         "this rank's own IOC did not finish a %s of %llu bytes on subfile %u after %d s (timeout "
+                         "setting); the IOC is stalled",
+                         opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+    if (q->local.rep.status != 0)
+        ret = h5sf_fail(e, q->local.rep.status > 0 ? q->local.rep.status : 0, "%s", q->local.rep.msg);
+    if (value)
+        *value = q->local.rep.value;
+    req_free(q);
+    return ret;
 }
 
 static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
@@ -125,16 +276,16 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     int               flag = 0, ret = 0;
     h5sf_wire_reply_t rep;
 
-    /* The reply comes last; once it is here, everything else is too (or, on
-     * a failed read, the data will never come). */
+    if (q->is_local)
+        return wait_local(q, value, e);
+    /* The reply comes last; once it is here, the payload has moved too (or,
+     * after a failed read, never will). */
     while (!flag) {
-        if (MPI_Test(&q->r[2], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        if (MPI_Test(&q->reply_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
             ret = h5sf_fail(e, 0, "MPI failed waiting for IOC rank %d", q->ioc);
             goto abandon;
         }
         if (!flag) {
-            int f0 = 0;
-            MPI_Test(&q->r[0], &f0, MPI_STATUS_IGNORE); /* keep sends moving */
             if (ioc_now_ns() - t0 > limit) {
                 ret = h5sf_fail(e, ETIMEDOUT,
                                 "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
@@ -151,12 +302,16 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     }
     if (rep.status != 0) {
         ret = h5sf_fail(e, rep.status > 0 ? rep.status : 0, "%s", rep.msg);
-        if (q->op == H5SF_WIRE_READ && q->r[1] != MPI_REQUEST_NULL) {
-            MPI_Cancel(&q->r[1]);
-            MPI_Wait(&q->r[1], MPI_STATUS_IGNORE);
-        }
+        if (q->op == H5SF_WIRE_READ)
+            for (uint64_t k = 0; k < q->ndata; k++)
+                if (q->data[k] != MPI_REQUEST_NULL) {
+                    MPI_Cancel(&q->data[k]);
+                    MPI_Wait(&q->data[k], MPI_STATUS_IGNORE);
+                }
     }
-    MPI_Waitall(2, q->r, MPI_STATUSES_IGNORE);
+    MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE);
+    if (q->ndata)
+        MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE);
     if (value)
         *value = rep.value;
     atomic_fetch_sub(&ctx->inflight, 1);
@@ -164,13 +319,18 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     return ret;
 
 abandon:
-    /* The IOC may still answer or still read our buffers: receives can be
+    /* The IOC may still answer or still use our buffers: receives can be
      * cancelled, sends cannot; leak them rather than free what MPI uses. */
-    for (int i = 1; i < 3; i++)
-        if (q->r[i] != MPI_REQUEST_NULL && (i == 2 || q->op == H5SF_WIRE_READ)) {
-            MPI_Cancel(&q->r[i]);
-            MPI_Request_free(&q->r[i]);
-        }
+    if (q->reply_req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&q->reply_req);
+        MPI_Request_free(&q->reply_req);
+    }
+    if (q->op == H5SF_WIRE_READ)
+        for (uint64_t k = 0; k < q->ndata; k++)
+            if (q->data[k] != MPI_REQUEST_NULL) {
+                MPI_Cancel(&q->data[k]);
+                MPI_Request_free(&q->data[k]);
+            }
     atomic_fetch_sub(&ctx->inflight, 1);
     return -1;
 }

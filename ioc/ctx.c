@@ -42,6 +42,7 @@ static void ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
     if (free_comm)
         MPI_Comm_free(&ctx->comm);
     uv_cond_destroy(&ctx->cond);
+    uv_cond_destroy(&ctx->done_cond);
     uv_mutex_destroy(&ctx->lock);
     free(ctx);
 }
@@ -65,6 +66,7 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     ctx->timeout_s = timeout_s;
     uv_mutex_init(&ctx->lock);
     uv_cond_init(&ctx->cond);
+    uv_cond_init(&ctx->done_cond);
     ctx->next = contexts;
     contexts  = ctx;
     *out      = ctx;

@@ -27,15 +27,28 @@
 typedef struct ioc_req ioc_req_t;
 typedef struct ioc_sf  ioc_sf_t;
 
+/* Payloads larger than one chunk move in chunks of this size: the IOC
+ * receives (or reads) one chunk at a time into its worker's own buffer, so an
+ * IOC holds at most threads x H5SF_IOC_CHUNK bytes of payload however much
+ * its clients send (they wait in MPI's rendezvous: back-pressure). */
+#define H5SF_IOC_CHUNK ((uint64_t)8 << 20)
+
+/* Completion of a request the IOC rank made to itself (no MPI involved). */
+typedef struct ioc_local {
+    bool              done;
+    h5sf_wire_reply_t rep;
+} ioc_local_t;
+
 /* One request at the IOC. */
 struct ioc_req {
     h5sf_wire_hdr_t h;
     int             source;          /* client rank                         */
     ioc_sf_t       *sf;
-    uint64_t       *offs, *lens;     /* pieces, in buffer order             */
-    unsigned char  *data;            /* one buffer of h.total bytes         */
+    uint64_t       *offs, *lens;     /* pieces, in payload order            */
+    unsigned char  *data;            /* inline payload (inside msg), or NULL */
     unsigned char  *msg;             /* the received header message         */
-    MPI_Request     data_req;        /* payload receive (large writes)      */
+    void          **mem;             /* local requests: the client's buffers */
+    ioc_local_t    *local;           /* local requests: where to report      */
     uint64_t        lo, hi;          /* extent on the subfile               */
     bool            barrier;         /* truncate/size/fsync: orders with all */
     /* scheduling */
@@ -46,9 +59,6 @@ struct ioc_req {
     uint64_t        tmax;            /* max hi in the subtree               */
     uint32_t        prio;
     ioc_req_t      *next;            /* ready queue / held behind a barrier */
-    ioc_req_t      *pnext;           /* progress thread: payload arriving   */
-    bool            payload_pending; /* admitted, but its payload is not here */
-    bool            deps_clear;      /* may run once the payload is here    */
     uint64_t        t_arrive;
 };
 
@@ -74,6 +84,7 @@ struct h5sf_ioc_ctx {
     int              tag_ub;
     uv_mutex_t       lock;
     uv_cond_t        cond;           /* workers: ready queue non-empty; close: sf idle */
+    uv_cond_t        done_cond;      /* local requests completed             */
     ioc_sf_t        *sfs;
     /* daemon */
     bool             serving;
@@ -98,10 +109,14 @@ void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **r
 int  ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
 void ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
-/* Run r now unless its payload is still arriving (lock held). */
-void ioc_runnable_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+/* Admit r in arrival order; queue it if it may run now.  Returns false if
+ * the subfile is unknown (r untouched).  After a true return r belongs to
+ * the workers: the caller must not touch it. */
+bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(ioc_req_t *r);
+/* Receive and discard a write payload from chunk `from` on (error paths). */
+void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, uint64_t from);
 
 /* progress.c */
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);

@@ -2,9 +2,9 @@
  * progress.c -- the IOC progress thread.
  *
  * It matches request headers from any rank (MPI_Improbe, so a large header
- * is received whole into a buffer of the right size), decodes them, posts
- * the receive of a large write payload straight into the one buffer the
- * worker will write from, and hands complete requests to the scheduler.
+ * is received whole into a buffer of the right size), decodes them and hands
+ * them to the scheduler in arrival order.  Large write payloads stay with the
+ * client until a worker runs the request and pulls them in chunk by chunk.
  * It never does file I/O, so receiving continues while disks are busy.
  */
 #include <errno.h>
@@ -16,7 +16,6 @@
 
 typedef struct progress {
     h5sf_ioc_ctx_t *ctx;
-    ioc_req_t      *pending; /* writes whose payload is still arriving */
 } progress_t;
 
 /* Answer a message we cannot use, if it tells us where to answer. */
@@ -38,25 +37,12 @@ static void reject(h5sf_ioc_ctx_t *ctx, const unsigned char *buf, size_t len, in
                 why);
 }
 
-/* Admit r in arrival order (so one client's requests keep their order even
- * when a later small one is complete before an earlier large payload). */
-/* Returns false if the subfile is unknown.  Once r is runnable a worker may
- * free it at any time: callers must not touch r after a true return. */
-static bool schedule(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
-{
-    r->t_arrive = ioc_now_ns();
-    uv_mutex_lock(&ctx->lock);
-    ioc_sf_t *sf = ioc_sf_find(ctx, r->h.file_id, r->h.subfile);
-    r->sf        = sf;
-    if (sf && ioc_sched_arrive(sf, r))
-        ioc_runnable_locked(ctx, r);
-    uv_mutex_unlock(&ctx->lock);
-    return sf != NULL;
-}
-
 static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
     char msg[H5SF_WIRE_REPLY_MSG];
+    /* The client's payload sends complete only when received: take them. */
+    if (r->h.op == H5SF_WIRE_WRITE && !r->data)
+        ioc_drain_payload(ctx, r, 0);
     snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)",
              ctx->rank, r->h.subfile, r->h.file_id);
     ioc_reply_error(ctx, &r->h, r->source, EBADF, msg);
@@ -109,59 +95,12 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         r->lo = r->hi = 0;
     r->barrier = r->h.op != H5SF_WIRE_WRITE && r->h.op != H5SF_WIRE_READ;
 
-    if (r->h.op == H5SF_WIRE_WRITE && r->h.total && !payload) {
-        /* The payload follows as its own message; receive it in place. */
-        MPI_Datatype dt = MPI_BYTE;
-        void        *base;
-        int          count;
-        if (!(r->data = malloc(r->h.total)) ||
-            ioc_dtype_make(1, (void *const *)&r->data, &r->h.total, &base, &dt, &count, &eb) < 0 ||
-            MPI_Irecv(base, count, dt, source, r->h.tag + 1, ctx->comm, &r->data_req) != MPI_SUCCESS) {
-            /* The client's payload send would never complete: this is fatal
-             * for the request, and the client times out with our message. */
-            reject(ctx, buf, len, source, "cannot receive the write payload (out of memory?)");
-            ioc_dtype_free(&dt);
-            ioc_req_free(r);
-            return -1;
-        }
-        ioc_dtype_free(&dt);
-        r->payload_pending = true;
-        r->pnext           = pg->pending;
-        pg->pending        = r;
-        schedule(ctx, r);
-        return 0;
-    }
+    /* A large write payload is not here yet: the worker that runs the
+     * request receives it chunk by chunk into its own buffer. */
     r->data = (unsigned char *)(uintptr_t)payload;
-    if (!schedule(ctx, r))
+    if (!ioc_submit(ctx, r))
         reply_no_subfile(ctx, r);
     return 0;
-}
-
-/* Schedule writes whose payload has arrived. */
-static int poll_pending(progress_t *pg)
-{
-    int         progressed = 0;
-    ioc_req_t **pp         = &pg->pending;
-    while (*pp) {
-        ioc_req_t *r    = *pp;
-        int        flag = 0;
-        MPI_Test(&r->data_req, &flag, MPI_STATUS_IGNORE);
-        if (flag) {
-            *pp = r->pnext;
-            uv_mutex_lock(&pg->ctx->lock);
-            bool known         = r->sf != NULL;
-            r->payload_pending = false;
-            if (known && r->deps_clear)
-                ioc_enqueue_locked(pg->ctx, r); /* r is the workers' now */
-            uv_mutex_unlock(&pg->ctx->lock);
-            if (!known)
-                reply_no_subfile(pg->ctx, r);
-            progressed = 1;
-        }
-        else
-            pp = &r->pnext;
-    }
-    return progressed;
 }
 
 static void progress_main(void *arg)
@@ -188,20 +127,7 @@ static void progress_main(void *arg)
             idle = 0;
             continue;
         }
-        if (pg->pending && poll_pending(pg)) {
-            idle = 0;
-            continue;
-        }
         ioc_backoff(&idle);
-    }
-    /* Stopping: payloads that never came are abandoned. */
-    while (pg->pending) {
-        ioc_req_t *r = pg->pending;
-        pg->pending  = r->pnext;
-        MPI_Cancel(&r->data_req);
-        MPI_Request_free(&r->data_req);
-        if (!r->sf)
-            ioc_req_free(r); /* else the scheduler still knows it: leave it */
     }
     free(pg);
 }

@@ -2,55 +2,96 @@
  * worker.c -- the IOC worker pool: libuv threads that execute requests on
  * subfile descriptors and answer the requesting rank.
  *
- * A write arrives as one buffer (the whole payload of one client's vector for
- * this subfile); pieces that are contiguous in the subfile are also
- * contiguous in the buffer, so each run is a single pwrite, looped over short
- * writes and EINTR.  Reads fill one buffer the same way (zeros past EOF, as
- * HDF5 expects) and go back in one message that lands in the client's pieces.
+ * Payload moves in chunks (H5SF_IOC_CHUNK) through one buffer per worker:
+ * receive chunk k, write its pieces, receive chunk k+1 ...; reads mirror it.
+ * Pieces contiguous in the subfile are contiguous in a chunk too, so each
+ * run is one pwrite, looped over short transfers and EINTR.  Reads past EOF
+ * give zeros, as HDF5 expects.
+ *
+ * Requests an IOC rank makes to itself never touch MPI: the worker runs
+ * pwritev/preadv straight on the client's buffers (zero copy) and reports
+ * through ctx->done_cond.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
+
+#define IOV_BATCH 512
 
 void ioc_req_free(ioc_req_t *r)
 {
     if (!r)
         return;
-    if (r->data && !(r->h.flags & H5SF_WIRE_INLINE))
-        free(r->data);
     free(r->msg);
     free(r->offs);
+    free(r->mem);
     free(r->dependents);
     free(r);
 }
 
-/* Post a send and wait for it, giving up if the daemon is stopping (the
- * client has gone away and will never receive it). */
-static void send_wait(h5sf_ioc_ctx_t *ctx, const void *buf, int count, MPI_Datatype dt, int dest, int tag)
+/* Wait for a non-blocking operation, giving up if the daemon is stopping
+ * (the peer has gone away and will never match it).  0 when complete. */
+static int wait_req(h5sf_ioc_ctx_t *ctx, MPI_Request *req)
 {
-    MPI_Request req;
-    int         flag = 0;
-    unsigned    idle = 0;
-    if (MPI_Isend(buf, count, dt, dest, tag, ctx->comm, &req) != MPI_SUCCESS)
-        return;
-    while (MPI_Test(&req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
+    int      flag = 0;
+    unsigned idle = 0;
+    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
         if (atomic_load(&ctx->stop)) {
-            MPI_Cancel(&req);
-            MPI_Request_free(&req);
-            return;
+            MPI_Cancel(req);
+            MPI_Request_free(req);
+            return -1;
         }
         ioc_backoff(&idle);
     }
+    return flag ? 0 : -1;
+}
+
+static int send_bytes(h5sf_ioc_ctx_t *ctx, const void *buf, uint64_t n, int dest, int tag)
+{
+    MPI_Request req;
+    if (MPI_Isend(buf, (int)n, MPI_BYTE, dest, tag, ctx->comm, &req) != MPI_SUCCESS)
+        return -1;
+    return wait_req(ctx, &req);
+}
+
+static int recv_bytes(h5sf_ioc_ctx_t *ctx, void *buf, uint64_t n, int src, int tag)
+{
+    MPI_Request req;
+    if (MPI_Irecv(buf, (int)n, MPI_BYTE, src, tag, ctx->comm, &req) != MPI_SUCCESS)
+        return -1;
+    return wait_req(ctx, &req);
+}
+
+static uint64_t nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
+static uint64_t chunk_len(uint64_t total, uint64_t k)
+{
+    uint64_t left = total - k * H5SF_IOC_CHUNK;
+    return left < H5SF_IOC_CHUNK ? left : H5SF_IOC_CHUNK;
+}
+
+void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, uint64_t from)
+{
+    unsigned char *scratch = malloc(H5SF_IOC_CHUNK);
+    for (uint64_t k = from; k < nchunks(r->h.total); k++) {
+        uint64_t n = chunk_len(r->h.total, k);
+        if (!scratch || recv_bytes(ctx, scratch, n, r->source, r->h.tag + 1) < 0) {
+            /* Cannot take it: the client will time out with our error. */
+            break;
+        }
+    }
+    free(scratch);
 }
 
 static void send_reply(h5sf_ioc_ctx_t *ctx, int source, int tag, const h5sf_wire_reply_t *rep)
 {
     unsigned char buf[H5SF_WIRE_REPLY_SIZE];
     h5sf_wire_reply_encode(rep, buf);
-    send_wait(ctx, buf, (int)sizeof buf, MPI_BYTE, source, tag);
+    send_bytes(ctx, buf, sizeof buf, source, tag);
 }
 
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg)
@@ -63,30 +104,31 @@ void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, 
     send_reply(ctx, source, h->tag, &rep);
 }
 
-static const char *opname(int op)
-{
-    return op == H5SF_WIRE_WRITE ? "pwrite" : op == H5SF_WIRE_READ ? "pread" : "request";
-}
+/* ---- file I/O ----------------------------------------------------------- */
 
-/* One contiguous run: loop over short transfers and EINTR.  Returns bytes
- * done (a read stops early at EOF) or -1 with errno. */
-static int64_t xfer(h5sf_ioc_ctx_t *ctx, int op, int fd, unsigned char *p, uint64_t n, uint64_t off)
+/* Transfer iov[0..n) at `off`, looping over short transfers and EINTR, with
+ * fault injection.  Returns bytes done (reads stop early at EOF) or -1. */
+static int64_t xferv(h5sf_ioc_ctx_t *ctx, int op, int fd, struct iovec *iov, int n, uint64_t off)
 {
     uint64_t done = 0;
-    while (done < n) {
-        size_t  want = n - done > ((size_t)1 << 30) ? ((size_t)1 << 30) : (size_t)(n - done);
-        int     f    = ioc_fault(op == H5SF_WIRE_WRITE ? "pwrite" : "pread", ctx->rank);
+    while (n > 0) {
+        int     f = ioc_fault(op == H5SF_WIRE_WRITE ? "pwrite" : "pread", ctx->rank);
         ssize_t k;
-        if (f == H5SF_FAULT_SHORT)
-            want = want > 1 ? want / 2 : want;
-        else if (f) {
+        if (f && f != H5SF_FAULT_SHORT) {
             errno = f;
             if (f == EINTR)
                 continue;
             return -1;
         }
-        k = op == H5SF_WIRE_WRITE ? pwrite(fd, p + done, want, (off_t)(off + done))
-                                  : pread(fd, p + done, want, (off_t)(off + done));
+        if (f == H5SF_FAULT_SHORT && iov[0].iov_len > 1) {
+            /* Half of the first buffer only. */
+            struct iovec half = {iov[0].iov_base, iov[0].iov_len / 2};
+            k = op == H5SF_WIRE_WRITE ? pwritev(fd, &half, 1, (off_t)(off + done))
+                                      : preadv(fd, &half, 1, (off_t)(off + done));
+        }
+        else
+            k = op == H5SF_WIRE_WRITE ? pwritev(fd, iov, n, (off_t)(off + done))
+                                      : preadv(fd, iov, n, (off_t)(off + done));
         if (k < 0) {
             if (errno == EINTR)
                 continue;
@@ -95,15 +137,127 @@ static int64_t xfer(h5sf_ioc_ctx_t *ctx, int op, int fd, unsigned char *p, uint6
         if (k == 0) {
             if (op == H5SF_WIRE_READ)
                 break; /* EOF */
-            errno = EIO; /* pwrite returning 0 for n > 0: treat as a device error */
+            errno = EIO; /* pwrite returning 0 for n > 0: a device error */
             return -1;
         }
         done += (uint64_t)k;
+        /* Drop what was transferred from the front of iov. */
+        size_t left = (size_t)k;
+        while (n > 0 && left >= iov[0].iov_len) {
+            left -= iov[0].iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov[0].iov_base = (char *)iov[0].iov_base + left;
+            iov[0].iov_len -= left;
+        }
     }
     return (int64_t)done;
 }
 
-static void execute(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
+static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t *rep, int err, uint64_t n,
+                     uint64_t off)
+{
+    rep->status = err ? err : EIO;
+    snprintf(rep->msg, sizeof rep->msg,
+             "IOC rank %d: %s of %llu bytes at offset %llu of subfile %s failed: %s (errno %d)", ctx->rank,
+             r->h.op == H5SF_WIRE_WRITE ? "pwrite" : "pread", (unsigned long long)n, (unsigned long long)off,
+             r->sf->path, strerror(rep->status), rep->status);
+}
+
+/* A cursor over the pieces of a request: piece i, byte po within it. */
+typedef struct cursor {
+    uint64_t i, po;
+} cursor_t;
+
+/* Move n payload bytes between `buf` (or, for local requests with buf NULL,
+ * the client's own buffers) and the subfile, starting at the cursor.  Runs
+ * of pieces contiguous in the subfile become one pwritev/preadv. */
+static int span(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *buf, uint64_t n, cursor_t *c,
+                h5sf_wire_reply_t *rep)
+{
+    struct iovec iov[IOV_BATCH];
+    while (n > 0 && c->i < r->h.count) {
+        uint64_t off = r->offs[c->i] + c->po, run = 0;
+        int      k   = 0;
+        /* Gather pieces while they continue the run on disk. */
+        while (n > 0 && k < IOV_BATCH && r->offs[c->i] + c->po == off + run) {
+            uint64_t m = r->lens[c->i] - c->po;
+            if (m > n)
+                m = n;
+            if (m > (uint64_t)1 << 30)
+                m = (uint64_t)1 << 30;
+            iov[k].iov_base = buf ? (void *)buf : (char *)r->mem[c->i] + c->po;
+            iov[k].iov_len  = (size_t)m;
+            k++;
+            if (buf)
+                buf += m;
+            run += m;
+            n -= m;
+            if ((c->po += m) == r->lens[c->i]) {
+                c->i++;
+                c->po = 0;
+                while (c->i < r->h.count && r->lens[c->i] == 0)
+                    c->i++;
+                if (c->i >= r->h.count)
+                    break;
+            }
+        }
+        struct iovec save[IOV_BATCH];
+        memcpy(save, iov, (size_t)k * sizeof *iov); /* xferv consumes iov */
+        int64_t got = xferv(ctx, r->h.op, r->sf->fd, iov, k, off);
+        if (got < 0) {
+            io_error(ctx, r, rep, errno, run, off);
+            return -1;
+        }
+        if ((uint64_t)got < run) { /* EOF: the rest of the run reads as zeros */
+            uint64_t skip = (uint64_t)got;
+            for (int j = 0; j < k; j++) {
+                if (skip >= save[j].iov_len) {
+                    skip -= save[j].iov_len;
+                    continue;
+                }
+                memset((char *)save[j].iov_base + skip, 0, save[j].iov_len - skip);
+                skip = 0;
+            }
+        }
+    }
+    return 0;
+}
+
+static void rw(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *wbuf, h5sf_wire_reply_t *rep)
+{
+    cursor_t c = {0, 0};
+    while (c.i < r->h.count && r->lens[c.i] == 0)
+        c.i++;
+    if (r->local || r->data) { /* the whole payload is addressable already */
+        span(ctx, r, r->local ? NULL : r->data, r->h.total, &c, rep);
+        return;
+    }
+    for (uint64_t k = 0; k < nchunks(r->h.total); k++) {
+        uint64_t n = chunk_len(r->h.total, k);
+        if (r->h.op == H5SF_WIRE_WRITE) {
+            if (recv_bytes(ctx, wbuf, n, r->source, r->h.tag + 1) < 0) {
+                rep->status = EPIPE;
+                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: lost the write payload from rank %d", ctx->rank,
+                         r->source);
+                return;
+            }
+            if (rep->status == 0)
+                span(ctx, r, wbuf, n, &c, rep);
+            /* After a failure keep receiving: the client's sends must end. */
+        }
+        else {
+            if (span(ctx, r, wbuf, n, &c, rep) < 0)
+                return; /* the client cancels its receives on an error */
+            if (send_bytes(ctx, wbuf, n, r->source, r->h.tag + 1) < 0)
+                return;
+        }
+    }
+}
+
+static void execute(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *wbuf, h5sf_wire_reply_t *rep)
 {
     ioc_sf_t   *sf = r->sf;
     struct stat st;
@@ -113,35 +267,9 @@ static void execute(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
     ioc_fault_delay(ctx);
     switch (r->h.op) {
         case H5SF_WIRE_WRITE:
-        case H5SF_WIRE_READ: {
-            if (r->h.op == H5SF_WIRE_READ && r->h.total && !(r->data = malloc(r->h.total))) {
-                err = ENOMEM;
-                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: out of memory for a %llu-byte read of %s",
-                         ctx->rank, (unsigned long long)r->h.total, sf->path);
-                break;
-            }
-            unsigned char *p = r->data;
-            for (uint64_t i = 0; i < r->h.count;) {
-                /* Extend the run while the next piece continues it on disk. */
-                uint64_t off = r->offs[i], n = r->lens[i], j = i + 1;
-                while (j < r->h.count && r->offs[j] == off + n)
-                    n += r->lens[j++];
-                int64_t got = xfer(ctx, r->h.op, sf->fd, p, n, off);
-                if (got < 0) {
-                    err = errno;
-                    snprintf(rep->msg, sizeof rep->msg,
-                             "IOC rank %d: %s of %llu bytes at offset %llu of subfile %s failed: %s (errno %d)",
-                             ctx->rank, opname(r->h.op), (unsigned long long)n, (unsigned long long)off, sf->path,
-                             strerror(err), err);
-                    break;
-                }
-                if ((uint64_t)got < n)
-                    memset(p + got, 0, (size_t)(n - (uint64_t)got));
-                p += n;
-                i = j;
-            }
+        case H5SF_WIRE_READ:
+            rw(ctx, r, wbuf, rep);
             break;
-        }
         case H5SF_WIRE_GET_SIZE:
             if (fstat(sf->fd, &st) < 0)
                 err = errno;
@@ -171,13 +299,15 @@ static void execute(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
         default:
             break;
     }
-    rep->status = err;
+    if (err)
+        rep->status = err;
     atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
 }
 
 static void worker_main(void *arg)
 {
-    h5sf_ioc_ctx_t *ctx = arg;
+    h5sf_ioc_ctx_t *ctx  = arg;
+    unsigned char  *wbuf = NULL; /* this worker's chunk buffer, made on first need */
     for (;;) {
         ioc_req_t *r;
         uv_mutex_lock(&ctx->lock);
@@ -185,7 +315,7 @@ static void worker_main(void *arg)
             uv_cond_wait(&ctx->cond, &ctx->lock);
         if (!ctx->ready) {
             uv_mutex_unlock(&ctx->lock);
-            return;
+            break;
         }
         r          = ctx->ready;
         ctx->ready = r->next;
@@ -197,39 +327,37 @@ static void worker_main(void *arg)
         memset(&rep, 0, sizeof rep);
         rep.id = r->h.id;
         atomic_fetch_add(&ctx->queue_wait_ns, ioc_now_ns() - r->t_arrive);
-        execute(ctx, r, &rep);
+        if (!wbuf && !r->local && !r->data && r->h.total && !(wbuf = malloc(H5SF_IOC_CHUNK))) {
+            rep.status = ENOMEM;
+            snprintf(rep.msg, sizeof rep.msg, "IOC rank %d: out of memory for a transfer buffer", ctx->rank);
+            if (r->h.op == H5SF_WIRE_WRITE)
+                ioc_drain_payload(ctx, r, 0);
+        }
+        else
+            execute(ctx, r, wbuf, &rep);
         atomic_fetch_add(&ctx->served, 1);
 
-        /* Release the requests that waited for this one before answering, so
-         * the pool stays busy while the reply travels. */
+        /* Release the requests that waited for this one, then answer. */
         ioc_req_t *now = NULL, *now_tail = NULL;
         uv_mutex_lock(&ctx->lock);
         ioc_sched_done(r->sf, r, &now, &now_tail);
         while (now) {
             ioc_req_t *n = now->next;
-            ioc_runnable_locked(ctx, now);
+            ioc_enqueue_locked(ctx, now);
             now = n;
+        }
+        if (r->local) {
+            r->local->rep  = rep;
+            r->local->done = true;
+            uv_cond_broadcast(&ctx->done_cond);
         }
         uv_cond_broadcast(&ctx->cond);
         uv_mutex_unlock(&ctx->lock);
-
-        if (r->h.op == H5SF_WIRE_READ && rep.status == 0 && r->h.total) {
-            MPI_Datatype dt    = MPI_BYTE;
-            void        *base  = NULL, *b = r->data;
-            int          count = 0;
-            h5sf_errbuf_t eb;
-            if (ioc_dtype_make(1, &b, &r->h.total, &base, &dt, &count, &eb) == 0) {
-                send_wait(ctx, base, count, dt, r->source, r->h.tag + 1);
-                ioc_dtype_free(&dt);
-            }
-            else {
-                rep.status = eb.err_no ? eb.err_no : -1;
-                snprintf(rep.msg, sizeof rep.msg, "IOC rank %d: %.380s", ctx->rank, eb.msg);
-            }
-        }
-        send_reply(ctx, r->source, r->h.tag, &rep);
+        if (!r->local)
+            send_reply(ctx, r->source, r->h.tag, &rep);
         ioc_req_free(r);
     }
+    free(wbuf);
 }
 
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
@@ -243,12 +371,16 @@ void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     uv_cond_signal(&ctx->cond);
 }
 
-void ioc_runnable_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
-    if (r->payload_pending)
-        r->deps_clear = true;
-    else
+    r->t_arrive = ioc_now_ns();
+    uv_mutex_lock(&ctx->lock);
+    ioc_sf_t *sf = ioc_sf_find(ctx, r->h.file_id, r->h.subfile);
+    r->sf        = sf;
+    if (sf && ioc_sched_arrive(sf, r))
         ioc_enqueue_locked(ctx, r);
+    uv_mutex_unlock(&ctx->lock);
+    return sf != NULL;
 }
 
 int ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e)

@@ -1,0 +1,404 @@
+/*
+ * h5sf-bench.c -- side-by-side I/O benchmark: h5sf (IOC and direct
+ * channels), HDF5's built-in subfiling driver, MPI-IO (independent and
+ * collective) and a POSIX file-per-process baseline, in one run.
+ *
+ * Every configuration runs once per repetition, interleaved (rep 1 of all,
+ * rep 2 of all, ...), so slow drift of the machine hits all of them alike.
+ * Each run writes, closes, reopens, reads and verifies; a run whose data
+ * does not verify is reported as BAD and the program exits non-zero.
+ *
+ * Output: one CSV line per run on rank 0:
+ *   ranks,workload,driver,xfer,rep,write_MiBps,read_MiBps,bytes_per_rank,ok
+ * (metadata workload: rates are datasets per second).
+ *
+ * usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R]
+ *        [--workloads contiguous,strided,multi,metadata]
+ *        [--drivers h5sf-ioc,h5sf-direct,subfiling,mpio,posix]
+ *        [--xfer independent,collective] [--stripe-size BYTES] [--ndsets N]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <hdf5.h>
+#include <H5FDsubfiling.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int    rank, nranks;
+static char   dir[1024] = "/dev/shm";
+static size_t mib = 32, stripe = 4 << 20, ndsets_meta = 2000;
+static int    bad_runs;
+
+static double now(void) { return MPI_Wtime(); }
+
+static int has(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; (p = strstr(p, item)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* ---- drivers ------------------------------------------------------------ */
+
+static hid_t make_fapl(const char *driver)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    char  cfg[256];
+    if (!strcmp(driver, "h5sf-ioc") || !strcmp(driver, "h5sf-direct")) {
+        snprintf(cfg, sizeof cfg, "stripe_size=%zu,channel=%s", stripe,
+                 strcmp(driver, "h5sf-ioc") ? "direct" : "ioc");
+        if (H5Pset_driver_by_name(fapl, "h5sf", cfg) < 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    }
+    else if (!strcmp(driver, "subfiling")) {
+        H5FD_subfiling_config_t c;
+        H5Pget_fapl_subfiling(fapl, &c);
+        c.shared_cfg.stripe_size = (int64_t)stripe;
+        H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+        if (H5Pset_fapl_subfiling(fapl, &c) < 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    else
+        H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    if (!strcmp(driver, "mpio") || !strncmp(driver, "h5sf", 4)) {
+        /* Parallel metadata: collective writes, as the metadata workload asks. */
+        H5Pset_all_coll_metadata_ops(fapl, true);
+        H5Pset_coll_metadata_write(fapl, true);
+    }
+    return fapl;
+}
+
+static void remove_files(const char *path)
+{
+    /* Collective-free cleanup: rank 0 removes the stub and anything that
+     * starts with "<path>.subfile_". */
+    if (rank == 0) {
+        char cmd[2300];
+        snprintf(cmd, sizeof cmd, "rm -f '%s' '%s'.subfile_* 2>/dev/null", path, path);
+        if (system(cmd) != 0) { /* nothing to do */
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+static inline unsigned char pat(uint64_t global, int salt) { return (unsigned char)(global * 2654435761u >> 13) ^ (unsigned char)salt; }
+
+/* ---- workloads ---------------------------------------------------------- */
+
+typedef struct {
+    double write_s, read_s;
+    int    ok;
+} result_t;
+
+/* One dataset (or 16 for multi) of bytes; `strided` interleaves 4 KiB blocks. */
+static result_t run_bulk(const char *wl, const char *driver, int coll, const char *path)
+{
+    result_t r     = {0, 0, 1};
+    size_t   bytes = mib << 20;
+    int      nd    = !strcmp(wl, "multi") ? 16 : 1;
+    size_t   per   = bytes / (size_t)nd; /* bytes per rank per dataset */
+    hsize_t  total = (hsize_t)per * (hsize_t)nranks;
+    unsigned char *buf = malloc(bytes), *got = malloc(bytes);
+    hid_t    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (coll)
+        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+
+    hid_t fs = H5Screate_simple(1, &total, NULL), ms;
+    hsize_t cnt = per;
+    ms = H5Screate_simple(1, &cnt, NULL);
+    if (!strcmp(wl, "strided")) {
+        hsize_t start = (hsize_t)rank * 4096, strd = (hsize_t)nranks * 4096, count = per / 4096, blk = 4096;
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &strd, &count, &blk);
+    }
+    else {
+        hsize_t start = (hsize_t)rank * per;
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL);
+    }
+    /* Fill: byte i of this rank's selection in dataset d. */
+    for (int d = 0; d < nd; d++)
+        for (size_t i = 0; i < per; i++) {
+            uint64_t g = !strcmp(wl, "strided") ? ((i / 4096) * (uint64_t)nranks + (uint64_t)rank) * 4096 + i % 4096
+                                                : (uint64_t)rank * per + i;
+            buf[(size_t)d * per + i] = pat(g, d);
+        }
+
+    hid_t fapl = make_fapl(driver), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    hid_t dsets[16], mtypes[16], mspaces[16], fspaces[16];
+    const void *wbufs[16];
+    void       *rbufs[16];
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (f < 0)
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    for (int d = 0; d < nd; d++) {
+        char name[16];
+        snprintf(name, sizeof name, "d%02d", d);
+        dsets[d]   = H5Dcreate2(f, name, H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        mtypes[d]  = H5T_NATIVE_UCHAR;
+        mspaces[d] = ms;
+        fspaces[d] = fs;
+        wbufs[d]   = buf + (size_t)d * per;
+        rbufs[d]   = got + (size_t)d * per;
+    }
+    if ((nd == 1 ? H5Dwrite(dsets[0], H5T_NATIVE_UCHAR, ms, fs, dxpl, buf)
+                 : H5Dwrite_multi((size_t)nd, dsets, mtypes, mspaces, fspaces, dxpl, wbufs)) < 0)
+        r.ok = 0;
+    for (int d = 0; d < nd; d++)
+        H5Dclose(dsets[d]);
+    if (H5Fclose(f) < 0)
+        r.ok = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.write_s = now() - t0;
+
+    memset(got, 0, bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    f  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (f < 0)
+        MPI_Abort(MPI_COMM_WORLD, 5);
+    for (int d = 0; d < nd; d++) {
+        char name[16];
+        snprintf(name, sizeof name, "d%02d", d);
+        dsets[d] = H5Dopen2(f, name, H5P_DEFAULT);
+    }
+    if ((nd == 1 ? H5Dread(dsets[0], H5T_NATIVE_UCHAR, ms, fs, dxpl, got)
+                 : H5Dread_multi((size_t)nd, dsets, mtypes, mspaces, fspaces, dxpl, rbufs)) < 0)
+        r.ok = 0;
+    for (int d = 0; d < nd; d++)
+        H5Dclose(dsets[d]);
+    H5Fclose(f);
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.read_s = now() - t0;
+    if (memcmp(buf, got, bytes) != 0)
+        r.ok = 0;
+
+    H5Pclose(fapl);
+    H5Pclose(dcpl);
+    H5Pclose(dxpl);
+    H5Sclose(fs);
+    H5Sclose(ms);
+    free(buf);
+    free(got);
+    return r;
+}
+
+/* Many small datasets with an attribute each, created collectively; rank
+ * (i mod nranks) writes dataset i.  Rate: datasets per second. */
+static result_t run_metadata(const char *driver, int coll, const char *path)
+{
+    result_t r  = {0, 0, 1};
+    hsize_t  n  = 64;
+    hid_t    sp = H5Screate_simple(1, &n, NULL), asp = H5Screate(H5S_SCALAR);
+    hid_t    fapl = make_fapl(driver), dxpl = H5Pcreate(H5P_DATASET_XFER);
+    int      v[64], w[64];
+    if (coll)
+        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    for (size_t i = 0; i < ndsets_meta; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "m%05zu", i);
+        hid_t d = H5Dcreate2(f, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t a = H5Acreate2(d, "index", H5T_NATIVE_INT, asp, H5P_DEFAULT, H5P_DEFAULT);
+        int   iv = (int)i;
+        H5Awrite(a, H5T_NATIVE_INT, &iv);
+        H5Aclose(a);
+        for (int k = 0; k < 64; k++)
+            v[k] = (int)i * 64 + k;
+        if (coll) {
+            hid_t fsel = H5Scopy(sp);
+            if ((int)(i % (size_t)nranks) != rank)
+                H5Sselect_none(fsel);
+            hid_t msel = H5Scopy(fsel);
+            if (H5Dwrite(d, H5T_NATIVE_INT, msel, fsel, dxpl, v) < 0)
+                r.ok = 0;
+            H5Sclose(fsel);
+            H5Sclose(msel);
+        }
+        else if ((int)(i % (size_t)nranks) == rank && H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, dxpl, v) < 0)
+            r.ok = 0;
+        H5Dclose(d);
+    }
+    if (H5Fclose(f) < 0)
+        r.ok = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.write_s = now() - t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    f  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    for (size_t i = (size_t)rank; i < ndsets_meta; i += (size_t)nranks) {
+        char name[32];
+        snprintf(name, sizeof name, "m%05zu", i);
+        hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+        hid_t a = H5Aopen(d, "index", H5P_DEFAULT);
+        int   iv = -1;
+        H5Aread(a, H5T_NATIVE_INT, &iv);
+        H5Aclose(a);
+        if (iv != (int)i || H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) < 0)
+            r.ok = 0;
+        for (int k = 0; k < 64; k++)
+            if (w[k] != (int)i * 64 + k)
+                r.ok = 0;
+        H5Dclose(d);
+    }
+    H5Fclose(f);
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.read_s = now() - t0;
+    H5Pclose(fapl);
+    H5Pclose(dxpl);
+    H5Sclose(sp);
+    H5Sclose(asp);
+    return r;
+}
+
+/* The practical limit: the same bytes, pwrite/pread to one file per rank. */
+static result_t run_posix(const char *path)
+{
+    result_t r     = {0, 0, 1};
+    size_t   bytes = mib << 20;
+    unsigned char *buf = malloc(bytes), *got = malloc(bytes);
+    char     p[1100];
+    for (size_t i = 0; i < bytes; i++)
+        buf[i] = pat((uint64_t)rank * bytes + i, 0);
+    snprintf(p, sizeof p, "%s.rank%d", path, rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    int    fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    for (size_t o = 0; fd >= 0 && o < bytes;) {
+        ssize_t k = pwrite(fd, buf + o, bytes - o, (off_t)o);
+        if (k <= 0) {
+            r.ok = 0;
+            break;
+        }
+        o += (size_t)k;
+    }
+    if (fd < 0 || close(fd) < 0)
+        r.ok = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.write_s = now() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    fd = open(p, O_RDONLY);
+    for (size_t o = 0; fd >= 0 && o < bytes;) {
+        ssize_t k = pread(fd, got + o, bytes - o, (off_t)o);
+        if (k <= 0) {
+            r.ok = 0;
+            break;
+        }
+        o += (size_t)k;
+    }
+    if (fd >= 0)
+        close(fd);
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.read_s = now() - t0;
+    if (memcmp(buf, got, bytes))
+        r.ok = 0;
+    unlink(p);
+    free(buf);
+    free(got);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int         provided, reps = 5;
+    const char *workloads = "contiguous,strided,multi,metadata";
+    const char *drivers   = "h5sf-ioc,h5sf-direct,subfiling,mpio,posix";
+    const char *xfers     = "independent,collective";
+    static struct option opts[] = {{"dir", 1, 0, 'd'},       {"mib", 1, 0, 'm'},   {"reps", 1, 0, 'r'},
+                                   {"workloads", 1, 0, 'w'}, {"drivers", 1, 0, 'D'}, {"xfer", 1, 0, 'x'},
+                                   {"stripe-size", 1, 0, 's'}, {"ndsets", 1, 0, 'n'}, {"help", 0, 0, 'h'},
+                                   {0, 0, 0, 0}};
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    for (int c; (c = getopt_long(argc, argv, "d:m:r:w:D:x:s:n:h", opts, NULL)) != -1;) {
+        switch (c) {
+            case 'd': snprintf(dir, sizeof dir, "%s", optarg); break;
+            case 'm': mib = strtoul(optarg, NULL, 10); break;
+            case 'r': reps = atoi(optarg); break;
+            case 'w': workloads = optarg; break;
+            case 'D': drivers = optarg; break;
+            case 'x': xfers = optarg; break;
+            case 's': stripe = strtoul(optarg, NULL, 10); break;
+            case 'n': ndsets_meta = strtoul(optarg, NULL, 10); break;
+            default:
+                if (rank == 0)
+                    fprintf(stderr, "usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R] [--workloads "
+                                    "LIST] [--drivers LIST] [--xfer LIST] [--stripe-size B] [--ndsets N]\n");
+                MPI_Finalize();
+                return c == 'h' ? 0 : 2;
+        }
+    }
+    if (provided < MPI_THREAD_MULTIPLE && rank == 0)
+        fprintf(stderr, "h5sf-bench: no MPI_THREAD_MULTIPLE; the built-in subfiling driver will fail\n");
+    if (mib == 0 || (mib << 20) % (4096 * 16)) {
+        if (rank == 0)
+            fprintf(stderr, "h5sf-bench: --mib must be a positive multiple of 1/16 MiB\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+
+    static const char *WL[] = {"contiguous", "strided", "multi", "metadata"};
+    static const char *DR[] = {"h5sf-ioc", "h5sf-direct", "subfiling", "mpio", "posix"};
+    static const char *XF[] = {"independent", "collective"};
+    char path[1100];
+    snprintf(path, sizeof path, "%s/h5sf-bench.h5", dir);
+    if (rank == 0)
+        printf("ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok\n");
+    for (int rep = 1; rep <= reps; rep++)
+        for (size_t w = 0; w < 4; w++) {
+            if (!has(workloads, WL[w]))
+                continue;
+            for (size_t d = 0; d < 5; d++) {
+                if (!has(drivers, DR[d]))
+                    continue;
+                for (int x = 0; x < 2; x++) {
+                    if (!has(xfers, XF[x]))
+                        continue;
+                    /* POSIX has no transfer modes: run it once per rep. */
+                    if (!strcmp(DR[d], "posix") && (x == 1 || strcmp(WL[w], "contiguous")))
+                        continue;
+                    result_t r;
+                    if (!strcmp(DR[d], "posix"))
+                        r = run_posix(path);
+                    else if (!strcmp(WL[w], "metadata"))
+                        r = run_metadata(DR[d], x, path);
+                    else
+                        r = run_bulk(WL[w], DR[d], x, path);
+                    int ok = 0;
+                    MPI_Allreduce(&r.ok, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+                    double units = !strcmp(WL[w], "metadata") ? (double)ndsets_meta
+                                                               : (double)(mib << 20) * nranks / 1048576.0;
+                    if (rank == 0) {
+                        printf("%d,%s,%s,%s,%d,%.2f,%.2f,%zu,%s\n", nranks, WL[w], DR[d],
+                               !strcmp(DR[d], "posix") ? "-" : XF[x], rep, units / r.write_s, units / r.read_s,
+                               !strcmp(WL[w], "metadata") ? (size_t)0 : mib << 20, ok ? "ok" : "BAD");
+                        fflush(stdout);
+                    }
+                    if (!ok)
+                        bad_runs++;
+                    if (strcmp(DR[d], "posix"))
+                        remove_files(path);
+                }
+            }
+        }
+    MPI_Finalize();
+    return bad_runs ? 1 : 0;
+}
