@@ -167,6 +167,14 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     q->total     = total;
     q->hdr_req   = MPI_REQUEST_NULL;
     q->reply_req = MPI_REQUEST_NULL;
+    if (ctx->dead[ioc]) {
+        /* Waiting again would only add another timeout per call. */
+        req_free(q);
+        return h5sf_fail(e, ETIMEDOUT,
+                         "IOC rank %d did not answer within the timeout (%d s) earlier; no more requests are sent "
+                         "to it (subfile %u)",
+                         ioc, ctx->timeout_s, subfile);
+    }
     if (count > H5SF_WIRE_MAX_COUNT) {
         req_free(q);
         return h5sf_fail(e, EOVERFLOW, "IOC request with %zu pieces is too large for one message", count);
@@ -255,11 +263,13 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     bool done = q->local.done;
     uv_mutex_unlock(&ctx->lock);
     atomic_fetch_sub(&ctx->inflight, 1);
-    if (!done) /* the worker still owns a pointer to q->local: leak q */
+    if (!done) /* the worker still owns a pointer to q->local: leak q */ {
+        ctx->dead[ctx->rank] = 1;
         return h5sf_fail(e, ETIMEDOUT,
-                         "this rank's own IOC did not finish a %s of %llu bytes on subfile %u after %d s (timeout "
-                         "setting); the IOC is stalled",
-                         opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+                         "no answer from IOC rank %d (this rank) to a %s of %llu bytes on subfile %u after %d s "
+                         "(timeout setting); the IOC is stalled",
+                         ctx->rank, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+    }
     if (q->local.rep.status != 0)
         ret = h5sf_fail(e, q->local.rep.status > 0 ? q->local.rep.status : 0, "%s", q->local.rep.msg);
     if (value)
@@ -287,6 +297,7 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
         }
         if (!flag) {
             if (ioc_now_ns() - t0 > limit) {
+                ctx->dead[q->ioc] = 1;
                 ret = h5sf_fail(e, ETIMEDOUT,
                                 "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
                                 "(timeout setting); the IOC is stalled or gone",

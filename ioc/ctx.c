@@ -43,6 +43,7 @@ static void ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
         MPI_Comm_free(&ctx->comm);
     uv_cond_destroy(&ctx->cond);
     uv_cond_destroy(&ctx->done_cond);
+    free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
     free(ctx);
 }
@@ -64,6 +65,11 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     MPI_Comm_get_attr(ctx->comm, MPI_TAG_UB, &ub, &flag);
     ctx->tag_ub    = flag ? *ub : 32767;
     ctx->timeout_s = timeout_s;
+    if (!(ctx->dead = calloc((size_t)ctx->size, 1))) {
+        MPI_Comm_free(&ctx->comm);
+        free(ctx);
+        return h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
+    }
     uv_mutex_init(&ctx->lock);
     uv_cond_init(&ctx->cond);
     uv_cond_init(&ctx->done_cond);

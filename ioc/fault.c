@@ -96,6 +96,10 @@ void ioc_fault_delay(h5sf_ioc_ctx_t *ctx)
     uv_once(&once, init);
     if (!F.on || (F.rank >= 0 && F.rank != ctx->rank))
         return;
+    /* Issue 6 fix: honour after/count for stall and hang too (ioc_fault does
+     * the counting), so a test can let the open pass and hang a write. */
+    if ((!strcmp(F.op, "stall") || !strcmp(F.op, "hang")) && !ioc_fault(F.op, ctx->rank))
+        return;
     if (!strcmp(F.op, "stall") && F.ms > 0) {
         struct timespec ts = {F.ms / 1000, (F.ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);

@@ -79,6 +79,7 @@ struct h5sf_ioc_ctx {
     int              rank, size;
     int              refs;
     int              timeout_s;
+    unsigned char   *dead;           /* dead[r]: IOC r missed a timeout      */
     uint32_t         next_file_id;
     atomic_uint_fast64_t next_id;    /* client request ids                  */
     int              tag_ub;

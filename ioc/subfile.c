@@ -63,9 +63,18 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
         return h5sf_fail(e, 0, "IOC rank %d does not serve subfile %u of file %u", ctx->rank, subfile, file_id);
     }
     /* Callers close after a barrier, so this rarely waits: only for a worker
-     * that has replied but not yet dropped its bookkeeping. */
-    while (sf->active || sf->barrier || sf->held)
-        uv_cond_wait(&ctx->cond, &ctx->lock);
+     * that has replied but not yet dropped its bookkeeping -- or for one that
+     * is stuck (a hung disk).  Then give up after the timeout and leave the
+     * entry to the context, which frees it once its workers have stopped. */
+    uint64_t t0 = ioc_now_ns(), limit = (uint64_t)ctx->timeout_s * 1000000000u;
+    while ((sf->active || sf->barrier || sf->held) && ioc_now_ns() - t0 < limit)
+        uv_cond_timedwait(&ctx->cond, &ctx->lock, 100u * 1000000u);
+    if (sf->active || sf->barrier || sf->held) {
+        size_t n = sf->active;
+        uv_mutex_unlock(&ctx->lock);
+        return h5sf_fail(e, ETIMEDOUT, "subfile %s still has %zu requests running on IOC rank %d after %d s; "
+                         "not closed", sf->path, n, ctx->rank, ctx->timeout_s);
+    }
     *pp = sf->next;
     uv_mutex_unlock(&ctx->lock);
     int rc = close(sf->fd), err = errno;

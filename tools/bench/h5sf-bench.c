@@ -274,7 +274,7 @@ static result_t run_posix(const char *path)
     result_t r     = {0, 0, 1};
     size_t   bytes = mib << 20;
     unsigned char *buf = malloc(bytes), *got = malloc(bytes);
-    char     p[1100];
+    char     p[1200];
     for (size_t i = 0; i < bytes; i++)
         buf[i] = pat((uint64_t)rank * bytes + i, 0);
     snprintf(p, sizeof p, "%s.rank%d", path, rank);
