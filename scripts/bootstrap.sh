@@ -10,7 +10,7 @@ HDF5_DEB_VERSION="1.14.5+repack-3"
 CACHE="${H5SF_CACHE:-$HOME/.cache/h5sf}"
 PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-openmpi"
 PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libuv1-dev
-      zlib1g-dev dpkg-dev clang libclang-rt-14-dev iproute2 gnuplot-nox xz-utils)
+      zlib1g-dev dpkg-dev clang libclang-rt-14-dev iproute2 gnuplot-nox xz-utils python3)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

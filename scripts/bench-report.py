@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Turn h5sf-bench CSV into Markdown tables (medians, ratios) and gnuplot charts.
+
+usage: bench-report.py CSV OUTDIR MIB STRIPE REPS
+The tables replace the text between <!-- BEGIN RESULTS --> and
+<!-- END RESULTS --> in OUTDIR/performance.md (created if missing).
+"""
+import csv, os, statistics, subprocess, sys
+from collections import defaultdict
+
+path, out, mib, stripe, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+runs = defaultdict(lambda: ([], []))
+bad = 0
+for r in csv.DictReader(open(path)):
+    if r["ok"] != "ok":
+        bad += 1
+        continue
+    key = (int(r["ranks"]), r["workload"], r["driver"], r["xfer"])
+    runs[key][0].append(float(r["write_rate"]))
+    runs[key][1].append(float(r["read_rate"]))
+med = {k: (statistics.median(w), statistics.median(rd)) for k, (w, rd) in runs.items()}
+ranks = sorted({k[0] for k in med})
+workloads = [w for w in ("contiguous", "strided", "multi", "metadata") if any(k[1] == w for k in med)]
+drivers = ["h5sf-ioc", "h5sf-direct", "subfiling", "mpio", "posix"]
+
+def get(n, wl, drv, x):
+    return med.get((n, wl, drv, "-" if drv == "posix" else x))
+
+lines = [f"Run: {reps} repetitions (median), {mib} MiB per rank, stripe size {stripe} bytes, "
+         f"one IOC per node for h5sf (IOC channel) and the built-in driver. "
+         f"Rates in MiB/s (metadata: datasets per second). Runs that failed verification: {bad}.", ""]
+for x in ("independent", "collective"):
+    for n in ranks:
+        lines += [f"### {n} rank(s), {x} transfers", "",
+                  "| workload | op | h5sf IOC | h5sf direct | built-in subfiling | MPI-IO | POSIX fpp | "
+                  "IOC ÷ built-in | IOC ÷ MPI-IO | direct ÷ MPI-IO | IOC ÷ POSIX |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for wl in workloads:
+            for op, i in (("write", 0), ("read", 1)):
+                vals = {d: get(n, wl, d, x) for d in drivers}
+                if wl != "contiguous":
+                    vals["posix"] = None
+                def v(d):
+                    return f"{vals[d][i]:.0f}" if vals[d] else "–"
+                def ratio(a, b):
+                    return f"{vals[a][i] / vals[b][i]:.2f}×" if vals[a] and vals[b] and vals[b][i] > 0 else "–"
+                lines.append(f"| {wl} | {op} | {v('h5sf-ioc')} | {v('h5sf-direct')} | {v('subfiling')} | "
+                             f"{v('mpio')} | {v('posix')} | {ratio('h5sf-ioc', 'subfiling')} | "
+                             f"{ratio('h5sf-ioc', 'mpio')} | {ratio('h5sf-direct', 'mpio')} | "
+                             f"{ratio('h5sf-ioc', 'posix')} |")
+        lines.append("")
+
+# Charts: write rate by rank count, one PNG per workload (independent).
+img = os.path.join(out, "img")
+os.makedirs(img, exist_ok=True)
+charts = []
+for wl in workloads:
+    for op, i in (("write", 0), ("read", 1)):
+        dat = os.path.join(img, f"{wl}-{op}.dat")
+        with open(dat, "w") as f:
+            f.write("ranks " + " ".join(drivers) + "\n")
+            for n in ranks:
+                row = [get(n, wl, d, "independent") for d in drivers]
+                f.write(f"{n} " + " ".join(f"{r[i]:.1f}" if r else "NaN" for r in row) + "\n")
+        png = os.path.join(img, f"{wl}-{op}.png")
+        script = (f"set terminal png size 640,400; set output '{png}'; set key top left; "
+                  f"set title '{wl} {op} (independent)'; set xlabel 'ranks'; "
+                  f"set ylabel '{'datasets/s' if wl == 'metadata' else 'MiB/s'}'; set style data linespoints; "
+                  f"set xtics ({', '.join(str(n) for n in ranks)}); "
+                  f"plot " + ", ".join(f"'{dat}' using 1:{k + 2} title '{d}'" for k, d in enumerate(drivers)))
+        try:
+            subprocess.run(["gnuplot", "-e", script], check=True, capture_output=True)
+            charts.append(f"![{wl} {op}](img/{wl}-{op}.png)")
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"bench-report: gnuplot failed for {png}: {e}", file=sys.stderr)
+        os.remove(dat)
+lines += ["### Charts", ""] + charts + [""]
+
+doc = os.path.join(out, "performance.md")
+text = open(doc).read() if os.path.exists(doc) else "# Performance\n\n<!-- BEGIN RESULTS -->\n<!-- END RESULTS -->\n"
+a, b = text.index("<!-- BEGIN RESULTS -->"), text.index("<!-- END RESULTS -->")
+text = text[:a] + "<!-- BEGIN RESULTS -->\n" + "\n".join(lines) + "\n" + text[b:]
+open(doc, "w").write(text)
+sys.exit(1 if bad else 0)
