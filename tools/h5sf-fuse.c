@@ -4,173 +4,166 @@
  *   h5sf-fuse [options] INPUT.h5 OUTPUT.h5
  *   h5sf-fuse [options] --in-place INPUT.h5
  *
- * The layout comes from the config file next to the stub.  Work is cut into
- * jobs of whole stripes of one subfile; a pool of libuv threads copies them
- * with copy_file_range (falling back to pread/pwrite), so large stripes move
- * without passing through user space.  Holes and missing trailing stripes
- * stay zero because the output is first sized to the logical EOF.
+ * The layout comes from the config file of the stub.  Work is cut into jobs
+ * of whole stripes of one subfile; a pool of threads copies them with
+ * copy_file_range (falling back to pread/pwrite), so stripes move without
+ * passing through user space.  The output is first sized to the logical
+ * EOF, so holes and missing trailing stripes read as zeros.  Under mpiexec
+ * the jobs are dealt over the ranks too.  The output is written to a
+ * temporary next to the destination and renamed when complete, so a failed
+ * or interrupted run never leaves a half-written OUTPUT.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* copy_file_range, SEEK_DATA */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdatomic.h>
+#include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
-#include <uv.h>
-#include "layout.h"
 #include "stripe.h"
+#include "toolkit.h"
 
-#define JOB_BYTES ((uint64_t)64 << 20) /* per job: a few stripes or part of one */
+#define JOB_BYTES    ((uint64_t)64 << 20) /* per copy job: a few stripes or part of one */
+#define VERIFY_BYTES ((uint64_t)8 << 20)  /* per verify job (logical range)            */
 
 typedef struct job {
-    int      s;          /* subfile                          */
-    uint64_t off, len;   /* range inside the subfile         */
+    int      s;        /* subfile, or -1 for a verify job over a logical range */
+    uint64_t off, len; /* range inside the subfile (or the logical file)       */
 } job_t;
 
 static struct {
-    h5sf_layout_t   l;
-    int            *in;       /* subfile fds (-1: missing)       */
-    uint64_t       *size;     /* subfile sizes                    */
-    int             out;
-    uint64_t        eof;
-    job_t          *jobs;
-    size_t          njobs;
-    atomic_size_t   next;
-    atomic_uint_fast64_t done_bytes;
-    atomic_int      failed;
-    char            err[1024];
-    uv_mutex_t      lock;
-    bool            verify;
+    tk_set_t t;
+    int      out;
+    uint64_t eof;
+    job_t   *jobs;
+    size_t   njobs;
 } G;
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
+/* Stripe by stripe: consecutive stripes of a subfile are N*S apart in the output. */
+static int64_t copy_job(void *arg, size_t i, char *buf)
 {
-    va_list ap;
-    uv_mutex_lock(&G.lock);
-    if (!atomic_exchange(&G.failed, 1)) {
-        va_start(ap, fmt);
-        vsnprintf(G.err, sizeof G.err, fmt, ap);
-        va_end(ap);
-    }
-    uv_mutex_unlock(&G.lock);
-}
-
-/* Copy len bytes in -> out; copy_file_range when the kernel can. */
-static int copy_range(int in, uint64_t ioff, int out, uint64_t ooff, uint64_t len, char *buf, size_t bufsz)
-{
-    static atomic_int no_cfr;
-    while (len > 0) {
-        ssize_t n = -1;
-        if (!atomic_load(&no_cfr)) {
-            loff_t a = (loff_t)ioff, b = (loff_t)ooff;
-            n = copy_file_range(in, &a, out, &b, len, 0);
-            if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-                atomic_store(&no_cfr, 1);
-                continue;
-            }
-        }
-        else {
-            size_t want = len < bufsz ? (size_t)len : bufsz;
-            n = pread(in, buf, want, (off_t)ioff);
-            if (n > 0) {
-                ssize_t w = 0;
-                while (w < n) {
-                    ssize_t k = pwrite(out, buf + w, (size_t)(n - w), (off_t)(ooff + (uint64_t)w));
-                    if (k < 0 && errno == EINTR)
-                        continue;
-                    if (k <= 0)
-                        return -1;
-                    w += k;
-                }
-            }
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            return 0; /* short subfile: the rest stays zero */
-        ioff += (uint64_t)n;
-        ooff += (uint64_t)n;
-        len -= (uint64_t)n;
-    }
-    return 0;
-}
-
-/* Compare the output with the logical file read through the layout. */
-static int verify_range(const job_t *j, char *a, char *b, size_t bufsz)
-{
-    const uint64_t S = (uint64_t)G.l.stripe_size;
-    const int      N = G.l.stripe_count;
-    for (uint64_t o = j->off; o < j->off + j->len;) {
+    (void)arg;
+    const job_t   *j = &G.jobs[i];
+    const uint64_t S = (uint64_t)G.t.l.stripe_size;
+    const int      N = G.t.n;
+    for (uint64_t o = j->off; o < j->off + j->len && !tk_pool_failed();) {
         uint64_t row = o / S, in_stripe = o % S;
+        uint64_t n     = S - in_stripe;
         uint64_t laddr = (row * (uint64_t)N + (uint64_t)j->s) * S + in_stripe;
-        uint64_t n = S - in_stripe;
-        if (n > j->off + j->len - o) n = j->off + j->len - o;
-        if (n > bufsz) n = bufsz;
-        memset(a, 0, n);
-        if (G.in[j->s] >= 0 && o < G.size[j->s]) {
-            uint64_t avail = G.size[j->s] - o < n ? G.size[j->s] - o : n;
-            if (pread(G.in[j->s], a, avail, (off_t)o) != (ssize_t)avail)
-                return -1;
-        }
-        if (pread(G.out, b, n, (off_t)laddr) != (ssize_t)n || memcmp(a, b, n) != 0) {
-            fail("verify: output differs from subfile %d at subfile offset %" PRIu64 " (logical %" PRIu64 ")",
-                 j->s + 1, o, laddr);
+        if (n > j->off + j->len - o)
+            n = j->off + j->len - o;
+        if (laddr >= G.eof)
+            break;
+        if (laddr + n > G.eof)
+            n = G.eof - laddr;
+        if (tk_copy_range(G.t.fd[j->s], o, G.out, laddr, n, buf, 2 * TK_POOL_BUF) < 0) {
+            tk_pool_fail("copy from subfile %d (%s) at offset %" PRIu64 ": %s", j->s + 1, G.t.path[j->s], o,
+                         strerror(errno));
             return -1;
         }
         o += n;
     }
+    return (int64_t)j->len;
+}
+
+/* The output against the logical file read through the layout. */
+static int64_t verify_job(void *arg, size_t i, char *buf)
+{
+    (void)arg;
+    const job_t *j = &G.jobs[i];
+    char        *a = buf, *b = buf + TK_POOL_BUF;
+    for (uint64_t o = j->off; o < j->off + j->len;) {
+        size_t n = j->off + j->len - o < TK_POOL_BUF ? (size_t)(j->off + j->len - o) : TK_POOL_BUF;
+        if (tk_read_logical(&G.t, o, a, n) < 0) {
+            tk_pool_fail("verify: cannot read the subfiles at logical offset %" PRIu64 ": %s", o, strerror(errno));
+            return -1;
+        }
+        ssize_t got = tk_pread(G.out, b, n, o);
+        if (got < 0) {
+            tk_pool_fail("verify: cannot read the output at offset %" PRIu64 ": %s", o, strerror(errno));
+            return -1;
+        }
+        if ((size_t)got != n) {
+            tk_pool_fail("verify: the output ends at %" PRIu64 ", before the logical EOF %" PRIu64, o + (uint64_t)got,
+                         G.eof);
+            return -1;
+        }
+        if (memcmp(a, b, n) != 0) {
+            size_t k = 0;
+            while (a[k] == b[k])
+                k++;
+            uint64_t at = o + k;
+            tk_pool_fail("verify: output differs from the logical file at offset %" PRIu64 " (subfile %d, offset %" PRIu64 ")",
+                         at, sf_subfile_of(at, (uint64_t)G.t.l.stripe_size, G.t.n) + 1,
+                         sf_subfile_off(at, (uint64_t)G.t.l.stripe_size, G.t.n));
+            return -1;
+        }
+        o += n;
+    }
+    return (int64_t)j->len;
+}
+
+static int run_pool(int threads, bool is_copy, bool show)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < G.njobs; i++)
+        total += G.jobs[i].len;
+    return tk_pool_run(threads, G.njobs, is_copy ? copy_job : verify_job, NULL, total,
+                       show ? (is_copy ? "fuse" : "verify") : NULL);
+}
+
+/* Copy jobs, this rank's share: row-major (all subfiles' first ranges, then
+ * the second ...) so the output fills roughly front to back. */
+static int make_copy_jobs(int rank, int nranks)
+{
+    const uint64_t S  = (uint64_t)G.t.l.stripe_size;
+    const uint64_t jb = JOB_BYTES < S ? JOB_BYTES : (JOB_BYTES / S) * S;
+    uint64_t       longest = 0;
+    size_t         cap = 0, k = 0;
+    for (int s = 0; s < G.t.n; s++)
+        if ((uint64_t)G.t.size[s] > longest)
+            longest = (uint64_t)G.t.size[s];
+    G.njobs = 0;
+    for (uint64_t o = 0; o < longest; o += jb)
+        for (int s = 0; s < G.t.n; s++) {
+            if (o >= (uint64_t)G.t.size[s])
+                continue;
+            if (k++ % (size_t)nranks != (size_t)rank)
+                continue;
+            if (G.njobs == cap) {
+                cap = cap ? 2 * cap : 64;
+                job_t *p = realloc(G.jobs, cap * sizeof *p);
+                if (!p)
+                    return -1;
+                G.jobs = p;
+            }
+            uint64_t left = (uint64_t)G.t.size[s] - o;
+            G.jobs[G.njobs++] = (job_t){s, o, left < jb ? left : jb};
+        }
     return 0;
 }
 
-static void worker(void *arg)
+static int make_verify_jobs(int rank, int nranks)
 {
-    (void)arg;
-    const uint64_t S = (uint64_t)G.l.stripe_size;
-    const int      N = G.l.stripe_count;
-    size_t bufsz = 8u << 20;
-    char  *buf = malloc(bufsz), *buf2 = G.verify ? malloc(bufsz) : NULL;
-    if (!buf || (G.verify && !buf2)) {
-        fail("out of memory");
-        goto out;
+    size_t n = (size_t)((G.eof + VERIFY_BYTES - 1) / VERIFY_BYTES);
+    free(G.jobs);
+    G.jobs  = calloc(n ? n : 1, sizeof *G.jobs);
+    G.njobs = 0;
+    if (!G.jobs)
+        return -1;
+    for (size_t i = (size_t)rank; i < n; i += (size_t)nranks) {
+        uint64_t o = (uint64_t)i * VERIFY_BYTES;
+        G.jobs[G.njobs++] = (job_t){-1, o, G.eof - o < VERIFY_BYTES ? G.eof - o : VERIFY_BYTES};
     }
-    for (;;) {
-        size_t i = atomic_fetch_add(&G.next, 1);
-        if (i >= G.njobs || atomic_load(&G.failed))
-            break;
-        job_t *j = &G.jobs[i];
-        if (G.verify) {
-            if (verify_range(j, buf, buf2, bufsz) < 0 && !atomic_load(&G.failed))
-                fail("verify: read error: %s", strerror(errno));
-        }
-        else if (G.in[j->s] >= 0) {
-            /* stripe by stripe: consecutive subfile stripes are N*S apart in the output */
-            for (uint64_t o = j->off; o < j->off + j->len && o < G.size[j->s];) {
-                uint64_t row = o / S, in_stripe = o % S;
-                uint64_t n = S - in_stripe;
-                if (n > j->off + j->len - o) n = j->off + j->len - o;
-                uint64_t laddr = (row * (uint64_t)N + (uint64_t)j->s) * S + in_stripe;
-                if (laddr >= G.eof) break;
-                if (laddr + n > G.eof) n = G.eof - laddr;
-                if (copy_range(G.in[j->s], o, G.out, laddr, n, buf, bufsz) < 0) {
-                    fail("copy from subfile %d at offset %" PRIu64 ": %s", j->s + 1, o, strerror(errno));
-                    break;
-                }
-                o += n;
-            }
-        }
-        atomic_fetch_add(&G.done_bytes, j->len);
-    }
-out:
-    free(buf);
-    free(buf2);
+    return 0;
 }
 
 static void usage(FILE *fp)
@@ -178,157 +171,266 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: h5sf-fuse [options] INPUT.h5 OUTPUT.h5\n"
             "       h5sf-fuse [options] --in-place INPUT.h5\n"
-            "Reassemble an h5sf (or HDF5 built-in subfiling) file into one ordinary HDF5 file.\n\n"
-            "  -t, --threads N        copy threads (default: 4)\n"
-            "  -c, --config-dir DIR   directory of the .config file (default: the stub's)\n"
+            "Reassemble an h5sf (or HDF5 built-in subfiling) file into one ordinary HDF5 file,\n"
+            "byte-identical to the logical file.  OUTPUT may be a directory.  Run it under\n"
+            "mpiexec to share the copy over several processes.\n\n"
+            "  -t, --threads N        copy threads per process (default: 4)\n"
+            "  -c, --config-dir DIR   directory of the .config file (default: $H5SF_CONFIG_DIR,\n"
+            "                         $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the stub's)\n"
             "  -s, --subfile-dir DIR  directory of the subfiles (default: from the config file)\n"
-            "  -v, --verify           compare the output with the logical file afterwards\n"
+            "  -v, --verify           compare the output with the logical file read through the layout\n"
             "  -r, --remove-subfiles  remove subfiles and config after a verified copy (implies --verify)\n"
             "  -i, --in-place         replace the stub with the fused file\n"
-            "  -q, --quiet            no progress bar\n"
-            "  -h, --help             this text\n");
+            "  -f, --force            replace OUTPUT even if it is the stub of a subfiled file\n"
+            "                         (an ordinary OUTPUT is always replaced, once the new one is complete)\n"
+            "  -q, --quiet            no progress bar, no summary\n"
+            "  -h, --help             this text\n"
+            "Exit status: 0 success, 1 failure (OUTPUT untouched), 2 usage error.\n");
 }
 
-static void progress(const char *what, uint64_t total, bool show)
+static bool under_mpiexec(void)
 {
-    if (!show)
-        return;
-    uint64_t d = atomic_load(&G.done_bytes);
-    int pct = total ? (int)(d * 100 / total) : 100;
-    fprintf(stderr, "\r%-8s [%-40.*s] %3d%%", what, pct * 40 / 100, "########################################", pct);
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", NULL};
+    for (int i = 0; vars[i]; i++)
+        if (getenv(vars[i]))
+            return true;
+    return false;
 }
 
-static int run_pool(int threads, const char *what, uint64_t total, bool show)
+/* Everyone learns whether anyone failed (one rank: just the flag). */
+static int agree(bool mpi, int failed)
 {
-    uv_thread_t *t = calloc((size_t)threads, sizeof *t);
-    atomic_store(&G.next, 0);
-    atomic_store(&G.done_bytes, 0);
-    for (int i = 0; i < threads; i++)
-        uv_thread_create(&t[i], worker, NULL);
-    if (show) {
-        while (atomic_load(&G.next) < G.njobs && !atomic_load(&G.failed)) {
-            progress(what, total, true);
-            uv_sleep(200);
+    int any = failed;
+    if (mpi)
+        MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
+/* Where the output goes: OUTPUT, or OUTPUT/<stub name> for a directory. */
+static int resolve_output(const char *input, const char *output, bool in_place, bool force, const char *config_opt,
+                          char *dest, size_t n)
+{
+    struct stat so, si;
+    if (in_place) {
+        snprintf(dest, n, "%s", input);
+        return 0;
+    }
+    if (stat(output, &so) == 0 && S_ISDIR(so.st_mode)) {
+        if (tk_join_basename(output, input, dest, n) < 0) {
+            fprintf(stderr, "h5sf-fuse: output path too long\n");
+            return -1;
         }
     }
-    for (int i = 0; i < threads; i++)
-        uv_thread_join(&t[i]);
-    progress(what, total, show);
-    if (show)
-        fputc('\n', stderr);
-    free(t);
-    return atomic_load(&G.failed) ? -1 : 0;
+    else
+        snprintf(dest, n, "%s", output);
+    if (stat(dest, &so) == 0) {
+        if (stat(input, &si) == 0 && so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
+            fprintf(stderr, "h5sf-fuse: %s is the input stub itself; use --in-place to replace it\n", dest);
+            return -1;
+        }
+        /* A plain file is replaced (only once the new one is complete); the
+         * stub of another subfiled file would orphan its subfiles. */
+        tk_set_t      other;
+        h5sf_errbuf_t eb = {0};
+        int           subfiled = tk_open(&other, dest, tk_config_dir(config_opt), NULL, -1, &eb) == 0;
+        tk_close(&other);
+        if (subfiled && !force) {
+            fprintf(stderr, "h5sf-fuse: %s is the stub of a subfiled file; use --force to replace it anyway\n", dest);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"threads", required_argument, 0, 't'}, {"config-dir", required_argument, 0, 'c'},
+        {"threads", required_argument, 0, 't'},   {"config-dir", required_argument, 0, 'c'},
         {"subfile-dir", required_argument, 0, 's'}, {"verify", no_argument, 0, 'v'},
         {"remove-subfiles", no_argument, 0, 'r'}, {"in-place", no_argument, 0, 'i'},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int threads = 4, c;
-    bool verify = false, remove_sf = false, in_place = false, quiet = false;
-    const char *config_dir = "", *subfile_dir = NULL;
+        {"force", no_argument, 0, 'f'},           {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    int           threads = 4, c, rank = 0, nranks = 1, failed = 0;
+    bool          verify = false, remove_sf = false, in_place = false, quiet = false, force = false;
+    const char   *config_opt = NULL, *subfile_dir = NULL;
     h5sf_errbuf_t eb = {0};
-    char path[2 * H5SF_LAYOUT_PATH_MAX], tmp[2 * H5SF_LAYOUT_PATH_MAX];
+    char          dest[TK_PATH] = "", tmp[TK_PATH + 64] = "";
+    char          note[1024] = "";
 
-    while ((c = getopt_long(argc, argv, "t:c:s:vriqh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:c:s:vrifqh", opts, NULL)) != -1) {
         switch (c) {
-            case 't': threads = atoi(optarg); if (threads < 1 || threads > 256) { fprintf(stderr, "h5sf-fuse: bad --threads '%s'\n", optarg); return 2; } break;
-            case 'c': config_dir = optarg; break;
+            case 't': {
+                char *end;
+                long  v = strtol(optarg, &end, 10);
+                if (*end || v < 1 || v > 256) {
+                    fprintf(stderr, "h5sf-fuse: --threads must be 1..256, not '%s'\n", optarg);
+                    return 2;
+                }
+                threads = (int)v;
+                break;
+            }
+            case 'c': config_opt = optarg; break;
             case 's': subfile_dir = optarg; break;
             case 'v': verify = true; break;
             case 'r': remove_sf = verify = true; break;
             case 'i': in_place = true; break;
+            case 'f': force = true; break;
             case 'q': quiet = true; break;
             case 'h': usage(stdout); return 0;
             default: usage(stderr); return 2;
         }
     }
     if (argc - optind != (in_place ? 1 : 2)) {
+        fprintf(stderr, "h5sf-fuse: %s\n", in_place ? "--in-place takes one file" : "need INPUT and OUTPUT");
         usage(stderr);
         return 2;
     }
-    const char *input = argv[optind], *output = in_place ? NULL : argv[optind + 1];
-    uv_mutex_init(&G.lock);
-
-    struct stat st;
-    if (stat(input, &st) < 0) {
-        fprintf(stderr, "h5sf-fuse: %s: %s\n", input, strerror(errno));
-        return 1;
+    const char *input = argv[optind];
+    const bool  mpi   = under_mpiexec();
+    G.out = -1;
+    if (mpi) {
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     }
-    if (h5sf_layout_set_stub(&G.l, input, &eb) < 0) goto layout_err;
-    G.l.inode = (uint64_t)st.st_ino;
-    snprintf(G.l.config_dir, sizeof G.l.config_dir, "%s", config_dir);
-    if (h5sf_config_file_read(&G.l, &eb) < 0) goto layout_err;
-    if (subfile_dir)
-        snprintf(G.l.subfile_dir, sizeof G.l.subfile_dir, "%s", subfile_dir);
+    const bool      show = !quiet && rank == 0 && isatty(STDERR_FILENO);
+    struct timespec ts0;
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
 
-    const int N = G.l.stripe_count;
-    const uint64_t S = (uint64_t)G.l.stripe_size;
-    G.in = calloc((size_t)N, sizeof *G.in);
-    G.size = calloc((size_t)N, sizeof *G.size);
-    for (int s = 0; s < N; s++) {
-        if (h5sf_subfile_path(&G.l, s, path, sizeof path, &eb) < 0) goto layout_err;
-        G.in[s] = open(path, O_RDONLY | O_CLOEXEC);
-        if (G.in[s] < 0) {
-            fprintf(stderr, "h5sf-fuse: subfile %d of %d missing: %s: %s\n", s + 1, N, path, strerror(errno));
-            return 1;
+    /* Rank 0 checks everything and creates the sized temporary. */
+    if (rank == 0) {
+        sb_info_t sb;
+        bool      from_stub;
+        if (resolve_output(input, in_place ? NULL : argv[optind + 1], in_place, force, config_opt, dest,
+                           sizeof dest) < 0)
+            failed = 1;
+        else if (tk_open(&G.t, input, tk_config_dir(config_opt), subfile_dir, O_RDONLY, &eb) < 0) {
+            fprintf(stderr, "h5sf-fuse: %s\n", eb.msg);
+            failed = 1;
         }
-        struct stat ss;
-        fstat(G.in[s], &ss);
-        G.size[s] = (uint64_t)ss.st_size;
-    }
-    G.eof = sf_logical_eof(G.size, S, N);
-
-    /* Output: a temp file next to the destination, renamed when complete. */
-    const char *dest = in_place ? input : output;
-    snprintf(tmp, sizeof tmp, "%s.h5sf-fuse.%d", dest, (int)getpid());
-    if ((G.out = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0 || ftruncate(G.out, (off_t)G.eof) < 0) {
-        fprintf(stderr, "h5sf-fuse: cannot create %s: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    /* Jobs: each subfile cut into JOB_BYTES ranges (whole stripes when stripes are small). */
-    uint64_t jb = JOB_BYTES < S ? JOB_BYTES : (JOB_BYTES / S) * S;
-    size_t cap = 0;
-    for (int s = 0; s < N; s++)
-        for (uint64_t o = 0; o < G.size[s]; o += jb) {
-            if (G.njobs == cap) {
-                cap = cap ? 2 * cap : 64;
-                G.jobs = realloc(G.jobs, cap * sizeof *G.jobs);
+        for (int s = 0; !failed && s < G.t.n; s++)
+            if (G.t.size[s] < 0) {
+                fprintf(stderr, "h5sf-fuse: subfile %d of %d is missing: %s: %s\n", s + 1, G.t.n, G.t.path[s],
+                        strerror(G.t.err[s]));
+                failed = 1;
             }
-            G.jobs[G.njobs++] = (job_t){s, o, G.size[s] - o < jb ? G.size[s] - o : jb};
+        if (!failed) {
+            G.eof = G.t.sub_eof;
+            /* The superblock's EOF address covers trailing stripes that were
+             * never written (they are zeros in the logical file). */
+            if (tk_superblock(&G.t, &sb, &from_stub, &eb) < 0)
+                snprintf(note, sizeof note, "note: no usable superblock (%s); output sized from the subfiles", eb.msg);
+            else if (sb.eof > G.eof) {
+                snprintf(note, sizeof note,
+                         "note: the subfiles end at %" PRIu64 ", the superblock's end of file is %" PRIu64
+                         "; the rest reads as zeros",
+                         G.eof, sb.eof);
+                G.eof = sb.eof;
+            }
+            snprintf(tmp, sizeof tmp, "%s.h5sf-fuse.%ld", dest, (long)getpid());
+            if ((G.out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0 ||
+                ftruncate(G.out, (off_t)G.eof) < 0) {
+                fprintf(stderr, "h5sf-fuse: cannot create %s: %s\n", tmp, strerror(errno));
+                if (G.out >= 0) {
+                    close(G.out);
+                    G.out = -1;
+                    unlink(tmp);
+                }
+                tmp[0] = '\0';
+                failed = 1;
+            }
         }
-    bool show = !quiet && isatty(STDERR_FILENO);
-    if (run_pool(threads, "fuse", G.eof, show) < 0)
-        goto copy_err;
-    if (verify) {
-        G.verify = true;
-        if (run_pool(threads, "verify", G.eof, show) < 0)
-            goto copy_err;
     }
-    if (fsync(G.out) < 0 || close(G.out) < 0 || rename(tmp, dest) < 0) {
-        fprintf(stderr, "h5sf-fuse: cannot finish %s: %s\n", dest, strerror(errno));
-        unlink(tmp);
-        return 1;
+    if (mpi) {
+        MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Bcast(&G.eof, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        MPI_Bcast(tmp, (int)sizeof tmp, MPI_CHAR, 0, MPI_COMM_WORLD);
+        MPI_Bcast(dest, (int)sizeof dest, MPI_CHAR, 0, MPI_COMM_WORLD);
     }
-    if (remove_sf) {
-        for (int s = 0; s < N; s++)
-            if (h5sf_subfile_path(&G.l, s, path, sizeof path, &eb) == 0)
-                unlink(path);
-        if (h5sf_config_path(&G.l, path, sizeof path, &eb) == 0)
-            unlink(path);
+    if (failed)
+        goto out;
+    if (rank != 0) {
+        int bad = 0;
+        if (tk_open(&G.t, input, tk_config_dir(config_opt), subfile_dir, O_RDONLY, &eb) < 0)
+            bad = fprintf(stderr, "h5sf-fuse [rank %d]: %s\n", rank, eb.msg) > 0;
+        else if ((G.out = open(tmp, O_RDWR | O_CLOEXEC)) < 0)
+            bad = fprintf(stderr, "h5sf-fuse [rank %d]: cannot open %s: %s\n", rank, tmp, strerror(errno)) > 0;
+        for (int s = 0; !bad && s < G.t.n; s++)
+            bad = G.t.size[s] < 0;
+        failed = bad;
     }
-    if (!quiet)
-        printf("h5sf-fuse: %s: %" PRIu64 " bytes from %d subfiles%s\n", dest, G.eof, N, verify ? " (verified)" : "");
-    return 0;
+    if (agree(mpi, failed))
+        goto cleanup;
 
-layout_err:
-    fprintf(stderr, "h5sf-fuse: %s\n", eb.msg);
-    return 1;
-copy_err:
-    fprintf(stderr, "\nh5sf-fuse: %s\n", G.err);
-    unlink(tmp);
-    return 1;
+    if (make_copy_jobs(rank, nranks) < 0) {
+        fprintf(stderr, "h5sf-fuse: out of memory\n");
+        failed = 1;
+    }
+    else if (run_pool(threads, true, show) < 0) {
+        fprintf(stderr, "h5sf-fuse: %s\n", tk_pool_error());
+        failed = 1;
+    }
+    if (agree(mpi, failed))
+        goto cleanup;
+    /* Other processes (maybe on other nodes) verify what this one wrote. */
+    if (mpi && fsync(G.out) < 0) {
+        fprintf(stderr, "h5sf-fuse [rank %d]: fsync of %s: %s\n", rank, tmp, strerror(errno));
+        failed = 1;
+    }
+    if (agree(mpi, failed))
+        goto cleanup;
+    if (verify) {
+        if (make_verify_jobs(rank, nranks) < 0) {
+            fprintf(stderr, "h5sf-fuse: out of memory\n");
+            failed = 1;
+        }
+        else if (run_pool(threads, false, show) < 0) {
+            fprintf(stderr, "h5sf-fuse: %s\n", tk_pool_error());
+            failed = 1;
+        }
+        if (agree(mpi, failed))
+            goto cleanup;
+    }
+    if (rank == 0) {
+        int fd = G.out;
+        G.out  = -1;
+        /* Durable before the rename only when the source is going away (as
+         * cp, h5fuse and cat, it is not synced otherwise). */
+        if (((remove_sf || in_place) && fsync(fd) < 0) || close(fd) < 0 || rename(tmp, dest) < 0) {
+            fprintf(stderr, "h5sf-fuse: cannot finish %s: %s\n", dest, strerror(errno));
+            failed = 1;
+            goto cleanup;
+        }
+        if (remove_sf) {
+            for (int s = 0; s < G.t.n; s++)
+                if (unlink(G.t.path[s]) < 0)
+                    fprintf(stderr, "h5sf-fuse: warning: cannot remove %s: %s\n", G.t.path[s], strerror(errno));
+            if (unlink(G.t.config) < 0)
+                fprintf(stderr, "h5sf-fuse: warning: cannot remove %s: %s\n", G.t.config, strerror(errno));
+        }
+        if (!quiet) {
+            struct timespec ts1;
+            clock_gettime(CLOCK_MONOTONIC, &ts1);
+            double secs = (double)(ts1.tv_sec - ts0.tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0.tv_nsec);
+            char   h[32];
+            if (note[0])
+                fprintf(stderr, "h5sf-fuse: %s\n", note);
+            printf("h5sf-fuse: %s: %s (%" PRIu64 " bytes) from %d subfiles in %.2f s (%.0f MiB/s)%s%s\n", dest,
+                   tk_human(G.eof, h, sizeof h), G.eof, G.t.n, secs, secs > 0 ? (double)G.eof / 1048576.0 / secs : 0.0,
+                   verify ? ", verified" : "", remove_sf ? ", subfiles removed" : "");
+        }
+    }
+cleanup:
+    if (G.out >= 0)
+        close(G.out);
+    if (rank == 0 && failed && tmp[0])
+        unlink(tmp);
+out:
+    tk_close(&G.t);
+    free(G.jobs);
+    if (mpi) {
+        MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Finalize();
+    }
+    return failed ? 1 : 0;
 }

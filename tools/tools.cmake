@@ -1,8 +1,20 @@
-# Command-line tools: HDF5-free ones link only common/ (+ libuv).
+# Command-line tools: every tools/h5sf-*.c is one program.  They share
+# tools/toolkit.c (layout on disk, logical I/O, copies) and tools/sblock.c
+# (superblock parsing), and make no HDF5 calls: they read the bytes
+# themselves, so they also describe files HDF5 cannot open.  h5sf-fuse uses
+# MPI when started by mpiexec (h5sf_common brings MPI in).
+add_library(h5sf_tools STATIC ${CMAKE_SOURCE_DIR}/tools/toolkit.c ${CMAKE_SOURCE_DIR}/tools/sblock.c)
+target_include_directories(h5sf_tools PUBLIC ${CMAKE_SOURCE_DIR}/tools)
+target_link_libraries(h5sf_tools PUBLIC h5sf_common)
+
 file(GLOB H5SF_TOOL_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tools/h5sf-*.c)
 foreach(src IN LISTS H5SF_TOOL_SRC)
   get_filename_component(t ${src} NAME_WE)
   add_executable(${t} ${src})
-  target_link_libraries(${t} PRIVATE h5sf_common PkgConfig::UV Threads::Threads)
+  target_link_libraries(${t} PRIVATE h5sf_tools h5sf_common PkgConfig::UV Threads::Threads)
   install(TARGETS ${t} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endforeach()
+
+# Man pages (groff sources in docs/man).
+file(GLOB H5SF_TOOL_MAN CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/man/*.1)
+install(FILES ${H5SF_TOOL_MAN} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

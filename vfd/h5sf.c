@@ -286,6 +286,11 @@ static herr_t h5sf_close(H5FD_t *file)
     h5sf_file_t  *f         = (h5sf_file_t *)file;
     h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
+    /* Issue 6 fix: HDF5 also closes us while unwinding a failed open (bad
+     * driver info, truncated file); the public calls below (H5FDclose of the
+     * channels) would clear its error stack and hide the reason.  Keep it,
+     * unless this close fails itself. */
+    hid_t saved = H5Eget_current_stack();
 
     h5sf_files_remove(f);
     if (f->mpi_dead || h5sf_mpi_finalizing())
@@ -296,6 +301,8 @@ static herr_t h5sf_close(H5FD_t *file)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
 done:
     file_free(f);
+    if (saved >= 0)
+        ret_value >= 0 ? H5Eset_current_stack(saved) : H5Eclose_stack(saved);
     return ret_value;
 }
 

@@ -52,44 +52,135 @@ void h5sf_stats_report(h5sf_file_t *f)
             (unsigned long long)sum[6], (unsigned long long)served_all, qwait_all / 1e9, io_all / 1e9);
 }
 
-/* H5SF_LOG=debug: human-readable; H5SF_LOG=json: one JSON object per open. */
+/* ---- H5SF_LOG (h5sf_log_open and its helpers) ------------------------- */
+
+/* File names go into JSON verbatim otherwise: escape quotes, backslashes and
+ * control characters so the line always parses. */
+static void log_json_str(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+static const char *log_thread_level(int provided)
+{
+    switch (provided) {
+        case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+        case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+        case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+        case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+        default: return "unknown";
+    }
+}
+
+/* Why these ranks are IOCs, in words (mirrors topology.c). */
+static void log_ioc_reason(const h5sf_file_t *f, char *buf, size_t n)
+{
+    int p = f->cfg.ioc_param > 0 ? f->cfg.ioc_param : 1;
+    switch (f->cfg.ioc_mode) {
+        case H5FD_H5SF_IOC_PER_NODE:
+            snprintf(buf, n, "ioc=per_node:%d: the first %d rank(s) of each of the %d node(s)", p, p, f->nnodes);
+            break;
+        case H5FD_H5SF_IOC_EVERY_NTH:
+            snprintf(buf, n, "ioc=every:%d: ranks 0, %d, %d, ... of %d", p, p, 2 * p, f->size);
+            break;
+        case H5FD_H5SF_IOC_TOTAL:
+            snprintf(buf, n, "ioc=total:%d: %d rank(s) spread evenly over %d rank(s)%s", p, f->nioc, f->size,
+                     p > f->size ? " (capped at the number of ranks)" : "");
+            break;
+        case H5FD_H5SF_IOC_LIST:
+            snprintf(buf, n, "ioc=ranks:%.900s: explicit list", f->cfg.ioc_list);
+            break;
+        default: snprintf(buf, n, "unknown IOC mode %d", (int)f->cfg.ioc_mode);
+    }
+}
+
+/* H5SF_LOG=debug: human-readable; H5SF_LOG=json: one JSON object (one line)
+ * per open.  Rank 0 only; composed in memory and written with one call so
+ * the line is not interleaved with other output. */
 void h5sf_log_open(h5sf_file_t *f, int provided)
 {
     const char *mode = getenv("H5SF_LOG");
-    if (!mode || !*mode || f->rank != 0)
+    if (!mode || !*mode || !strcmp(mode, "0") || f->rank != 0)
         return;
-    bool        json = strcmp(mode, "json") == 0;
-    const char *chan = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
-    const char *why  = f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
-                       : provided == MPI_THREAD_MULTIPLE       ? "MPI_THREAD_MULTIPLE available"
-                                                               : "MPI_THREAD_MULTIPLE not available";
+    char  *text = NULL;
+    size_t len  = 0;
+    FILE  *fp   = open_memstream(&text, &len);
+    if (!fp)
+        return;
+    bool        json     = strcmp(mode, "json") == 0;
+    const char *chan     = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
+    const char *why      = f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
+                           : provided == MPI_THREAD_MULTIPLE       ? "MPI_THREAD_MULTIPLE available"
+                                                                   : "MPI_THREAD_MULTIPLE not available";
+    const char *access   = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
+    const char *source   = (f->flags & H5F_ACC_CREAT) ? "settings (new file)" : "config file of the existing file";
+    const char *sdir     = f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir;
     static const char *modes[] = {"per_node", "every", "total", "ranks"};
+    const char *mname    = (unsigned)f->cfg.ioc_mode < 4 ? modes[f->cfg.ioc_mode] : "unknown";
+    char        reason[1024], cfgpath[H5SF_LAYOUT_PATH_MAX + 64];
+    log_ioc_reason(f, reason, sizeof reason);
+    if (h5sf_config_path(&f->layout, cfgpath, sizeof cfgpath, NULL) < 0)
+        cfgpath[0] = '\0';
+
     if (json) {
-        fprintf(stderr, "{\"h5sf\":\"open\",\"file\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"channel\":\"%s\","
-                        "\"channel_reason\":\"%s\",\"thread_level\":%d,\"ioc_mode\":\"%s\",\"stripe_size\":%lld,"
-                        "\"stripe_count\":%d,\"inode\":%llu,\"iocs\":[",
-                f->name, f->size, f->nnodes, chan, why, provided, modes[f->cfg.ioc_mode],
-                (long long)f->layout.stripe_size, f->layout.stripe_count, (unsigned long long)f->layout.inode);
+        fputs("{\"h5sf\":\"open\",\"file\":", fp);
+        log_json_str(fp, f->name);
+        fprintf(fp, ",\"access\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"channel\":\"%s\",\"channel_reason\":\"%s\","
+                    "\"thread_level\":%d,\"thread_level_name\":\"%s\",\"threads\":%d,\"ioc_mode\":\"%s\","
+                    "\"ioc_param\":%d,\"ioc_reason\":",
+                access, f->size, f->nnodes, chan, why, provided, log_thread_level(provided),
+                f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS, mname, f->cfg.ioc_param);
+        log_json_str(fp, reason);
+        fprintf(fp, ",\"ioc_count\":%d,\"stripe_size\":%lld,\"stripe_count\":%d,\"layout_source\":\"%s\","
+                    "\"inode\":%llu,\"subfile_dir\":",
+                f->nioc, (long long)f->layout.stripe_size, f->layout.stripe_count, source,
+                (unsigned long long)f->layout.inode);
+        log_json_str(fp, sdir);
+        fputs(",\"config_file\":", fp);
+        log_json_str(fp, cfgpath);
+        fputs(",\"iocs\":[", fp);
         for (int i = 0; i < f->nioc; i++) {
-            fprintf(stderr, "%s{\"rank\":%d,\"subfiles\":[", i ? "," : "", f->iocs[i]);
+            fprintf(fp, "%s{\"rank\":%d,\"subfiles\":[", i ? "," : "", f->iocs[i]);
             for (int s = i, k = 0; s < f->layout.stripe_count; s += f->nioc, k++)
-                fprintf(stderr, "%s%d", k ? "," : "", s);
-            fprintf(stderr, "]}");
+                fprintf(fp, "%s%d", k ? "," : "", s);
+            fputs("]}", fp);
         }
-        fprintf(stderr, "]}\n");
-        return;
+        fputs("]}\n", fp);
     }
-    fprintf(stderr, "h5sf: open %s: %d ranks on %d node(s); channel %s (%s; thread level %d)\n", f->name,
-            f->size, f->nnodes, chan, why, provided);
-    fprintf(stderr, "h5sf:   layout: stripe_size %lld, %d subfiles, stub inode %llu\n",
-            (long long)f->layout.stripe_size, f->layout.stripe_count, (unsigned long long)f->layout.inode);
-    fprintf(stderr, "h5sf:   IOC selection %s: %d IOC(s)\n", modes[f->cfg.ioc_mode], f->nioc);
-    for (int i = 0; i < f->nioc; i++) {
-        fprintf(stderr, "h5sf:   IOC rank %d owns subfiles", f->iocs[i]);
-        for (int s = i; s < f->layout.stripe_count; s += f->nioc)
-            fprintf(stderr, " %d", s);
-        fprintf(stderr, "\n");
+    else {
+        fprintf(fp, "h5sf: open %s (%s): %d ranks on %d node(s)\n", f->name, access, f->size, f->nnodes);
+        fprintf(fp, "h5sf:   channel %s (%s; thread level %s = %d)%s\n", chan, why, log_thread_level(provided),
+                provided, f->channel == H5FD_H5SF_CHANNEL_IOC ? "" : "; every rank writes its own pieces, the IOC ranks below only create "
+                                                         "and size their subfiles");
+        if (f->channel == H5FD_H5SF_CHANNEL_IOC)
+            fprintf(fp, "h5sf:   IOC worker threads: %d each\n",
+                    f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS);
+        fprintf(fp, "h5sf:   layout from the %s: stripe_size %lld, %d subfile(s), stub inode %llu\n", source,
+                (long long)f->layout.stripe_size, f->layout.stripe_count, (unsigned long long)f->layout.inode);
+        fprintf(fp, "h5sf:   subfiles in %s; config file %s\n", sdir, cfgpath);
+        fprintf(fp, "h5sf:   %d IOC(s), chosen by %s\n", f->nioc, reason);
+        for (int i = 0; i < f->nioc; i++) {
+            fprintf(fp, "h5sf:   IOC rank %d owns subfile(s)", f->iocs[i]);
+            if (i >= f->layout.stripe_count)
+                fputs(" none (more IOCs than subfiles)", fp);
+            for (int s = i; s < f->layout.stripe_count; s += f->nioc)
+                fprintf(fp, " %d", s);
+            fputc('\n', fp);
+        }
     }
+    if (fclose(fp) == 0 && text)
+        fwrite(text, 1, len, stderr);
+    free(text);
 }
 
 /* The public getters find the file through its VFD handle: h5sf's

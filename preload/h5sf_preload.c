@@ -1,0 +1,194 @@
+/*
+ * libh5sf_preload.so -- adopt h5sf in programs that hard-code MPI-IO.
+ *
+ *   LD_PRELOAD=<prefix>/lib/libh5sf_preload.so H5SF_REDIRECT_MPIO=1 mpiexec -n 4 ./prog
+ *   (Open MPI: mpiexec -x LD_PRELOAD=... -x H5SF_REDIRECT_MPIO=1 ...)
+ *
+ * With H5SF_REDIRECT_MPIO=1 the program's H5Pset_fapl_mpio(fapl, comm, info)
+ * sets the same communicator and info as MPI parameters of the fapl
+ * (H5Pset_mpi_params, which duplicates both like the MPI-IO driver does) and
+ * selects the h5sf driver by name; h5sf's settings then come from the H5SF_*
+ * environment variables.  H5Pget_fapl_mpio on such a fapl returns those MPI
+ * parameters, so programs that read them back keep working.  Unset or 0:
+ * both calls go straight to HDF5 (dlsym(RTLD_NEXT)).
+ *
+ * H5Fset_mpi_atomicity / H5Fget_mpi_atomicity on a redirected file are
+ * answered here (HDF5 itself would crash, see below).
+ *
+ * Limits (docs/user-guide.md): H5Fget_vfd_handle gives h5sf's handle (a
+ * pointer to the stub's file descriptor), not an MPI_File; a program that
+ * checks H5Pget_driver() == H5FD_MPIO sees h5sf instead; the IOC channel
+ * needs MPI_THREAD_MULTIPLE, so programs that call plain MPI_Init get the
+ * direct channel; a program linked statically against HDF5 cannot be
+ * interposed at all.
+ *
+ * The plugin is found through HDF5_PLUGIN_PATH, else in the installed plugin
+ * directory next to this library (<libdir>/hdf5/plugin).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <mpi.h>
+#include <hdf5.h>
+
+#define SHIM "h5sf_preload"
+
+typedef herr_t (*set_mpio_fn)(hid_t, MPI_Comm, MPI_Info);
+typedef herr_t (*get_mpio_fn)(hid_t, MPI_Comm *, MPI_Info *);
+
+/* 1: redirect, 0: pass through, -1: bad value (said once). */
+static int redirect_mode(void)
+{
+    const char *v = getenv("H5SF_REDIRECT_MPIO");
+    if (!v || !*v || !strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+        !strcasecmp(v, "off"))
+        return 0;
+    if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+        return 1;
+    static int said;
+    if (!said++)
+        fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=\"%.100s\": expected 1 (redirect H5Pset_fapl_mpio to h5sf) "
+                        "or 0 (leave it alone)\n", v);
+    return -1;
+}
+
+/* HDF5's own function; NULL only if this library is used without HDF5. */
+static void *next_symbol(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (!p)
+        fprintf(stderr, SHIM ": cannot find HDF5's %s (%s)\n", name, dlerror());
+    return p;
+}
+
+/* Add <dir of this library>/hdf5/plugin to HDF5's plugin search path, so an
+ * installed shim finds the installed plugin without HDF5_PLUGIN_PATH. */
+static void add_installed_plugin_dir(void)
+{
+    Dl_info     di;
+    char        dir[PATH_MAX];
+    struct stat st;
+    if (!dladdr((void *)add_installed_plugin_dir, &di) || !di.dli_fname)
+        return;
+    const char *slash = strrchr(di.dli_fname, '/');
+    if (!slash)
+        return;
+    int n = snprintf(dir, sizeof dir, "%.*s/hdf5/plugin", (int)(slash - di.dli_fname), di.dli_fname);
+    if (n > 0 && (size_t)n < sizeof dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        H5PLappend(dir);
+}
+
+/* Driver id of h5sf once a redirect has selected it (for H5Pget_fapl_mpio). */
+static hid_t h5sf_driver_id = H5I_INVALID_HID;
+
+/* Select h5sf on fapl_id; loads the plugin on first use. */
+static herr_t select_h5sf(hid_t fapl_id)
+{
+    static int tried_install_dir;
+    herr_t     ret = -1;
+    H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, "h5sf", NULL); } H5E_END_TRY
+    if (ret < 0 && !tried_install_dir) {
+        tried_install_dir = 1;
+        add_installed_plugin_dir();
+        H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, "h5sf", NULL); } H5E_END_TRY
+    }
+    if (ret >= 0)
+        h5sf_driver_id = H5Pget_driver(fapl_id);
+    else
+        fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=1 but the h5sf driver plugin cannot be loaded; set "
+                        "HDF5_PLUGIN_PATH to the directory that holds libh5sf.so (<prefix>/lib/hdf5/plugin)\n");
+    return ret;
+}
+
+herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
+{
+    static set_mpio_fn real;
+    int                mode = redirect_mode();
+    if (mode < 0)
+        return -1;
+    if (mode == 0) {
+        if (!real && !(real = (set_mpio_fn)next_symbol("H5Pset_fapl_mpio")))
+            return -1;
+        return real(fapl_id, comm, info);
+    }
+    /* Same checks and copies as the MPI-IO driver: H5Pset_mpi_params
+     * rejects MPI_COMM_NULL and duplicates comm and info. */
+    if (H5Pset_mpi_params(fapl_id, comm, info) < 0) {
+        fprintf(stderr, SHIM ": H5Pset_fapl_mpio redirected to h5sf: H5Pset_mpi_params failed "
+                        "(not a file access property list, or an invalid communicator)\n");
+        return -1;
+    }
+    return select_h5sf(fapl_id);
+}
+
+herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
+{
+    static get_mpio_fn real;
+    if (h5sf_driver_id >= 0 && redirect_mode() == 1) {
+        hid_t drv = H5I_INVALID_HID;
+        H5E_BEGIN_TRY { drv = H5Pget_driver(fapl_id); } H5E_END_TRY
+        if (drv == h5sf_driver_id) /* a redirected fapl: answer as MPI-IO would (duplicates) */
+            return H5Pget_mpi_params(fapl_id, comm, info);
+    }
+    if (!real && !(real = (get_mpio_fn)next_symbol("H5Pget_fapl_mpio")))
+        return -1;
+    return real(fapl_id, comm, info);
+}
+
+/* HDF5 1.14 hands H5Fset/get_mpi_atomicity to MPI_File_set/get_atomicity on
+ * any driver that has MPI, treating its file struct as the MPI-IO driver's:
+ * on an h5sf file that crashes.  For redirected programs, answer here. */
+typedef herr_t (*set_atom_fn)(hid_t, hbool_t);
+typedef herr_t (*get_atom_fn)(hid_t, hbool_t *);
+
+/* 1 if file_id is open with h5sf (and a redirect has selected it). */
+static int is_h5sf_file(hid_t file_id)
+{
+    hid_t fapl = H5I_INVALID_HID, drv = H5I_INVALID_HID;
+    if (h5sf_driver_id < 0 || redirect_mode() != 1)
+        return 0;
+    H5E_BEGIN_TRY {
+        if ((fapl = H5Fget_access_plist(file_id)) >= 0) {
+            drv = H5Pget_driver(fapl);
+            H5Pclose(fapl);
+        }
+    } H5E_END_TRY
+    return drv >= 0 && drv == h5sf_driver_id;
+}
+
+herr_t H5Fset_mpi_atomicity(hid_t file_id, hbool_t flag)
+{
+    static set_atom_fn real;
+    if (is_h5sf_file(file_id)) {
+        if (!flag)
+            return 0; /* non-atomic is what h5sf provides anyway */
+        fprintf(stderr, SHIM ": H5Fset_mpi_atomicity(true) on a file redirected to h5sf: MPI atomic mode "
+                        "is an MPI-IO feature that h5sf does not provide\n");
+        return -1;
+    }
+    if (!real && !(real = (set_atom_fn)next_symbol("H5Fset_mpi_atomicity")))
+        return -1;
+    return real(file_id, flag);
+}
+
+herr_t H5Fget_mpi_atomicity(hid_t file_id, hbool_t *flag)
+{
+    static get_atom_fn real;
+    if (is_h5sf_file(file_id)) {
+        if (!flag)
+            return -1;
+        *flag = 0;
+        return 0;
+    }
+    if (!real && !(real = (get_atom_fn)next_symbol("H5Fget_mpi_atomicity")))
+        return -1;
+    return real(file_id, flag);
+}

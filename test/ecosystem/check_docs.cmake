@@ -1,0 +1,97 @@
+cmake_minimum_required(VERSION 3.25)
+# check_docs.cmake -- docs and code cannot drift.
+#
+#   cmake -DOPTIONS_EXE=<h5sf-options> -DSRC=<source dir> [-DUPDATE=1] -P check_docs.cmake
+#
+# 1. The text between <!-- BEGIN OPTIONS --> and <!-- END OPTIONS --> in
+#    docs/configuration.md equals `h5sf-options --markdown` (the code's own
+#    option table).  -DUPDATE=1 rewrites it instead.
+# 2. Every "H5SF_..." string literal in the library and tool sources names a
+#    variable of that table (an undocumented variable fails).
+# 3. Every H5SF_... name the user docs mention exists in that table (or is a
+#    variable of the build scripts in scripts/).
+set(doc ${SRC}/docs/configuration.md)
+execute_process(COMMAND ${OPTIONS_EXE} --markdown OUTPUT_VARIABLE table RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${OPTIONS_EXE} --markdown failed (${rc})")
+endif()
+file(READ ${doc} text)
+set(begin "<!-- BEGIN OPTIONS -->\n")
+set(end "<!-- END OPTIONS -->")
+string(FIND "${text}" "${begin}" b)
+string(FIND "${text}" "${end}" e)
+if(b LESS 0 OR e LESS b)
+  message(FATAL_ERROR "${doc}: markers '${begin}' ... '${end}' not found")
+endif()
+string(LENGTH "${begin}" blen)
+math(EXPR start "${b} + ${blen}")
+math(EXPR len "${e} - ${start}")
+string(SUBSTRING "${text}" ${start} ${len} current)
+if(UPDATE)
+  string(SUBSTRING "${text}" 0 ${start} head)
+  string(SUBSTRING "${text}" ${e} -1 tail)
+  file(WRITE ${doc} "${head}${table}${tail}")
+  message(STATUS "rewrote the options table of ${doc}")
+  return()
+endif()
+set(failed FALSE)
+if(NOT current STREQUAL table)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/options-expected.md "${table}")
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/options-in-doc.md "${current}")
+  message(SEND_ERROR "${doc}: the options table differs from `h5sf-options --markdown`.\n"
+          "  diff ${CMAKE_CURRENT_BINARY_DIR}/options-in-doc.md ${CMAKE_CURRENT_BINARY_DIR}/options-expected.md\n"
+          "  regenerate: cmake -DOPTIONS_EXE=${OPTIONS_EXE} -DSRC=${SRC} -DUPDATE=1 -P ${CMAKE_CURRENT_LIST_FILE}")
+  set(failed TRUE)
+endif()
+
+# The variables the table knows (backticked names in its first columns).
+string(REGEX MATCHALL "`H5SF_[A-Z0-9_]+`" known "${table}")
+list(TRANSFORM known REPLACE "`" "")
+list(REMOVE_DUPLICATES known)
+
+# Installed code only (tests and the benchmark have their own H5SF_TEST_*).
+file(GLOB sources ${SRC}/vfd/*.[ch] ${SRC}/ioc/*.[ch] ${SRC}/common/*.[ch] ${SRC}/tools/*.c ${SRC}/preload/*.c)
+foreach(f IN LISTS sources)
+  file(STRINGS ${f} lines REGEX "\"H5SF_[A-Z0-9_]+\"")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCHALL "\"H5SF_[A-Z0-9_]+\"" names "${line}")
+    foreach(n IN LISTS names)
+      string(REPLACE "\"" "" n "${n}")
+      if(NOT n IN_LIST known AND NOT n MATCHES "^H5SF_TEST_")
+        message(SEND_ERROR "${f}: uses ${n}, which the option table (common/config.c) does not list")
+        set(failed TRUE)
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+# Variables of the build and test scripts (scripts/*.sh: H5SF_BUILD_DIR, ...)
+# configure those scripts, not the library; docs may name them.
+file(GLOB scripts ${SRC}/scripts/*.sh)
+set(script_vars)
+foreach(f IN LISTS scripts)
+  file(READ ${f} t)
+  string(REGEX MATCHALL "H5SF_[A-Z0-9_]+" names "${t}")
+  list(APPEND script_vars ${names})
+endforeach()
+
+foreach(d ${SRC}/docs/user-guide.md ${doc} ${SRC}/README.md)
+  if(NOT EXISTS ${d})
+    message(SEND_ERROR "missing ${d}")
+    set(failed TRUE)
+    continue()
+  endif()
+  file(READ ${d} t)
+  string(REGEX MATCHALL "H5SF_[A-Z0-9_]+" names "${t}")
+  list(REMOVE_DUPLICATES names)
+  foreach(n IN LISTS names)
+    if(NOT n IN_LIST known AND NOT n IN_LIST script_vars)
+      message(SEND_ERROR "${d} mentions ${n}, which neither the option table nor scripts/ know")
+      set(failed TRUE)
+    endif()
+  endforeach()
+endforeach()
+if(NOT failed)
+  list(LENGTH known nknown)
+  message(STATUS "docs match the option table (${nknown} H5SF_* variables)")
+endif()

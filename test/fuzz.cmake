@@ -1,0 +1,111 @@
+# libFuzzer targets for the parsers that read untrusted bytes (common/):
+#   fuzz_config_string  config strings and values   corpus test/fuzz/corpus/fuzz_config_string
+#   fuzz_config_file    the subfiling config file    corpus test/fuzz/corpus/fuzz_config_file
+#   fuzz_drvinfo        the superblock driver info   corpus test/fuzz/corpus/fuzz_drvinfo
+#   fuzz_wire           IOC requests and replies     corpus test/fuzz/corpus/wire
+# The project compiler is mpicc (gcc), which has no libFuzzer, so the targets
+# are built by calling clang directly.  Without a working clang + libFuzzer
+# runtime (Debian: clang, libclang-rt-14-dev) they are left out, with a
+# message, and no fuzz test is registered.
+#
+# ctest -L fuzz runs each target briefly (-runs) on its seed corpus; new
+# inputs go to a scratch corpus in the build tree, crashes to fuzz/<name>.work/.
+# Inputs that crashed a target live in test/fuzz/crashes/<name>/ and are
+# replayed by <name>_crashes.
+# A long run (the same command with -max_total_time=600) is described in
+# docs/reliability.md.
+
+find_program(H5SF_CLANG NAMES clang clang-14 clang-15 clang-16)
+set(_fz_flags -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wall -Wextra)
+set(_fz_dir ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
+file(MAKE_DIRECTORY ${_fz_dir})
+
+# Does clang link a libFuzzer program here?  (Checked once per configure.)
+set(_fz_ok FALSE)
+if(H5SF_CLANG)
+  file(WRITE ${_fz_dir}/probe.c
+       "#include <stdint.h>\n#include <stddef.h>\n"
+       "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n")
+  execute_process(COMMAND ${H5SF_CLANG} ${_fz_flags} ${_fz_dir}/probe.c -o ${_fz_dir}/probe
+                  RESULT_VARIABLE _fz_rc OUTPUT_QUIET ERROR_VARIABLE _fz_err)
+  if(_fz_rc EQUAL 0)
+    set(_fz_ok TRUE)
+  else()
+    message(STATUS "h5sf: fuzz targets skipped: ${H5SF_CLANG} cannot link with -fsanitize=fuzzer "
+                   "(install libclang-rt-14-dev): ${_fz_err}")
+  endif()
+else()
+  message(STATUS "h5sf: fuzz targets skipped: no clang found")
+endif()
+
+# MPI compile/link flags: common/config.c uses MPI_COMM_NULL, a symbol in
+# Open MPI.  Ask the wrapper (Open MPI: -showme, MPICH: -compile-info).
+set(_fz_mpi_compile "")
+set(_fz_mpi_link "")
+if(_fz_ok)
+  set(_fz_wrapper ${MPI_C_COMPILER})
+  if(NOT _fz_wrapper)
+    set(_fz_wrapper ${CMAKE_C_COMPILER})
+  endif()
+  execute_process(COMMAND ${_fz_wrapper} -showme:compile OUTPUT_VARIABLE _c RESULT_VARIABLE _rc1
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  execute_process(COMMAND ${_fz_wrapper} -showme:link OUTPUT_VARIABLE _l RESULT_VARIABLE _rc2
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(_rc1 EQUAL 0 AND _rc2 EQUAL 0)
+    separate_arguments(_fz_mpi_compile UNIX_COMMAND "${_c}")
+    separate_arguments(_fz_mpi_link UNIX_COMMAND "${_l}")
+  else()
+    # Not Open MPI: fall back on what FindMPI found.
+    foreach(d IN LISTS MPI_C_INCLUDE_DIRS)
+      list(APPEND _fz_mpi_compile -I${d})
+    endforeach()
+    set(_fz_mpi_link ${MPI_C_LIBRARIES})
+  endif()
+  # hdf5.h (config.h includes h5sf.h for the config struct; no HDF5 calls).
+  get_target_property(_fz_h5inc hdf5::hdf5-shared INTERFACE_INCLUDE_DIRECTORIES)
+  # HDF5's export adds an always-empty "$<$<BOOL:OFF>:>": keep plain paths.
+  list(FILTER _fz_h5inc EXCLUDE REGEX "^\\$<")
+  list(REMOVE_DUPLICATES _fz_h5inc)
+  set(_fz_h5flags "")
+  foreach(d IN LISTS _fz_h5inc)
+    list(APPEND _fz_h5flags -I${d})
+  endforeach()
+endif()
+
+file(GLOB _fz_common CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/common/*.c)
+
+# h5sf_fuzz_target(<name> <seed corpus dir>)
+function(h5sf_fuzz_target name corpus)
+  set(src ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${name}.c)
+  set(exe ${_fz_dir}/${name})
+  add_custom_command(OUTPUT ${exe}
+                     COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common -I${CMAKE_SOURCE_DIR}/include
+                             ${_fz_mpi_compile} ${_fz_h5flags} ${src} ${_fz_common} ${_fz_mpi_link} -o ${exe}
+                     DEPENDS ${src} ${_fz_common} ${CMAKE_SOURCE_DIR}/common/config.h
+                             ${CMAKE_SOURCE_DIR}/common/layout.h ${CMAKE_SOURCE_DIR}/common/wire.h
+                             ${CMAKE_SOURCE_DIR}/common/errbuf.h
+                     COMMENT "Building libFuzzer target ${name}"
+                     VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${exe})
+  set(work ${_fz_dir}/${name}.work)
+  file(MAKE_DIRECTORY ${work}/corpus)
+  # Short run: bounded by runs and by time, whichever comes first.
+  add_test(NAME ${name}
+           COMMAND ${exe} -runs=200000 -max_total_time=10 -timeout=10 -print_final_stats=1
+                   -artifact_prefix=${work}/ ${work}/corpus ${corpus})
+  set_tests_properties(${name} PROPERTIES LABELS "fuzz" TIMEOUT 120)
+  # Inputs that once crashed the target are replayed (libFuzzer runs files
+  # given by name once each): the test fails until the finding is fixed.
+  file(GLOB crashes ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/crashes/${name}/*)
+  if(crashes)
+    add_test(NAME ${name}_crashes COMMAND ${exe} ${crashes})
+    set_tests_properties(${name}_crashes PROPERTIES LABELS "fuzz" TIMEOUT 60)
+  endif()
+endfunction()
+
+if(_fz_ok)
+  h5sf_fuzz_target(fuzz_config_string ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_config_string)
+  h5sf_fuzz_target(fuzz_config_file ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_config_file)
+  h5sf_fuzz_target(fuzz_drvinfo ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_drvinfo)
+  h5sf_fuzz_target(fuzz_wire ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/wire)
+endif()

@@ -1,0 +1,97 @@
+# Ecosystem tests (issue 7), scripts in test/ecosystem/:
+#   eco_install            cmake --install into <build>/eco/prefix (fixture)
+#   eco_find_package       outside CMake project: find_package(h5sf CONFIG), h5sf::h5sf
+#   eco_pkgconfig          outside compile with pkg-config --cflags --libs h5sf
+#   eco_preload            LD_PRELOAD shim on a program hard-coding H5Pset_fapl_mpio
+#   eco_preload_installed  the installed shim, finding the installed plugin by itself
+#   eco_example_*          docs/examples built and run, their files checked on disk
+#   eco_docs_options       docs/configuration.md table == h5sf-options --markdown
+#   eco_log                H5SF_LOG=json / debug trace of the layout decision
+set(H5SF_ECO_DIR ${CMAKE_BINARY_DIR}/eco)
+set(H5SF_ECO_PREFIX ${H5SF_ECO_DIR}/prefix)
+set(H5SF_ECO_SCRIPTS ${CMAKE_CURRENT_SOURCE_DIR}/ecosystem)
+set(H5SF_EXAMPLES_DIR ${CMAKE_SOURCE_DIR}/docs/examples)
+
+# ---- the examples and the hard-coded MPI-IO program ---------------------
+add_executable(ex_write_read_fapl ${H5SF_EXAMPLES_DIR}/write_read_fapl.c)
+target_link_libraries(ex_write_read_fapl PRIVATE h5sf hdf5::hdf5-shared)
+# The others must not link h5sf: the driver comes in as a plugin.
+foreach(ex write_read_by_name write_read_env nodelocal)
+  add_executable(ex_${ex} ${H5SF_EXAMPLES_DIR}/${ex}.c)
+  target_link_libraries(ex_${ex} PRIVATE MPI::MPI_C hdf5::hdf5-shared)
+endforeach()
+add_executable(t_preload ${CMAKE_CURRENT_SOURCE_DIR}/t_preload.c)
+target_link_libraries(t_preload PRIVATE MPI::MPI_C hdf5::hdf5-shared)
+
+# HDF5's tools (h5ls, h5repack) live next to its cmake directory.
+get_filename_component(H5SF_HDF5_BIN_DIR "${HDF5_DIR}/../bin" ABSOLUTE)
+
+# Scripts run mpiexec themselves; same environment as the MPI tests, plus
+# the build's tools on PATH (nodelocal.sh calls h5sf-fuse and h5ls).
+function(h5sf_eco_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 T "" "" "COMMAND;ENV;FIXTURES_SETUP;FIXTURES_REQUIRED")
+  add_test(NAME ${name} COMMAND ${T_COMMAND})
+  set(env ${H5SF_MPI_TEST_ENV} ${T_ENV})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${env}" TIMEOUT 600 LABELS "mpi;ecosystem"
+                       ENVIRONMENT_MODIFICATION
+                       "PATH=path_list_prepend:${H5SF_HDF5_BIN_DIR};PATH=path_list_prepend:${CMAKE_BINARY_DIR}/bin")
+  if(T_FIXTURES_SETUP)
+    set_tests_properties(${name} PROPERTIES FIXTURES_SETUP ${T_FIXTURES_SETUP})
+  endif()
+  if(T_FIXTURES_REQUIRED)
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${T_FIXTURES_REQUIRED})
+  endif()
+endfunction()
+
+# ---- install tree ---------------------------------------------------------
+h5sf_eco_test(eco_install
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/t_install.sh install ${CMAKE_BINARY_DIR} ${H5SF_ECO_PREFIX}
+          ${CMAKE_SOURCE_DIR} ${PROJECT_VERSION}
+  FIXTURES_SETUP h5sf_eco_prefix)
+h5sf_eco_test(eco_find_package
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/t_install.sh cmake ${H5SF_ECO_PREFIX} ${H5SF_ECO_DIR}/find_package
+          ${CMAKE_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_GENERATOR} ${MPIEXEC_EXECUTABLE}
+  FIXTURES_REQUIRED h5sf_eco_prefix)
+h5sf_eco_test(eco_pkgconfig
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/t_install.sh pkgconfig ${H5SF_ECO_PREFIX} ${H5SF_ECO_DIR}/pkgconfig
+          ${CMAKE_SOURCE_DIR} ${CMAKE_C_COMPILER} ${MPIEXEC_EXECUTABLE} ${PROJECT_VERSION}
+  FIXTURES_REQUIRED h5sf_eco_prefix)
+
+# ---- LD_PRELOAD shim ------------------------------------------------------
+h5sf_eco_test(eco_preload
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/t_preload.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_preload>
+          $<TARGET_FILE:h5sf_preload> ${H5SF_ECO_DIR}/preload 4)
+# Installed shim, HDF5_PLUGIN_PATH unset for the redirected run.
+h5sf_eco_test(eco_preload_installed
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/t_preload.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_preload>
+          ${H5SF_ECO_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libh5sf_preload.so ${H5SF_ECO_DIR}/preload-installed 2
+  ENV T_PRELOAD_NO_PLUGIN_PATH=1
+  FIXTURES_REQUIRED h5sf_eco_prefix)
+
+# ---- examples ---------------------------------------------------------------
+h5sf_eco_test(eco_example_fapl
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/run_example.sh ${MPIEXEC_EXECUTABLE} 4 ${H5SF_ECO_DIR}/ex_fapl fapl.h5 4
+          $<TARGET_FILE:ex_write_read_fapl>)
+h5sf_eco_test(eco_example_by_name
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/run_example.sh ${MPIEXEC_EXECUTABLE} 4 ${H5SF_ECO_DIR}/ex_by_name by_name.h5 3
+          $<TARGET_FILE:ex_write_read_by_name>)
+h5sf_eco_test(eco_example_env
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/run_example.sh ${MPIEXEC_EXECUTABLE} 3 ${H5SF_ECO_DIR}/ex_env env.h5 2
+          $<TARGET_FILE:ex_write_read_env>
+  ENV HDF5_DRIVER=h5sf HDF5_DRIVER_CONFIG=stripe_size=64KiB H5SF_STRIPE_COUNT=2)
+# Fused once with h5sf-fuse and once with the h5repack fallback.
+h5sf_eco_test(eco_example_nodelocal
+  COMMAND bash ${H5SF_EXAMPLES_DIR}/nodelocal.sh $<TARGET_FILE:ex_nodelocal> ${H5SF_ECO_DIR}/nodelocal/shared
+          ${H5SF_ECO_DIR}/nodelocal/local 4 $<TARGET_FILE:h5sf-fuse>)
+h5sf_eco_test(eco_example_nodelocal_h5repack
+  COMMAND bash ${H5SF_EXAMPLES_DIR}/nodelocal.sh $<TARGET_FILE:ex_nodelocal> ${H5SF_ECO_DIR}/nodelocal-r/shared
+          ${H5SF_ECO_DIR}/nodelocal-r/local 3 h5repack)
+
+# ---- docs and the layout trace ----------------------------------------------
+add_test(NAME eco_docs_options
+         COMMAND ${CMAKE_COMMAND} -DOPTIONS_EXE=$<TARGET_FILE:h5sf-options> -DSRC=${CMAKE_SOURCE_DIR}
+                 -P ${H5SF_ECO_SCRIPTS}/check_docs.cmake)
+set_tests_properties(eco_docs_options PROPERTIES LABELS "ecosystem")
+h5sf_eco_test(eco_log
+  COMMAND bash ${H5SF_ECO_SCRIPTS}/t_log.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>
+          ${H5SF_ECO_DIR}/log)

@@ -1,0 +1,360 @@
+/*
+ * t_fault.c -- injected disk and IOC faults (H5SF_FAULT, ioc/fault.c) at 4
+ * ranks with 2 IOCs (ranks 0 and 2) through the IOC channel.
+ *
+ * Each scenario runs in three processes (ctest fixtures), because the fault
+ * switch is read once per process:
+ *   prepare   no fault: create <dir>/<scenario>.h5 with two datasets, "good"
+ *             (the data acknowledged before the fault) and "victim" (the
+ *             target of the faulty I/O), both filled with known patterns;
+ *   run       H5SF_FAULT set (from the table below): do the scenario's I/O;
+ *             a failing scenario must fail on EVERY rank, with an HDF5 error
+ *             stack that names the subfile, the offset and the errno; a
+ *             benign one (short transfers, EINTR, a stall) must succeed with
+ *             correct data; a hung IOC must become an error naming the
+ *             timeout.  The watchdog turns a hang of any step into a failure;
+ *   verify    no fault: reopen; "good" must be intact, "victim" must hold the
+ *             new data (benign faults) or, byte by byte, either the old or
+ *             the new data (failed writes), never anything else.
+ *
+ * usage: t_fault prepare|run|verify SCENARIO DIR      (t_fault list)
+ */
+#include "t_reliability.h"
+
+#define REGION    (256 * 1024)  /* bytes per rank: 4 stripes, every subfile */
+#define STRIPE    65536
+#define SEED_GOOD 11u
+#define SEED_OLD  22u            /* victim before the run */
+#define SEED_NEW  33u            /* victim as the run writes it */
+#define BASE_CFG  "channel=ioc,ioc=total:2,stripe_size=65536,stripe_count=4"
+
+enum action { A_WRITE, A_WRITE_COLL, A_READ, A_FLUSH, A_CREATE, A_OPEN };
+
+typedef struct scenario {
+    const char *name;
+    const char *fault;     /* H5SF_FAULT for the run phase */
+    const char *cfg;       /* added to BASE_CFG */
+    enum action act;
+    int         err;       /* expected errno, 0: the call must succeed */
+    int         offset;    /* the error text must name an offset */
+} scenario_t;
+
+static const scenario_t scenarios[] = {
+    {"pwrite_eio", "op=pwrite,errno=EIO,rank=2", "", A_WRITE, EIO, 1},
+    {"pwrite_enospc", "op=pwrite,errno=ENOSPC,rank=2", "", A_WRITE, ENOSPC, 1},
+    /* Only ranks 1 and 3 write to IOC 2; a collective write fails everywhere. */
+    {"pwrite_eio_coll", "op=pwrite,errno=EIO,rank=2", "", A_WRITE_COLL, EIO, 1},
+    {"pwrite_short", "op=pwrite,errno=short,rank=2", "", A_WRITE, 0, 0},
+    {"pwrite_eintr", "op=pwrite,errno=EINTR,rank=2,count=200", "", A_WRITE, 0, 0},
+    {"pread_eio", "op=pread,errno=EIO,rank=2", "", A_READ, EIO, 1},
+    {"pread_short", "op=pread,errno=short,rank=2", "", A_READ, 0, 0},
+    {"pread_eintr", "op=pread,errno=EINTR,rank=2,count=200", "", A_READ, 0, 0},
+    {"open_create", "op=open,errno=EACCES,rank=2", "", A_CREATE, EACCES, 0},
+    {"open_reopen", "op=open,errno=EACCES,rank=2", "", A_OPEN, EACCES, 0},
+    /* Durability: H5Fflush must wait for the sync of every subfile on every
+     * IOC; failing one sync at a time shows that each one is awaited. */
+    {"fsync", "op=fsync,errno=EIO,rank=2", ",fsync=1", A_FLUSH, EIO, 0},
+    {"fsync_ioc0", "op=fsync,errno=EIO,rank=0", ",fsync=1", A_FLUSH, EIO, 0},
+    {"fsync_second", "op=fsync,errno=EIO,rank=2,after=1,count=1", ",fsync=1", A_FLUSH, EIO, 0},
+    {"stall", "op=stall,ms=300,rank=2", "", A_WRITE, 0, 0},
+    /* Every request to IOC 2 hangs; the first call that needs it (the open:
+     * sizes of its subfiles) must give up after timeout=3. */
+    {"hang", "op=hang,rank=2", ",timeout=3", A_OPEN, ETIMEDOUT, 0},
+    /* The open's two size queries to IOC 2 pass; the write's requests hang. */
+    {"hang_write", "op=hang,rank=2,after=2", ",timeout=3", A_WRITE, ETIMEDOUT, 0},
+};
+#define NSCEN (sizeof scenarios / sizeof scenarios[0])
+
+static const scenario_t *S;
+static char              path[8192], dir[4096];
+
+static hid_t fapl_of(void)
+{
+    char cfg[512];
+    snprintf(cfg, sizeof cfg, "%s%s", BASE_CFG, S->cfg);
+    return rl_fapl(cfg);
+}
+
+static void prepare(void)
+{
+    rl_step(60, "prepare %s", S->name);
+    hid_t fapl = fapl_of();
+    hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (f < 0) {
+        fprintf(stderr, "[rank %d] prepare: H5Fcreate(%s) failed\n", rl_rank, path);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    hsize_t        n    = (hsize_t)REGION * (hsize_t)rl_size;
+    hid_t          good = rl_dset_create(f, "good", n), victim = rl_dset_create(f, "victim", n);
+    unsigned char *buf  = malloc(REGION);
+    uint64_t       off  = (uint64_t)rl_rank * REGION;
+    rl_fill(buf, off, REGION, SEED_GOOD);
+    CHECK(rl_io(good, 1, off, REGION, buf, H5P_DEFAULT, NULL) >= 0, "write of good failed");
+    rl_fill(buf, off, REGION, SEED_OLD);
+    CHECK(rl_io(victim, 1, off, REGION, buf, H5P_DEFAULT, NULL) >= 0, "write of victim failed");
+    H5Dclose(good);
+    H5Dclose(victim);
+    CHECK(H5Fclose(f) >= 0, "H5Fclose failed");
+    H5Pclose(fapl);
+    free(buf);
+}
+
+/* Check the error text of a failed call against the scenario. */
+static void check_text(const char *call, const rl_errtext_t *t)
+{
+    char num[32];
+    snprintf(num, sizeof num, "errno %d", S->err);
+    if (S->err == ETIMEDOUT) {
+        CHECK(strstr(t->buf, "timeout") != NULL, "%s: the error does not name the timeout:\n%s", call, t->buf);
+        CHECK(strstr(t->buf, "IOC") != NULL, "%s: the error does not name the IOC:\n%s", call, t->buf);
+        return;
+    }
+    CHECK(strstr(t->buf, ".subfile_") != NULL, "%s: the error does not name the subfile:\n%s", call, t->buf);
+    CHECK(strstr(t->buf, num) != NULL || strstr(t->buf, strerror(S->err)) != NULL,
+          "%s: the error does not name errno %d (%s):\n%s", call, S->err, strerror(S->err), t->buf);
+    if (S->offset)
+        CHECK(strstr(t->buf, "offset") != NULL, "%s: the error does not name the offset:\n%s", call, t->buf);
+}
+
+/* A call every rank makes: it must fail on all ranks (S->err) or on none. */
+static void expect(const char *call, int failed, const rl_errtext_t *t)
+{
+    int nfailed = rl_count(failed);
+    if (S->err) {
+        CHECK(failed, "%s succeeded here, but %s must fail on every rank (%d of %d failed)", call, S->fault,
+              nfailed, rl_size);
+        if (failed)
+            check_text(call, t);
+        if (failed && rl_rank == 0)
+            printf("t_fault %s: %s failed on %d of %d ranks; rank 0's error stack:\n%s", S->name, call, nfailed,
+                   rl_size, t->buf);
+    }
+    else
+        CHECK(!failed, "%s failed under %s, which must be harmless:\n%s", call, S->fault, t->buf);
+}
+
+/* Stripe-aligned piece of the victim in logical stripe k with k % 4 == want
+ * (dataset offsets), so rank r writes only to subfile r % 4. */
+static void piece_in_subfile(hid_t d, int want, hsize_t *off, hsize_t *len)
+{
+    haddr_t  base = H5Dget_offset(d);
+    uint64_t k    = (base + STRIPE - 1) / STRIPE;
+    while (k % 4 != (uint64_t)want)
+        k++;
+    *off = k * STRIPE - base + 100;
+    *len = 4000;
+}
+
+static void run(void)
+{
+    rl_errtext_t   t;
+    hid_t          fapl = fapl_of(), f = H5I_INVALID_HID, dxpl = H5P_DEFAULT;
+    unsigned char *buf  = malloc(REGION);
+    uint64_t       off  = (uint64_t)rl_rank * REGION;
+    int            failed;
+
+    setenv("H5SF_FAULT", S->fault, 1); /* read by the IOC on first use */
+    if (rl_rank == 0)
+        printf("t_fault %s: H5SF_FAULT=\"%s\", config \"%s%s\"\n", S->name, S->fault, BASE_CFG, S->cfg);
+
+    if (S->act == A_CREATE) {
+        char p2[4200];
+        snprintf(p2, sizeof p2, "%s/%s_new.h5", dir, S->name);
+        rl_step(60, "%s: H5Fcreate", S->name);
+        f      = H5Fcreate(p2, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        failed = f < 0;
+        if (failed)
+            rl_errors(&t);
+        expect("H5Fcreate", failed, &t);
+        goto done;
+    }
+
+    /* Files of this scenario before the open, to prove a failed open changed
+     * nothing. */
+    rl_snap_t *before = calloc(1, sizeof *before), *after = calloc(1, sizeof *after);
+    char       prefix[512];
+    snprintf(prefix, sizeof prefix, "%s.h5", S->name);
+    if (rl_rank == 0)
+        rl_snapshot(dir, prefix, before);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    rl_step(60, "%s: H5Fopen", S->name);
+    f      = H5Fopen(path, S->act == A_READ ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
+    failed = f < 0;
+    if (failed)
+        rl_errors(&t);
+    if (S->act == A_OPEN) {
+        expect("H5Fopen", failed, &t);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (failed && rl_rank == 0) {
+            char why[600];
+            rl_snapshot(dir, prefix, after);
+            CHECK(!rl_snap_diff(before, after, 0, why, sizeof why), "the failed open modified the file: %s", why);
+        }
+        free(before);
+        free(after);
+        goto done;
+    }
+    free(before);
+    free(after);
+    CHECK(!failed, "H5Fopen failed before the fault could matter:\n%s", t.buf);
+    if (rl_count(failed))
+        goto done;
+
+    hid_t victim = H5Dopen2(f, S->act == A_READ ? "good" : "victim", H5P_DEFAULT);
+    CHECK(victim >= 0, "H5Dopen2 failed");
+    switch (S->act) {
+        case A_WRITE:
+        case A_WRITE_COLL: {
+            hsize_t o = off, n = REGION;
+            if (S->act == A_WRITE_COLL) {
+                dxpl = H5Pcreate(H5P_DATASET_XFER);
+                H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+                piece_in_subfile(victim, rl_rank % 4, &o, &n);
+            }
+            rl_fill(buf, o, (size_t)n, SEED_NEW);
+            rl_step(60, "%s: H5Dwrite", S->name);
+            failed = rl_io(victim, 1, o, n, buf, dxpl, &t) < 0;
+            expect("H5Dwrite", failed, &t);
+            if (!S->err && !failed) { /* benign: read it back at once */
+                memset(buf, 0, REGION);
+                rl_step(60, "%s: H5Dread back", S->name);
+                CHECK(rl_io(victim, 0, o, n, buf, H5P_DEFAULT, &t) >= 0, "read back failed:\n%s", t.buf);
+                size_t bad = rl_mismatch(buf, o, (size_t)n, SEED_NEW);
+                CHECK(bad == n, "read back differs at dataset offset %llu", (unsigned long long)(o + bad));
+            }
+            break;
+        }
+        case A_READ: {
+            rl_step(60, "%s: H5Dread", S->name);
+            failed = rl_io(victim, 0, off, REGION, buf, H5P_DEFAULT, &t) < 0;
+            expect("H5Dread", failed, &t);
+            if (!failed) {
+                size_t bad = rl_mismatch(buf, off, REGION, SEED_GOOD);
+                CHECK(bad == REGION, "read returned wrong data at dataset offset %llu",
+                      (unsigned long long)(off + bad));
+            }
+            break;
+        }
+        case A_FLUSH: {
+            rl_fill(buf, off, REGION, SEED_NEW);
+            rl_step(60, "%s: H5Dwrite before the flush", S->name);
+            CHECK(rl_io(victim, 1, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "write before the flush failed:\n%s",
+                  t.buf);
+            rl_step(60, "%s: H5Fflush", S->name);
+            failed = H5Fflush(f, H5F_SCOPE_GLOBAL) < 0;
+            if (failed)
+                rl_errors(&t);
+            expect("H5Fflush", failed, &t);
+            break;
+        }
+        default:
+            break;
+    }
+    /* Whatever happened, closing must end (an error is allowed after a
+     * failure, never a hang). */
+    rl_step(60, "%s: H5Dclose/H5Fclose after the fault", S->name);
+    if (victim >= 0)
+        H5Dclose(victim);
+    failed = H5Fclose(f) < 0;
+    f      = H5I_INVALID_HID;
+    if (failed)
+        rl_errors(&t);
+    int nclose = rl_count(failed);
+    if (!S->err)
+        CHECK(!failed, "H5Fclose failed under a harmless fault:\n%s", t.buf);
+    else if (rl_rank == 0)
+        printf("t_fault %s: H5Fclose after the fault failed on %d of %d ranks\n", S->name, nclose, rl_size);
+done:
+    rl_step(60, "%s: cleanup", S->name);
+    if (f >= 0)
+        H5Fclose(f);
+    if (dxpl != H5P_DEFAULT)
+        H5Pclose(dxpl);
+    H5Pclose(fapl);
+    free(buf);
+}
+
+static void verify(void)
+{
+    rl_errtext_t t;
+    if (S->act == A_CREATE)
+        return; /* nothing was acknowledged */
+    rl_step(60, "verify %s: reopen without the fault", S->name);
+    hid_t fapl = rl_fapl(BASE_CFG);
+    hid_t f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (f < 0)
+        rl_errors(&t);
+    CHECK(f >= 0, "reopening %s without the fault failed:\n%s", path, t.buf);
+    if (rl_count(f < 0)) {
+        H5Pclose(fapl);
+        return;
+    }
+    unsigned char *buf = malloc(REGION);
+    /* Every rank checks every region, so the check does not depend on which
+     * ranks wrote what. */
+    hid_t good = H5Dopen2(f, "good", H5P_DEFAULT), victim = H5Dopen2(f, "victim", H5P_DEFAULT);
+    for (int r = 0; r < rl_size; r++) {
+        uint64_t off = (uint64_t)r * REGION;
+        CHECK(rl_io(good, 0, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "reading good failed:\n%s", t.buf);
+        size_t bad = rl_mismatch(buf, off, REGION, SEED_GOOD);
+        CHECK(bad == REGION, "data acknowledged before the fault was lost: good[%llu] = %u, want %u",
+              (unsigned long long)(off + bad), bad < REGION ? buf[bad] : 0,
+              bad < REGION ? rl_pat(off + bad, SEED_GOOD) : 0);
+        CHECK(rl_io(victim, 0, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "reading victim failed:\n%s", t.buf);
+        for (size_t i = 0; i < REGION; i++) {
+            unsigned char o = rl_pat(off + i, SEED_OLD), n = rl_pat(off + i, SEED_NEW);
+            int           ok;
+            if (S->err || S->act == A_READ || S->act == A_OPEN || S->act == A_WRITE_COLL)
+                ok = buf[i] == o || buf[i] == n; /* old, or new if it got through */
+            else
+                ok = buf[i] == n; /* a harmless fault: the write must be complete */
+            if (!ok) {
+                CHECK(0, "victim[%llu] = %u, want %s%u (old %u, new %u)", (unsigned long long)(off + i), buf[i],
+                      S->err ? "old or new: " : "new ", S->err ? o : n, o, n);
+                break;
+            }
+        }
+    }
+    H5Dclose(good);
+    H5Dclose(victim);
+    CHECK(H5Fclose(f) >= 0, "closing the verified file failed");
+    H5Pclose(fapl);
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    rl_init(&argc, &argv, "t_fault");
+    if (argc == 2 && !strcmp(argv[1], "list")) {
+        for (size_t i = 0; rl_rank == 0 && i < NSCEN; i++)
+            printf("%s\n", scenarios[i].name);
+        MPI_Finalize();
+        return 0;
+    }
+    for (size_t i = 0; argc == 4 && i < NSCEN; i++)
+        if (!strcmp(argv[2], scenarios[i].name))
+            S = &scenarios[i];
+    if (!S || rl_size != 4) {
+        if (rl_rank == 0)
+            fprintf(stderr, "usage: mpiexec -n 4 t_fault prepare|run|verify SCENARIO DIR (t_fault list)\n");
+        MPI_Finalize();
+        return 2;
+    }
+    snprintf(dir, sizeof dir, "%s", argv[3]);
+    snprintf(path, sizeof path, "%s/%s.h5", dir, S->name);
+    rl_mkdir(dir);
+    if (!strcmp(argv[1], "prepare"))
+        prepare();
+    else if (!strcmp(argv[1], "run"))
+        run();
+    else if (!strcmp(argv[1], "verify"))
+        verify();
+    else {
+        if (rl_rank == 0)
+            fprintf(stderr, "t_fault: unknown phase %s\n", argv[1]);
+        MPI_Finalize();
+        return 2;
+    }
+    return rl_finish();
+}

@@ -1,0 +1,652 @@
+/*
+ * t_multinode -- h5sf across hosts (run by test/multinode.sh through
+ * scripts/netns-cluster.sh; works the same on a real cluster).
+ *
+ * Every phase first checks the topology from the hostnames alone: the
+ * number of distinct hostnames is --hosts, and MPI_Comm_split_type(
+ * MPI_COMM_TYPE_SHARED) groups exactly the ranks of one host.  From the
+ * hostnames it derives the I/O concentrators --ioc should pick (the first
+ * K ranks of every host), independently of h5sf.
+ *
+ *   write         write a file through h5sf (IOC channel, subfiles in
+ *                 --subfile-dir, stub and config in --dir) and the same data
+ *                 through the MPI-IO driver (--dir/<name>-ref.h5); check
+ *                 the IOC count h5sf reports and, with --storage, where
+ *                 every subfile landed: on the host of its expected IOC and
+ *                 on no other; then read back as in 'read'
+ *   read          reopen (a new job, same placement) and compare every
+ *                 dataset with the pattern and with the MPI-IO file; with
+ *                 --builtin 1 then the same through HDF5's built-in
+ *                 subfiling driver; with --builtin 2 also the other way
+ *                 round: the built-in writes <name>-builtin.h5 (placement
+ *                 checked as above), h5sf reads it
+ *   crash         create a file and keep writing (collective write + flush)
+ *                 until killed; creates --marker once writing; exits 0
+ *                 only if nothing stopped it (the caller treats that as a
+ *                 failure)
+ *   topo          only the topology checks
+ *
+ * Usage: t_multinode PHASE --hosts N [--ioc per_node[:K]] [--dir DIR]
+ *          [--subfile-dir DIR] [--storage ROOT --node-local MOUNT]
+ *          [--name NAME] [--stripe-count C] [--builtin 0|1|2] [--marker FILE]
+ *   --storage ROOT, --node-local MOUNT: host H's node-local MOUNT is
+ *   ROOT/H seen from everywhere (netns-cluster.sh: <state>/hosts and
+ *   <state>/local); --subfile-dir must then lie under MOUNT.
+ * Exit status 1 on any failure (agreed over all ranks).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <hdf5.h>
+#include <H5FDsubfiling.h>
+#include <H5FDioc.h>
+#include "h5sf.h"
+
+#define HOSTLEN 256
+#define MAXREP  8
+
+static int  g_rank, g_size;
+static long g_fail;
+
+static void fatal(int line, const char *what)
+{
+    fprintf(stderr, "[rank %d] FATAL t_multinode.c:%d: %s failed\n", g_rank, line, what);
+    H5Eprint2(H5E_DEFAULT, stderr);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+#define H5X(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) < 0)                                                                            \
+            fatal(__LINE__, #call);                                                                \
+    } while (0)
+static hid_t h5id(hid_t id, const char *what, int line)
+{
+    if (id < 0)
+        fatal(line, what);
+    return id;
+}
+#define H5ID(call) h5id((call), #call, __LINE__)
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        g_fail++;                                                                                  \
+        fprintf(stderr, "[rank %d] FAIL ", g_rank);                                                \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+    } while (0)
+
+/* ---- options ------------------------------------------------------------ */
+
+static struct {
+    const char *phase, *dir, *subfile_dir, *storage, *node_local, *name, *marker;
+    int         hosts, per_node, stripe_count, builtin;
+} O = {.name = "mn", .per_node = 1};
+
+static void usage_exit(const char *why)
+{
+    if (g_rank == 0)
+        fprintf(stderr, "t_multinode: %s\nusage: t_multinode topo|write|read|crash --hosts N "
+                        "[--ioc per_node[:K]] [--dir DIR] [--subfile-dir DIR] [--storage ROOT --node-local MOUNT] "
+                        "[--name NAME] [--stripe-count C] [--builtin 0|1|2] [--marker FILE]\n", why);
+    MPI_Finalize();
+    exit(2);
+}
+
+static void parse(int argc, char **argv)
+{
+    if (argc < 2)
+        usage_exit("no phase");
+    O.phase = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            usage_exit("option without value");
+        i++;
+        if (!strcmp(k, "--hosts"))
+            O.hosts = atoi(v);
+        else if (!strcmp(k, "--ioc")) {
+            if (!strcmp(v, "per_node"))
+                O.per_node = 1;
+            else if (!strncmp(v, "per_node:", 9) && atoi(v + 9) > 0)
+                O.per_node = atoi(v + 9);
+            else
+                usage_exit("--ioc wants per_node or per_node:K");
+        }
+        else if (!strcmp(k, "--dir"))
+            O.dir = v;
+        else if (!strcmp(k, "--subfile-dir"))
+            O.subfile_dir = v;
+        else if (!strcmp(k, "--storage"))
+            O.storage = v;
+        else if (!strcmp(k, "--node-local"))
+            O.node_local = v;
+        else if (!strcmp(k, "--name"))
+            O.name = v;
+        else if (!strcmp(k, "--stripe-count"))
+            O.stripe_count = atoi(v);
+        else if (!strcmp(k, "--builtin"))
+            O.builtin = atoi(v);
+        else if (!strcmp(k, "--marker"))
+            O.marker = v;
+        else
+            usage_exit("unknown option");
+    }
+    if (O.hosts < 1)
+        usage_exit("--hosts N is required");
+    if (strcmp(O.phase, "topo") && !O.dir)
+        usage_exit("--dir is required");
+    if (!O.subfile_dir)
+        O.subfile_dir = O.dir;
+    if (!O.storage != !O.node_local)
+        usage_exit("--storage and --node-local go together");
+    if (O.node_local && strncmp(O.subfile_dir, O.node_local, strlen(O.node_local)))
+        usage_exit("--subfile-dir must lie under --node-local");
+}
+
+/* ---- topology from hostnames --------------------------------------------- */
+
+static char (*g_host)[HOSTLEN]; /* hostname of every rank        */
+static int  *g_ioc;              /* expected IOC ranks, sorted    */
+static int   g_nioc;
+
+static int same_host(int a, int b) { return !strcmp(g_host[a], g_host[b]); }
+
+static void topology(void)
+{
+    char me[HOSTLEN] = {0};
+    if (gethostname(me, sizeof me - 1) < 0)
+        fatal(__LINE__, "gethostname");
+    g_host = calloc((size_t)g_size, HOSTLEN);
+    g_ioc  = calloc((size_t)g_size, sizeof *g_ioc);
+    if (!g_host || !g_ioc)
+        fatal(__LINE__, "calloc");
+    MPI_Allgather(me, HOSTLEN, MPI_CHAR, g_host, HOSTLEN, MPI_CHAR, MPI_COMM_WORLD);
+
+    int nhosts = 0;
+    for (int r = 0; r < g_size; r++) {
+        int first = 1, seen = 0; /* first rank of its host? rank within host */
+        for (int q = 0; q < r; q++)
+            if (same_host(q, r)) {
+                first = 0;
+                seen++;
+            }
+        nhosts += first;
+        if (seen < O.per_node)
+            g_ioc[g_nioc++] = r; /* ranks ascend: the list stays sorted */
+    }
+    if (nhosts != O.hosts)
+        FAIL("%d distinct hostnames, expected %d hosts", nhosts, O.hosts);
+
+    /* MPI's idea of a node must be exactly one host. */
+    MPI_Comm node;
+    int      nsize, nrank, mine = 0, leaders = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        fatal(__LINE__, "MPI_Comm_split_type");
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_rank(node, &nrank);
+    int *members = malloc((size_t)nsize * sizeof *members);
+    if (!members)
+        fatal(__LINE__, "malloc");
+    MPI_Allgather(&g_rank, 1, MPI_INT, members, 1, MPI_INT, node);
+    for (int i = 0; i < nsize; i++)
+        if (!same_host(members[i], g_rank))
+            FAIL("MPI_COMM_TYPE_SHARED puts rank %d (%s) on the node of rank %d (%s)", members[i],
+                 g_host[members[i]], g_rank, me);
+    for (int r = 0; r < g_size; r++)
+        mine += same_host(r, g_rank);
+    if (mine != nsize)
+        FAIL("host %s has %d ranks but its MPI_COMM_TYPE_SHARED communicator %d", me, mine, nsize);
+    int lead = nrank == 0;
+    MPI_Allreduce(&lead, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (leaders != O.hosts)
+        FAIL("MPI_COMM_TYPE_SHARED sees %d nodes, expected %d hosts", leaders, O.hosts);
+    free(members);
+    MPI_Comm_free(&node);
+    if (g_rank == 0) {
+        printf("t_multinode: %d ranks on %d hosts, %d node(s) by MPI_COMM_TYPE_SHARED; expected IOC ranks:",
+               g_size, nhosts, leaders);
+        for (int i = 0; i < g_nioc; i++)
+            printf(" %d", g_ioc[i]);
+        printf("\nt_multinode: their hosts:");
+        for (int i = 0; i < g_nioc; i++)
+            printf(" %s", g_host[g_ioc[i]]);
+        printf("\n");
+        fflush(stdout);
+    }
+}
+
+/* ---- data ---------------------------------------------------------------- */
+
+#define C_N   8011  /* "contig": int64 slab per rank                        */
+#define S_BLK 300   /* "strided": blocks of doubles interleaved over ranks  */
+#define S_NB  9
+#define G_ROW 9     /* "grid": 2-D int, chunked, rows per rank              */
+#define G_COL 1001
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+static int64_t cval(uint64_t g) { return (int64_t)mix64(g + 11); }
+static double  sval(uint64_t g) { return (double)g * 0.5 - 7.0; }
+static int     gval(uint64_t g) { return (int)(mix64(g * 3 + 1) & 0x7fffffff); }
+
+/* Same calls for every driver: the reference differs only in the fapl. */
+static void write_data(hid_t file, int iter)
+{
+    const hsize_t R = (hsize_t)g_rank, NP = (hsize_t)g_size;
+    hid_t         coll = H5ID(H5Pcreate(H5P_DATASET_XFER)), ind = H5ID(H5Pcreate(H5P_DATASET_XFER));
+    H5X(H5Pset_dxpl_mpio(coll, H5FD_MPIO_COLLECTIVE));
+    H5X(H5Pset_dxpl_mpio(ind, H5FD_MPIO_INDEPENDENT));
+    { /* contig, collective; iter > 0 (crash phase) rewrites it */
+        hsize_t dims = NP * C_N, start = R * C_N, count = C_N;
+        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &count, NULL));
+        hid_t   d  = iter ? H5ID(H5Dopen2(file, "contig", H5P_DEFAULT))
+                          : H5ID(H5Dcreate2(file, "contig", H5T_STD_I64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        int64_t *b = malloc(sizeof *b * C_N);
+        if (!b)
+            fatal(__LINE__, "malloc");
+        for (hsize_t i = 0; i < C_N; i++)
+            b[i] = cval(start + i) + iter;
+        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
+        if (H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, coll, b) < 0)
+            FAIL("write contig");
+        if (!iter) {
+            hsize_t two = 2;
+            int     av[2] = {g_size, 4242};
+            hid_t   as = H5ID(H5Screate_simple(1, &two, NULL));
+            hid_t   a  = H5ID(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
+            if (H5Awrite(a, H5T_NATIVE_INT, av) < 0)
+                FAIL("write attr");
+            H5Aclose(a);
+            H5Sclose(as);
+        }
+        free(b);
+        H5Dclose(d);
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+    if (iter)
+        goto done;
+    { /* strided: blocks interleaved across ranks (and so across hosts), independent */
+        hsize_t dims = NP * S_BLK * S_NB, start = R * S_BLK, stride = NP * S_BLK, count = S_NB, block = S_BLK;
+        hsize_t n  = S_BLK * S_NB;
+        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &n, NULL));
+        hid_t   d  = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        double *b  = malloc(sizeof *b * n);
+        if (!b)
+            fatal(__LINE__, "malloc");
+        for (hsize_t k = 0; k < n; k++)
+            b[k] = sval((k / S_BLK) * stride + start + k % S_BLK);
+        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
+        if (H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, ind, b) < 0)
+            FAIL("write strided");
+        free(b);
+        H5Dclose(d);
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+    { /* grid: 2-D chunked, chunks straddle ranks, collective */
+        hsize_t dims[2] = {NP * G_ROW, G_COL}, start[2] = {R * G_ROW, 0}, count[2] = {G_ROW, G_COL};
+        hsize_t chunk[2] = {4, 250};
+        hid_t   dcpl = H5ID(H5Pcreate(H5P_DATASET_CREATE));
+        H5X(H5Pset_chunk(dcpl, 2, chunk));
+        hid_t fs = H5ID(H5Screate_simple(2, dims, NULL)), ms = H5ID(H5Screate_simple(2, count, NULL));
+        hid_t d  = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        int  *b  = malloc(sizeof *b * G_ROW * G_COL);
+        if (!b)
+            fatal(__LINE__, "malloc");
+        for (hsize_t k = 0; k < G_ROW * G_COL; k++)
+            b[k] = gval(start[0] * G_COL + k);
+        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+        if (H5Dwrite(d, H5T_NATIVE_INT, ms, fs, coll, b) < 0)
+            FAIL("write grid");
+        free(b);
+        H5Dclose(d);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Pclose(dcpl);
+    }
+done:
+    H5Pclose(coll);
+    H5Pclose(ind);
+}
+
+/* Read share (r + 1) mod size of dataset ds (a block of its first
+ * dimension): every element is read once, by another rank than the one that
+ * wrote it.  Sets *first, the global index of the block's first element, and
+ * *n; NULL (and a failure) if the read fails. */
+static void *read_share(hid_t file, const char *ds, hid_t mtype, size_t esize, uint64_t *first, uint64_t *n,
+                        const char *ctx)
+{
+    hsize_t dims[2] = {0, 1}, start[2] = {0, 0}, count[2];
+    void   *b  = NULL;
+    hid_t   d  = H5Dopen2(file, ds, H5P_DEFAULT), fs = -1, ms = -1;
+    int     nd = 0, share = (g_rank + 1) % g_size;
+    if (d < 0 || (fs = H5Dget_space(d)) < 0 || (nd = H5Sget_simple_extent_dims(fs, dims, NULL)) < 1 || nd > 2) {
+        FAIL("%s: cannot open dataset %s", ctx, ds);
+        goto done;
+    }
+    start[0] = dims[0] * (hsize_t)share / (hsize_t)g_size;
+    count[0] = dims[0] * (hsize_t)(share + 1) / (hsize_t)g_size - start[0];
+    count[1] = dims[1];
+    *first   = start[0] * dims[1];
+    *n       = count[0] * count[1];
+    if (!(b = calloc(*n ? *n : 1, esize)))
+        fatal(__LINE__, "calloc");
+    hsize_t mn = *n;
+    ms = H5ID(H5Screate_simple(1, &mn, NULL));
+    H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    if (H5Dread(d, mtype, ms, fs, H5P_DEFAULT, b) < 0) {
+        FAIL("%s: cannot read dataset %s", ctx, ds);
+        free(b);
+        b = NULL;
+    }
+done:
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (d >= 0)
+        H5Dclose(d);
+    return b;
+}
+
+/* Every rank reads its share of every dataset from file and from the MPI-IO
+ * reference and compares both with the pattern. */
+static void check(hid_t file, hid_t ref, const char *ctx)
+{
+    long     bad = 0;
+    uint64_t f1 = 0, n1 = 0, f2 = 0, n2 = 0;
+#define CMP(type, mtype, ds, want, fmt)                                                            \
+    {                                                                                              \
+        type *x = read_share(file, ds, mtype, sizeof(type), &f1, &n1, ctx);                        \
+        type *y = read_share(ref, ds, mtype, sizeof(type), &f2, &n2, "MPI-IO reference");          \
+        if (x && y && (f1 != f2 || n1 != n2))                                                      \
+            FAIL("%s: dataset %s has another shape than in the MPI-IO reference", ctx, ds);        \
+        else if (x && y)                                                                           \
+            for (uint64_t k = 0, i = f1; k < n1; k++, i++)                                         \
+                if (x[k] != (want) || y[k] != (want)) {                                            \
+                    if (++bad <= MAXREP)                                                           \
+                        FAIL("%s: %s[%" PRIu64 "] = " fmt ", MPI-IO reference " fmt                \
+                             ", pattern " fmt, ctx, ds, i, x[k], y[k], (want));                    \
+                }                                                                                  \
+        free(x);                                                                                   \
+        free(y);                                                                                   \
+    }
+    CMP(int64_t, H5T_NATIVE_INT64, "contig", cval(i), "%" PRId64)
+    CMP(double, H5T_NATIVE_DOUBLE, "strided", sval(i), "%g")
+    CMP(int, H5T_NATIVE_INT, "grid", gval(i), "%d")
+#undef CMP
+    if (bad > MAXREP)
+        FAIL("%s: %ld mismatching elements in all", ctx, bad);
+    int   av[2] = {0, 0};
+    hid_t d     = H5Dopen2(file, "contig", H5P_DEFAULT);
+    hid_t a     = d < 0 ? -1 : H5Aopen(d, "attr", H5P_DEFAULT);
+    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, av) < 0 || av[0] != g_size || av[1] != 4242)
+        FAIL("%s: attribute contig/attr reads {%d, %d}, expected {%d, 4242}", ctx, av[0], av[1], g_size);
+    if (a >= 0)
+        H5Aclose(a);
+    if (d >= 0)
+        H5Dclose(d);
+}
+
+/* ---- files and drivers ----------------------------------------------------- */
+
+static void path_of(char *buf, size_t n, const char *suffix)
+{
+    if (snprintf(buf, n, "%s/%s%s.h5", O.dir, O.name, suffix) >= (int)n)
+        fatal(__LINE__, "path too long");
+}
+
+static hid_t h5sf_fapl(void)
+{
+    char  s[3 * H5FD_H5SF_PATH_MAX];
+    hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
+    H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    /* Small stripes so every dataset crosses every subfile and host. */
+    snprintf(s, sizeof s, "stripe_size=4096,stripe_count=%d,ioc=per_node:%d,channel=ioc,threads=2,timeout=60,"
+                          "subfile_dir=%s,config_dir=%s", O.stripe_count, O.per_node, O.subfile_dir, O.dir);
+    H5X(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, s));
+    return fapl;
+}
+
+static hid_t mpio_fapl(void)
+{
+    hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
+    H5X(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    return fapl;
+}
+
+static hid_t builtin_fapl(void)
+{
+    hid_t                   fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
+    H5FD_subfiling_config_t cfg;
+    H5FD_ioc_config_t       ioc;
+    H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    H5X(H5Pget_fapl_subfiling(fapl, &cfg));
+    H5X(H5Pget_fapl_ioc(cfg.ioc_fapl_id, &ioc));
+    ioc.thread_pool_size = 2;
+    H5X(H5Pset_fapl_ioc(cfg.ioc_fapl_id, &ioc));
+    cfg.require_ioc              = true;
+    cfg.shared_cfg.ioc_selection = SELECT_IOC_ONE_PER_NODE;
+    H5X(H5Pset_fapl_subfiling(fapl, &cfg));
+    H5Pclose(cfg.ioc_fapl_id);
+    return fapl;
+}
+
+static void check_layout(hid_t file, const char *ctx)
+{
+    H5FD_h5sf_layout_t l;
+    int want_count = O.stripe_count > 0 ? O.stripe_count : g_nioc;
+    if (H5FD_h5sf_get_layout(file, &l) < 0) {
+        FAIL("%s: H5FD_h5sf_get_layout failed", ctx);
+        return;
+    }
+    if (l.ioc_count != g_nioc || l.stripe_count != want_count || l.channel != H5FD_H5SF_CHANNEL_IOC)
+        FAIL("%s: h5sf reports %d IOCs, %d subfiles, channel %d; expected %d IOCs (%d per host), %d subfiles, "
+             "the IOC channel", ctx, l.ioc_count, l.stripe_count, (int)l.channel, g_nioc, O.per_node, want_count);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* Rank 0: subfile s must sit in the storage of the host of IOC s mod nioc
+ * and nowhere else; the config file in --dir; no subfile in --dir. */
+static void check_placement(const char *stub, const char *suffix)
+{
+    struct stat st;
+    char        name[1024], p[8192];
+    const char *rel   = O.subfile_dir + strlen(O.node_local);
+    int         count = O.stripe_count > 0 ? O.stripe_count : g_nioc, digits = 1;
+    if (stat(stub, &st) < 0) {
+        FAIL("stub %s: %s", stub, strerror(errno));
+        return;
+    }
+    for (int n = count; n >= 10; n /= 10) /* (int)(log10(n) + 1), as the built-in */
+        digits++;
+    char base[512];
+    snprintf(base, sizeof base, "%s%s.h5", O.name, suffix);
+    snprintf(name, sizeof name, H5FD_SUBFILING_CONFIG_FILENAME_TEMPLATE, base, (uint64_t)st.st_ino);
+    snprintf(p, sizeof p, "%s/%s", O.dir, name);
+    if (!exists(p))
+        FAIL("config file %s missing from the shared directory", p);
+    for (int s = 0; s < count; s++) {
+        const char *want = g_host[g_ioc[s % g_nioc]];
+        if (snprintf(name, sizeof name, H5FD_SUBFILING_FILENAME_TEMPLATE, base, (uint64_t)st.st_ino, digits,
+                     s + 1, count) >= (int)sizeof name)
+            fatal(__LINE__, "subfile name too long");
+        snprintf(p, sizeof p, "%s/%s", O.dir, name);
+        if (exists(p))
+            FAIL("subfile %s is in the shared directory", p);
+        for (int r = 0; r < g_size; r++) {
+            int first = 1;
+            for (int q = 0; q < r; q++)
+                first &= !same_host(q, r);
+            if (!first)
+                continue;
+            snprintf(p, sizeof p, "%s/%s%s/%s", O.storage, g_host[r], rel, name);
+            int here = exists(p), should = !strcmp(g_host[r], want);
+            if (here != should)
+                FAIL("subfile %d (%s) %s on host %s; its IOC is rank %d on %s", s + 1, name,
+                     here ? "is" : "is missing", g_host[r], g_ioc[s % g_nioc], want);
+        }
+    }
+    if (!g_fail)
+        printf("t_multinode: %d subfiles each on the host of its IOC (%s/<host>%s)\n", count, O.storage, rel);
+}
+
+/* Progress with elapsed time on rank 0 (information only, nothing checks it). */
+static void stamp(const char *what)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    static double t0;
+    if (t0 == 0)
+        t0 = now;
+    if (g_rank == 0) {
+        printf("t_multinode: %6.2f s  %s\n", now - t0, what);
+        fflush(stdout);
+    }
+}
+
+static int agree(void)
+{
+    long all = 0;
+    MPI_Allreduce(&g_fail, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return all == 0;
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    parse(argc, argv);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        if (g_rank == 0)
+            fprintf(stderr, "t_multinode: MPI gives thread level %d, the IOC channel needs MPI_THREAD_MULTIPLE\n",
+                    provided);
+        MPI_Finalize();
+        return 1;
+    }
+    stamp("MPI initialized");
+    topology();
+    if (!agree()) /* a wrong topology makes every later check meaningless */
+        goto out;
+
+    char stub[8192], refp[8192];
+    path_of(stub, sizeof stub, "");
+    path_of(refp, sizeof refp, "-ref");
+    hid_t file, ref;
+    if (!strcmp(O.phase, "write")) {
+        hid_t fapl = h5sf_fapl(), mfapl = mpio_fapl();
+        file = H5ID(H5Fcreate(stub, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        check_layout(file, "write");
+        write_data(file, 0);
+        H5X(H5Fclose(file));
+        stamp("h5sf file written");
+        ref = H5ID(H5Fcreate(refp, H5F_ACC_TRUNC, H5P_DEFAULT, mfapl));
+        write_data(ref, 0);
+        H5X(H5Fclose(ref));
+        stamp("MPI-IO reference written");
+        if (g_rank == 0 && O.storage)
+            check_placement(stub, "");
+        file = H5ID(H5Fopen(stub, H5F_ACC_RDONLY, fapl));
+        ref  = H5ID(H5Fopen(refp, H5F_ACC_RDONLY, mfapl));
+        check(file, ref, "read back in the writing job");
+        stamp("read back and compared");
+        H5Fclose(file), H5Fclose(ref), H5Pclose(fapl), H5Pclose(mfapl);
+    }
+    else if (!strcmp(O.phase, "read")) {
+        hid_t fapl = h5sf_fapl(), mfapl = mpio_fapl();
+        ref  = H5ID(H5Fopen(refp, H5F_ACC_RDONLY, mfapl));
+        file = H5ID(H5Fopen(stub, H5F_ACC_RDONLY, fapl));
+        check_layout(file, "read");
+        check(file, ref, "h5sf read in a second job");
+        H5Fclose(file), H5Pclose(fapl);
+        stamp("h5sf read and compared");
+        if (O.builtin) {
+            /* The built-in takes the directories from the environment only; its
+             * config file goes next to the subfiles unless told otherwise. */
+            if (setenv("H5FD_SUBFILING_SUBFILE_PREFIX", O.subfile_dir, 1) < 0 ||
+                setenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX", O.dir, 1) < 0)
+                fatal(__LINE__, "setenv");
+            fapl = builtin_fapl();
+            file = H5ID(H5Fopen(stub, H5F_ACC_RDONLY, fapl));
+            check(file, ref, "built-in subfiling driver reads the h5sf file");
+            H5Fclose(file), H5Pclose(fapl);
+            stamp("built-in subfiling driver read the h5sf file");
+        }
+        if (O.builtin > 1) {
+            /* And the other way: the built-in writes, h5sf reads. */
+            char bstub[8192];
+            path_of(bstub, sizeof bstub, "-builtin");
+            fapl = builtin_fapl();
+            file = H5ID(H5Fcreate(bstub, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+            write_data(file, 0);
+            H5X(H5Fclose(file));
+            H5Pclose(fapl);
+            if (g_rank == 0 && O.storage)
+                check_placement(bstub, "-builtin");
+            fapl = h5sf_fapl();
+            file = H5ID(H5Fopen(bstub, H5F_ACC_RDONLY, fapl));
+            check_layout(file, "h5sf opens the built-in file");
+            check(file, ref, "h5sf reads the built-in file");
+            H5Fclose(file), H5Pclose(fapl);
+            stamp("built-in subfiling driver wrote, h5sf read");
+        }
+        H5Fclose(ref), H5Pclose(mfapl);
+    }
+    else if (!strcmp(O.phase, "crash")) {
+        hid_t fapl = h5sf_fapl();
+        file = H5ID(H5Fcreate(stub, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        write_data(file, 0);
+        for (int it = 1; it <= 600; it++) {
+            H5X(H5Fflush(file, H5F_SCOPE_GLOBAL));
+            if (it == 1 && g_rank == 0 && O.marker) {
+                FILE *m = fopen(O.marker, "w");
+                if (!m)
+                    fatal(__LINE__, "fopen marker");
+                fclose(m);
+                printf("t_multinode: writing; waiting to be stopped\n");
+                fflush(stdout);
+            }
+            write_data(file, it);
+            usleep(100000);
+        }
+        H5Fclose(file), H5Pclose(fapl);
+        if (g_rank == 0)
+            fprintf(stderr, "t_multinode: crash phase: nothing stopped the job\n");
+    }
+    else if (strcmp(O.phase, "topo"))
+        usage_exit("unknown phase");
+out:;
+    int ok = agree();
+    if (g_rank == 0)
+        printf("t_multinode %s: %s\n", O.phase, ok ? "PASSED" : "FAILED");
+    free(g_host);
+    free(g_ioc);
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}

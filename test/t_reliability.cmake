@@ -1,0 +1,61 @@
+# Reliability tests (issue 6): injected faults, bad input, damaged files,
+# stress.  Executables share test/t_reliability.h.
+#   t_fault     one fixture chain per scenario: prepare -> run (H5SF_FAULT
+#               set by the program) -> verify; 4 ranks, 2 IOCs
+#   t_badinput  every setting with invalid values (config string, H5SF_*,
+#               the built-in's variables): H5Fcreate fails on every rank
+#   t_damaged   damaged files: clear error, nothing modified read-only
+#   t_stress    8 ranks, random I/O vs a serial model; many files at once
+foreach(t t_fault t_badinput t_damaged t_stress)
+  add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+  target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)
+endforeach()
+
+set(_rel ${CMAKE_CURRENT_BINARY_DIR}/rel)
+file(MAKE_DIRECTORY ${_rel})
+
+# Faults: the job must end well inside TIMEOUT (the hang scenario uses a
+# 3-second client timeout).
+set(_fault_scenarios pwrite_eio pwrite_enospc pwrite_eio_coll pwrite_short pwrite_eintr pread_eio
+    pread_short pread_eintr open_create open_reopen fsync fsync_ioc0 fsync_second stall hang hang_write)
+foreach(s IN LISTS _fault_scenarios)
+  set(d ${_rel}/fault)
+  h5sf_mpi_test(t_fault_${s} t_fault 4 run ${s} ${d})
+  set_tests_properties(t_fault_${s} PROPERTIES TIMEOUT 90)
+  if(NOT s STREQUAL "open_create")
+    h5sf_mpi_test(t_fault_${s}_prepare t_fault 4 prepare ${s} ${d})
+    h5sf_mpi_test(t_fault_${s}_verify t_fault 4 verify ${s} ${d})
+    set_tests_properties(t_fault_${s}_prepare PROPERTIES FIXTURES_SETUP fault_${s} TIMEOUT 90)
+    set_tests_properties(t_fault_${s}_verify PROPERTIES FIXTURES_CLEANUP fault_${s} TIMEOUT 90)
+    set_tests_properties(t_fault_${s} PROPERTIES FIXTURES_REQUIRED fault_${s})
+  endif()
+endforeach()
+
+# Bad settings: every case must fail on every rank, naming the key/variable.
+foreach(ch ioc direct)
+  h5sf_mpi_test(t_badinput_${ch} t_badinput 4 ${_rel}/badinput_${ch} ${ch})
+  set_tests_properties(t_badinput_${ch} PROPERTIES TIMEOUT 120)
+endforeach()
+
+# Damaged files, through both channels.
+h5sf_mpi_test(t_damaged_ioc t_damaged 4 ${_rel}/damaged_ioc "channel=ioc,ioc=total:2")
+h5sf_mpi_test(t_damaged_direct t_damaged 4 ${_rel}/damaged_direct "channel=direct")
+set_tests_properties(t_damaged_ioc t_damaged_direct PROPERTIES TIMEOUT 150)
+
+# Stress: 8 ranks against a serial model, 1/2/4 IOCs, several stripe sizes,
+# both channels; then 64 files at once and one file opened twice.
+set(_stress_cfgs
+    "ioc1:channel=ioc,ioc=total:1,stripe_size=4096,stripe_count=3"
+    "ioc2:channel=ioc,ioc=total:2,stripe_size=65536,stripe_count=4"
+    "ioc4:channel=ioc,ioc=total:4,stripe_size=1000,stripe_count=8"
+    "direct:channel=direct,stripe_size=4096,stripe_count=5")
+foreach(c IN LISTS _stress_cfgs)
+  string(FIND "${c}" ":" colon)
+  string(SUBSTRING "${c}" 0 ${colon} tag)
+  math(EXPR colon "${colon} + 1")
+  string(SUBSTRING "${c}" ${colon} -1 cfg)
+  h5sf_mpi_test(t_stress_${tag} t_stress 8 ${_rel}/stress_${tag} "${cfg}" random 12345)
+  set_tests_properties(t_stress_${tag} PROPERTIES TIMEOUT 120)
+endforeach()
+h5sf_mpi_test(t_stress_many t_stress 4 ${_rel}/stress_many "channel=ioc,ioc=total:2,stripe_size=4096,stripe_count=2" many)
+set_tests_properties(t_stress_many PROPERTIES TIMEOUT 120)
