@@ -214,15 +214,15 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
     *out = NULL;
     *n   = 0;
     if (!s)
-        return h5sf_fail(e, EINVAL, "ioc=ranks: IOC rank list: no value");
+        return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list: no value");
     if (comm_size <= 0)
-        return h5sf_fail(e, EINVAL, "ioc=ranks: IOC rank list \"" SHOW "\": communicator size %d", s, comm_size);
+        return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": communicator size %d", s, comm_size);
     size_t cap = 1;
     for (const char *p = s; *p; p++)
         cap += *p == ';';
     int *r = malloc(cap * sizeof *r);
     if (!r)
-        return h5sf_fail(e, ENOMEM, "ioc=ranks: IOC rank list: out of memory");
+        return h5sf_fail(e, ENOMEM, "ioc=ranks (H5SF_IOC): IOC rank list: out of memory");
     int         k = 0;
     const char *p = s;
     for (;;) {
@@ -232,16 +232,16 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
         bool     over;
         if (*p == '-') {
             free(r);
-            return h5sf_fail(e, EINVAL, "ioc=ranks: IOC rank list \"" SHOW "\": negative rank", s);
+            return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": negative rank", s);
         }
         if (read_digits(&p, (uint64_t)INT_MAX, &v, &over) == 0) {
             free(r);
             return h5sf_fail(e, EINVAL,
-                             "ioc=ranks: IOC rank list \"" SHOW "\": expected a rank number at \"%.20s\" (syntax: 0;4;8)", s, p);
+                             "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": expected a rank number at \"%.20s\" (syntax: 0;4;8)", s, p);
         }
         if (over || v >= (uint64_t)comm_size) {
             free(r);
-            return h5sf_fail(e, ERANGE, "ioc=ranks: IOC rank list \"" SHOW "\": rank %s%" PRIu64 " is out of range (%d ranks)",
+            return h5sf_fail(e, ERANGE, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %s%" PRIu64 " is out of range (%d ranks)",
                              s, over ? ">" : "", v, comm_size);
         }
         r[k++] = (int)v;
@@ -251,7 +251,7 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
             break;
         if (*p != ';') {
             free(r);
-            return h5sf_fail(e, EINVAL, "ioc=ranks: IOC rank list \"" SHOW "\": unexpected \"%.20s\" (syntax: 0;4;8)", s, p);
+            return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": unexpected \"%.20s\" (syntax: 0;4;8)", s, p);
         }
         p++;
     }
@@ -260,7 +260,7 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
         if (r[i] == r[i - 1]) {
             int dup = r[i];
             free(r);
-            return h5sf_fail(e, EINVAL, "ioc=ranks: IOC rank list \"" SHOW "\": rank %d is listed twice", s, dup);
+            return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %d is listed twice", s, dup);
         }
     *out = r;
     *n   = k;

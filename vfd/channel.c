@@ -70,6 +70,15 @@ void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback)
         snprintf(eb->msg, sizeof eb->msg, "%s", fallback);
 }
 
+/* h5sf_fail() with the captured HDF5 text as the cause: the text is copied
+ * first, because formatting a buffer into itself is undefined. */
+static int fail_cause(h5sf_errbuf_t *e, int err_no, const char *what)
+{
+    char cause[sizeof e->msg];
+    memcpy(cause, e->msg, sizeof cause);
+    return h5sf_fail(e, err_no, "%.200s (%.300s)", what, cause);
+}
+
 static hid_t direct_fapl(void)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -101,7 +110,11 @@ static int open_direct(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
                 failed = 1;
             else if (!(f->chan[s] = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, H5SF_CHAN_MAXADDR))) {
                 h5sf_err_capture(e, "");
-                failed = h5sf_fail(e, errno, "cannot create subfile %s (%s)", path, e->msg) < 0;
+                {
+                    char what[300];
+                    snprintf(what, sizeof what, "cannot create subfile %.250s", path);
+                    failed = fail_cause(e, errno, what) < 0;
+                }
             }
         }
         if (h5sf_agree(f->comm, failed, e) < 0)
@@ -114,7 +127,11 @@ static int open_direct(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
             failed = 1;
         else if (!(f->chan[s] = H5FDopen(path, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl, H5SF_CHAN_MAXADDR))) {
             h5sf_err_capture(e, "");
-            failed = h5sf_fail(e, 0, "cannot open subfile %s (%s)", path, e->msg) < 0;
+            {
+                char what[300];
+                snprintf(what, sizeof what, "cannot open subfile %.250s", path);
+                failed = fail_cause(e, 0, what) < 0;
+            }
         }
     }
 done:
@@ -160,7 +177,11 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
                  !(f->chan[s] = H5FDopen(path, flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL),
                                          fapl, H5SF_CHAN_MAXADDR))) {
             h5sf_err_capture(e, "");
-            failed = h5sf_fail(e, 0, "cannot open IOC channel for subfile %s (%s)", path, e->msg) < 0;
+            {
+                char what[300];
+                snprintf(what, sizeof what, "cannot open IOC channel for subfile %.250s", path);
+                failed = fail_cause(e, 0, what) < 0;
+            }
         }
     }
     if (fapl >= 0)
@@ -169,7 +190,7 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 }
 
 /* Logical EOF from the subfile sizes each owner sees. */
-static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
+static int compute_eof(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 {
     int       N = f->layout.stripe_count, failed = 0;
     uint64_t *sizes = calloc((size_t)N, sizeof *sizes), mine = 0, all = 0;
@@ -190,10 +211,32 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
     }
     if (!failed)
         mine = sf_logical_eof(sizes, (uint64_t)f->layout.stripe_size, N);
+    if (h5sf_agree(f->comm, failed, e) < 0) {
+        free(sizes);
+        return -1;
+    }
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm);
+    /* h5sf leaves every subfile at exactly the size the logical EOF implies
+     * (truncate at close), so on reopen a shorter one lost data: say so
+     * instead of reading zeros.  (A longer one is harmless.) */
+    if (!(flags & H5F_ACC_CREAT))
+        for (int s = 0; s < N && !failed; s++) {
+            uint64_t want = sf_subfile_size(all, (uint64_t)f->layout.stripe_size, N, s);
+            if (owns(f, s) && sizes[s] < want) {
+                char path[2 * H5SF_LAYOUT_PATH_MAX];
+                if (subfile_path(f, s, path, sizeof path, e) == 0)
+                    failed = h5sf_fail(e, EIO,
+                                       "subfile %.3000s is %llu bytes, but the file's end (%llu) needs %llu: it was "
+                                       "truncated or damaged (h5sf-info shows the whole layout)",
+                                       path, (unsigned long long)sizes[s], (unsigned long long)all,
+                                       (unsigned long long)want) < 0;
+                else
+                    failed = 1;
+            }
+        }
     free(sizes);
     if (h5sf_agree(f->comm, failed, e) < 0)
         return -1;
-    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm);
     f->eof = all;
     return 0;
 }
@@ -208,7 +251,7 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         return -1;
     if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
         return -1;
-    return compute_eof(f, e);
+    return compute_eof(f, flags, e);
 }
 
 int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
@@ -225,7 +268,11 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
     for (int s = 0; s < f->layout.stripe_count; s++)
         if (f->chan[s] && H5FDclose(f->chan[s]) < 0 && !failed) {
             h5sf_err_capture(e, "");
-            failed = h5sf_fail(e, 0, "cannot close subfile %d (%s)", s, e->msg) < 0;
+            {
+                char what[64];
+                snprintf(what, sizeof what, "cannot close subfile %d", s);
+                failed = fail_cause(e, 0, what) < 0;
+            }
         }
     free(f->chan);
     f->chan = NULL;
@@ -253,9 +300,10 @@ int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e)
         }
         else if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, size) < 0 ||
                  H5FDtruncate(f->chan[s], H5P_DEFAULT, false) < 0) {
+            char what[96];
             h5sf_err_capture(e, "");
-            return h5sf_fail(e, 0, "cannot truncate subfile %d to %llu bytes (%s)", s,
-                             (unsigned long long)size, e->msg);
+            snprintf(what, sizeof what, "cannot truncate subfile %d to %llu bytes", s, (unsigned long long)size);
+            return fail_cause(e, 0, what);
         }
         else
             f->chan_eoa[s] = size;

@@ -267,8 +267,13 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     if (sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0)
         H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory for the stripe plan");
-    if (h5sf_channels_open(f, flags, &eb) < 0)
+    if (h5sf_channels_open(f, flags, &eb) < 0) {
+        /* Every rank failed together (agreed): close, collectively, what
+         * was opened, so a failed open leaks no descriptors or IOC state. */
+        h5sf_errbuf_t tmp = {0};
+        H5E_BEGIN_TRY { h5sf_channels_close(f, &tmp); } H5E_END_TRY
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+    }
 
     h5sf_log_open(f, provided);
     h5sf_files_add(f);

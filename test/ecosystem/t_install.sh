@@ -30,7 +30,7 @@ run_consumer() {
 case $1 in
 install)
     build=$2 prefix=$3 src=$4 version=$5
-    rm -rf "$prefix"
+    rm -rf "$prefix" && mkdir -p "$(dirname "$prefix")"
     cmake --install "$build" --prefix "$prefix" >"$prefix.log" 2>&1 || { cat "$prefix.log"; fail "cmake --install"; finish install; }
     for f in include/h5sf.h lib/hdf5/plugin/libh5sf.so lib/libh5sf_preload.so lib/cmake/h5sf/h5sfConfig.cmake \
              lib/cmake/h5sf/h5sfConfigVersion.cmake lib/cmake/h5sf/h5sfTargets.cmake lib/pkgconfig/h5sf.pc \
