@@ -19,7 +19,8 @@
  *   ...    total bytes of inline payload, if H5SF_WIRE_INLINE
  *
  * All integers little-endian.  Large payloads do not travel inline: they go
- * as a second message (tag, tag + 1) described by an MPI derived datatype
+ * as further messages (tag + 1 to the IOC, tag + 2 back; ioc/internal.h)
+ * described by an MPI derived datatype
  * over the caller's buffers.  The reply is a fixed-size record carrying the
  * status (errno), a value (a size) and the IOC's error text.
  *

@@ -153,7 +153,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     for (size_t i = 0; i < count; i++)
         total += lens[i];
     uint64_t id   = atomic_fetch_add(&ctx->next_id, 1);
-    int      span = (ctx->tag_ub - H5SF_TAG_FIRST) / 2;
+    int      span = (ctx->tag_ub - H5SF_TAG_FIRST) / 4;
     memset(&h, 0, sizeof h);
     h.op      = (uint16_t)op;
     h.id      = id;
@@ -162,7 +162,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     h.count   = count;
     h.total   = total;
     h.arg     = arg;
-    h.tag     = H5SF_TAG_FIRST + 2 * (int)(id % (uint64_t)span);
+    h.tag     = H5SF_TAG_FIRST + 4 * (int)(id % (uint64_t)span);
     q->ctx = ctx, q->op = op, q->ioc = ioc, q->tag = h.tag, q->file_id = file_id, q->subfile = subfile;
     q->total     = total;
     q->hdr_req   = MPI_REQUEST_NULL;
@@ -232,14 +232,14 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     int rc = MPI_SUCCESS;
     if (op == H5SF_WIRE_READ)
         for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
-            rc = MPI_Irecv(bases[k], counts[k], q->dts[k], ioc, h.tag + 1, ctx->comm, &q->data[k]);
+            rc = MPI_Irecv(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_RDATA(h.tag), ctx->comm, &q->data[k]);
     if (rc == MPI_SUCCESS)
         rc = MPI_Irecv(q->reply, (int)sizeof q->reply, MPI_BYTE, ioc, h.tag, ctx->comm, &q->reply_req);
     if (rc == MPI_SUCCESS)
         rc = MPI_Isend(q->hdr, (int)msz, MPI_BYTE, ioc, H5SF_TAG_REQ, ctx->comm, &q->hdr_req);
     if (op == H5SF_WIRE_WRITE)
         for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
-            rc = MPI_Isend(bases[k], counts[k], q->dts[k], ioc, h.tag + 1, ctx->comm, &q->data[k]);
+            rc = MPI_Isend(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(h.tag), ctx->comm, &q->data[k]);
     free(bases);
     free(counts);
     if (rc != MPI_SUCCESS) /* what was posted cannot be taken back: leak q */

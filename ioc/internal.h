@@ -21,8 +21,17 @@
 #include "ioc.h"
 #include "../common/wire.h"
 
+/* Tags.  A rank can be a client and an IOC at once, receiving from the same
+ * peer in both roles: read data coming back from IOC X and write payload
+ * arriving from client X must never match each other's receives, so the two
+ * directions use different tags.  Per request (tag = 16 + 4k):
+ *   tag      reply            IOC -> client
+ *   tag + 1  write payload    client -> IOC
+ *   tag + 2  read data        IOC -> client                                 */
 #define H5SF_TAG_REQ   7     /* request headers                             */
-#define H5SF_TAG_FIRST 16    /* per-request tags: tag (reply), tag+1 (data) */
+#define H5SF_TAG_FIRST 16
+#define H5SF_TAG_WDATA(t) ((t) + 1)
+#define H5SF_TAG_RDATA(t) ((t) + 2)
 
 typedef struct ioc_req ioc_req_t;
 typedef struct ioc_sf  ioc_sf_t;

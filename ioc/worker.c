@@ -79,7 +79,7 @@ void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, uint64_t from)
     unsigned char *scratch = malloc(H5SF_IOC_CHUNK);
     for (uint64_t k = from; k < nchunks(r->h.total); k++) {
         uint64_t n = chunk_len(r->h.total, k);
-        if (!scratch || recv_bytes(ctx, scratch, n, r->source, r->h.tag + 1) < 0) {
+        if (!scratch || recv_bytes(ctx, scratch, n, r->source, H5SF_TAG_WDATA(r->h.tag)) < 0) {
             /* Cannot take it: the client will time out with our error. */
             break;
         }
@@ -238,7 +238,7 @@ static void rw(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *wbuf, h5sf_wire
     for (uint64_t k = 0; k < nchunks(r->h.total); k++) {
         uint64_t n = chunk_len(r->h.total, k);
         if (r->h.op == H5SF_WIRE_WRITE) {
-            if (recv_bytes(ctx, wbuf, n, r->source, r->h.tag + 1) < 0) {
+            if (recv_bytes(ctx, wbuf, n, r->source, H5SF_TAG_WDATA(r->h.tag)) < 0) {
                 rep->status = EPIPE;
                 snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: lost the write payload from rank %d", ctx->rank,
                          r->source);
@@ -251,7 +251,7 @@ static void rw(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *wbuf, h5sf_wire
         else {
             if (span(ctx, r, wbuf, n, &c, rep) < 0)
                 return; /* the client cancels its receives on an error */
-            if (send_bytes(ctx, wbuf, n, r->source, r->h.tag + 1) < 0)
+            if (send_bytes(ctx, wbuf, n, r->source, H5SF_TAG_RDATA(r->h.tag)) < 0)
                 return;
         }
     }
