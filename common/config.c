@@ -39,8 +39,12 @@ const h5sf_option_t h5sf_options[] = {
      "opened."},
     {"ioc", "H5SF_IOC", "H5FD_SUBFILING_IOC_PER_NODE", "per_node",
      "per_node | per_node:N | every:N | total:N | ranks:R1;R2;...",
-     "Which ranks are I/O concentrators: the first N ranks of each node (default 1), every N-th rank "
-     "starting at 0, N ranks spread evenly, or an explicit list of ranks.  Fallbacks: "
+     "Which ranks are I/O concentrators (IOCs), picked and ordered as by HDF5's built-in subfiling driver so "
+     "that subfile k, served by IOC k mod (IOC count), is on the same node with either driver.  Ranks are "
+     "taken node by node (nodes in the order of their lowest rank, ranks ascending within a node): the first "
+     "N of each node (default 1); every N-th of that sequence from the first; N of it at a stride of "
+     "(ranks - 1) / (N - 1), rounded down; or the listed ranks, in that order.  Never more IOCs than "
+     "subfiles: per_node:N then takes subfiles / nodes (at least 1) per node.  Fallbacks: "
      "H5FD_SUBFILING_IOC_SELECTION_CRITERIA (\"<criteria>:<value>\": 0 = one per node, 1:N = every:N, "
      "3:N = total:N; 2 (from a file) is not supported) and H5FD_SUBFILING_IOC_PER_NODE=N (per_node:N, "
      "used only when the selection criteria do not pick another mode, as in the built-in driver)."},
@@ -73,6 +77,19 @@ const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
      "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
      "prints one JSON object per open."},
+    {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
+     "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
+     "workers, half for received request messages.  Beyond it the IOC stops taking requests and clients "
+     "wait (back-pressure).  Read when the first file on a communicator is opened."},
+    {"-", "H5SF_IOC_MAX_FDS", NULL, "256", "integer 1..1048576",
+     "Most subfiles an I/O concentrator keeps open at once; beyond it the least recently used idle one "
+     "is closed and reopened when a request needs it."},
+    {"-", "H5SF_IOC_MERGE_WAIT", NULL, "5000 (bounded by 2 per piece)", "microseconds 0..10000000",
+     "How long an IOC worker holding a request with gaps between its pieces (a strided selection) waits "
+     "for other ranks' requests that fill the gaps, to write or read all of them as contiguous runs.  It "
+     "stops waiting as soon as the gaps are filled.  By default the wait is also at most 2 us per piece; "
+     "an explicit value drops that bound.  0 turns waiting off (requests already queued are still "
+     "merged)."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
     {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1",

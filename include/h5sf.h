@@ -40,11 +40,14 @@ typedef enum {
     H5FD_H5SF_CHANNEL_DIRECT    /* every rank writes its own pieces (sec2)  */
 } H5FD_h5sf_channel_t;
 
-/* How I/O concentrator ranks are chosen. */
+/* How I/O concentrator ranks are chosen.  As in HDF5's built-in subfiling
+ * driver, every mode takes the ranks node by node (nodes in the order of
+ * their lowest rank, ranks ascending within a node) and the IOCs keep that
+ * order: subfile k is served by IOC k mod (IOC count). */
 typedef enum {
     H5FD_H5SF_IOC_PER_NODE = 0, /* ioc_param per node (default 1)            */
-    H5FD_H5SF_IOC_EVERY_NTH,    /* ranks 0, N, 2N, ...                       */
-    H5FD_H5SF_IOC_TOTAL,        /* N in total, spread evenly over the ranks  */
+    H5FD_H5SF_IOC_EVERY_NTH,    /* positions 0, N, 2N, ... node by node      */
+    H5FD_H5SF_IOC_TOTAL,        /* N, at a stride of (ranks-1)/(N-1)         */
     H5FD_H5SF_IOC_LIST          /* explicit ranks in ioc_list, e.g. "0;4;8"  */
 } H5FD_h5sf_ioc_mode_t;
 
@@ -81,6 +84,13 @@ typedef struct h5sf_stats_t {
     uint64_t messages, bytes_read, bytes_written;
     uint64_t cobegin_max_inflight;              /* most transfers in flight at once */
     uint64_t subfile_messages[64];              /* request messages per subfile (first 64) */
+    /* This rank's I/O concentrator, for all files on the communicator
+     * (zero on ranks that are not IOCs or with the direct channel). */
+    uint64_t ioc_requests;                      /* requests executed              */
+    uint64_t ioc_merged;                        /* of those, merged into another's run */
+    uint64_t ioc_syscalls;                      /* pwritev/preadv calls           */
+    uint64_t ioc_open_fds, ioc_reopens;         /* subfile descriptors open now; reopened */
+    uint64_t ioc_slots;                         /* transfer buffers allocated (8 MiB each) */
 } h5sf_stats_t;
 
 /* Layout of an open file (H5FD_H5SF_CTL_GET_LAYOUT, H5FD_h5sf_get_layout). */

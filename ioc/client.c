@@ -106,31 +106,23 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
     ioc_req_t *r = calloc(1, sizeof *r);
     if (!r || (count && (!(r->offs = malloc(2 * count * sizeof *r->offs)) ||
                          !(r->mem = malloc(count * sizeof *r->mem))))) {
-        ioc_req_free(r);
+        ioc_req_free(ctx, r);
         return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
     }
     r->h      = *h;
     r->h.flags = 0;
     r->source = ctx->rank;
     r->lens   = r->offs + count;
-    r->lo     = UINT64_MAX;
-    r->hi     = 0;
     for (size_t i = 0; i < count; i++) {
         r->offs[i] = offs[i];
         r->lens[i] = lens[i];
         r->mem[i]  = bufs[i];
-        if (lens[i] && offs[i] < r->lo)
-            r->lo = offs[i];
-        if (lens[i] && offs[i] + lens[i] > r->hi)
-            r->hi = offs[i] + lens[i];
     }
-    if (r->lo > r->hi)
-        r->lo = r->hi = 0;
-    r->barrier  = h->op != H5SF_WIRE_WRITE && h->op != H5SF_WIRE_READ;
+    ioc_req_extent(r);
     r->local    = &q->local;
     q->is_local = true;
     if (!ioc_submit(ctx, r)) {
-        ioc_req_free(r);
+        ioc_req_free(ctx, r);
         return h5sf_fail(e, EBADF, "IOC rank %d (this rank) does not serve subfile %u of file %u", ctx->rank,
                          h->subfile, h->file_id);
     }
@@ -179,7 +171,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         req_free(q);
         return h5sf_fail(e, EOVERFLOW, "IOC request with %zu pieces is too large for one message", count);
     }
-    if (ioc == ctx->rank && ctx->serving && !getenv("XX_NOLOCAL")) {
+    if (ioc == ctx->rank && ctx->serving) {
         if (post_local(ctx, q, &h, count, offs, lens, bufs, e) < 0) {
             req_free(q);
             return -1;

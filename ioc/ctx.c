@@ -11,6 +11,52 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
+#include "../common/config.h"
+
+/* H5SF_IOC_MEMORY: bytes an IOC rank may hold for payload and queued
+ * requests; half for transfer slots, half for received messages, and the
+ * slots need at least one chunk. */
+#define IOC_MEMORY_DEFAULT  ((uint64_t)256 << 20)
+#define IOC_MEMORY_MIN      (2 * H5SF_IOC_CHUNK)
+#define IOC_MAX_FDS_DEFAULT 256
+/* Microseconds a worker may wait for requests that fill the gaps of a
+ * sparse one (further bounded by ~2 us per piece unless set explicitly). */
+#define IOC_MERGE_WAIT_DEFAULT_US 5000
+
+int h5sf_ioc_check_env(h5sf_errbuf_t *e)
+{
+    ioc_env_t env;
+    return ioc_read_env(&env, e);
+}
+
+/* Read the daemon's environment settings; -1 with a message naming the
+ * variable on bad values. */
+int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
+{
+    const char *v;
+    env->memory  = IOC_MEMORY_DEFAULT;
+    env->max_fds = IOC_MAX_FDS_DEFAULT;
+    if ((v = getenv("H5SF_IOC_MEMORY")) && *v) {
+        int64_t n;
+        if (h5sf_parse_size(v, &n, e, "H5SF_IOC_MEMORY") < 0)
+            return -1;
+        if ((uint64_t)n < IOC_MEMORY_MIN)
+            return h5sf_fail(e, EINVAL, "H5SF_IOC_MEMORY=\"%.200s\": must be at least %llu MiB (two transfer "
+                             "chunks)", v, (unsigned long long)(IOC_MEMORY_MIN >> 20));
+        env->memory = (uint64_t)n;
+    }
+    if ((v = getenv("H5SF_IOC_MAX_FDS")) && *v &&
+        h5sf_parse_int(v, 1, 1 << 20, &env->max_fds, e, "H5SF_IOC_MAX_FDS") < 0)
+        return -1;
+    env->merge_wait_us  = IOC_MERGE_WAIT_DEFAULT_US;
+    env->merge_wait_set = false;
+    if ((v = getenv("H5SF_IOC_MERGE_WAIT")) && *v) {
+        if (h5sf_parse_int(v, 0, 10000000, &env->merge_wait_us, e, "H5SF_IOC_MERGE_WAIT") < 0)
+            return -1;
+        env->merge_wait_set = true;
+    }
+    return 0;
+}
 
 static h5sf_ioc_ctx_t *contexts;
 
@@ -25,7 +71,7 @@ static void ctx_stop_daemon(h5sf_ioc_ctx_t *ctx)
     atomic_store(&ctx->stop, false);
 }
 
-static void ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
+void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
 {
     for (h5sf_ioc_ctx_t **pp = &contexts; *pp; pp = &(*pp)->next)
         if (*pp == ctx) {
@@ -35,44 +81,74 @@ static void ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
     while (ctx->sfs) { /* files the application never closed */
         ioc_sf_t *sf = ctx->sfs;
         ctx->sfs     = sf->next;
-        close(sf->fd);
+        if (sf->fd >= 0)
+            close(sf->fd);
         free(sf->path);
         free(sf);
     }
-    if (free_comm)
+    if (free_comm && ctx->comm != MPI_COMM_NULL)
         MPI_Comm_free(&ctx->comm);
     uv_cond_destroy(&ctx->cond);
     uv_cond_destroy(&ctx->done_cond);
+    uv_cond_destroy(&ctx->slot_cond);
+    while (ctx->nslots_free > 0)
+        free(ctx->slots[--ctx->nslots_free]);
+    free(ctx->slots);
     free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
     free(ctx);
 }
 
-static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e)
+h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
 {
-    h5sf_ioc_ctx_t *ctx = calloc(1, sizeof *ctx);
-    int            *ub, flag = 0;
-    if (!ctx)
-        return h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
-    if (MPI_Comm_dup(comm, &ctx->comm) != MPI_SUCCESS) {
+    ioc_env_t env;
+    if (ioc_read_env(&env, e) < 0)
+        return NULL;
+    h5sf_ioc_ctx_t *ctx    = calloc(1, sizeof *ctx);
+    int             nslots = (int)(env.memory / 2 / H5SF_IOC_CHUNK);
+    if (!ctx || !(ctx->dead = calloc((size_t)size, 1)) || !(ctx->slots = calloc((size_t)nslots, sizeof *ctx->slots))) {
+        if (ctx)
+            free(ctx->dead);
         free(ctx);
-        return h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator");
+        h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
+        return NULL;
     }
-    /* Our failures are reported, never fatal. */
-    MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(ctx->comm, &ctx->rank);
-    MPI_Comm_size(ctx->comm, &ctx->size);
-    MPI_Comm_get_attr(ctx->comm, MPI_TAG_UB, &ub, &flag);
-    ctx->tag_ub    = flag ? *ub : 32767;
+    ctx->comm      = MPI_COMM_NULL;
+    ctx->rank      = rank;
+    ctx->size      = size;
     ctx->timeout_s = timeout_s;
-    if (!(ctx->dead = calloc((size_t)ctx->size, 1))) {
-        MPI_Comm_free(&ctx->comm);
-        free(ctx);
-        return h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
-    }
+    ctx->tag_ub    = 32767;
+    ctx->mem_cap    = env.memory;
+    ctx->max_fds    = env.max_fds;
+    ctx->nslots_max = nslots;
+    ctx->merge_wait_ns  = (uint64_t)env.merge_wait_us * 1000u;
+    ctx->merge_wait_set = env.merge_wait_set;
     uv_mutex_init(&ctx->lock);
     uv_cond_init(&ctx->cond);
     uv_cond_init(&ctx->done_cond);
+    uv_cond_init(&ctx->slot_cond);
+    return ctx;
+}
+
+static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e)
+{
+    h5sf_ioc_ctx_t *ctx;
+    MPI_Comm        dup;
+    int            *ub, flag = 0, rank, size;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
+        return h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator");
+    /* Our failures are reported, never fatal. */
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(dup, &rank);
+    MPI_Comm_size(dup, &size);
+    if (!(ctx = ioc_ctx_new(rank, size, timeout_s, e))) {
+        MPI_Comm_free(&dup);
+        return -1;
+    }
+    ctx->comm = dup;
+    MPI_Comm_get_attr(dup, MPI_TAG_UB, &ub, &flag);
+    if (flag)
+        ctx->tag_ub = *ub;
     ctx->next = contexts;
     contexts  = ctx;
     *out      = ctx;
@@ -93,8 +169,19 @@ int h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5s
     MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, comm);
     if (lo != hi)
         return h5sf_fail(e, 0, "ranks disagree on the IOC context of this communicator");
-    if (!found && ctx_create(comm, timeout_s, &found, e) < 0)
-        return -1;
+    if (!found) {
+        /* A bad setting on any rank stops every rank before the collective
+         * MPI_Comm_dup, so nobody waits in it alone. */
+        ioc_env_t env;
+        int       bad = ioc_read_env(&env, e) < 0, anybad = 0;
+        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+        if (bad)
+            return -1;
+        if (anybad)
+            return h5sf_fail(e, EINVAL, "an H5SF_IOC_* setting is invalid on another rank");
+        if (ctx_create(comm, timeout_s, &found, e) < 0)
+            return -1;
+    }
     if (timeout_s > found->timeout_s)
         found->timeout_s = timeout_s;
     found->refs++;
@@ -110,7 +197,7 @@ int h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
     /* Nobody sends to our daemon after everyone got here. */
     MPI_Barrier(ctx->comm);
     ctx_stop_daemon(ctx);
-    ctx_free(ctx, true);
+    ioc_ctx_free(ctx, true);
     return 0;
 }
 
@@ -139,6 +226,14 @@ void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out)
     out->requests_served = atomic_load(&c->served);
     out->queue_wait_ns   = atomic_load(&c->queue_wait_ns);
     out->io_ns           = atomic_load(&c->io_ns);
+    out->groups          = atomic_load(&c->groups);
+    out->merged          = atomic_load(&c->merged);
+    out->syscalls        = atomic_load(&c->syscalls);
+    out->reopens         = atomic_load(&c->reopens);
+    uv_mutex_lock(&c->lock);
+    out->open_fds = (uint64_t)c->nfds;
+    out->slots    = (uint64_t)c->nslots_made;
+    uv_mutex_unlock(&c->lock);
 }
 
 void h5sf_ioc_shutdown_all(void)
@@ -148,6 +243,6 @@ void h5sf_ioc_shutdown_all(void)
     while (contexts) {
         h5sf_ioc_ctx_t *c = contexts;
         ctx_stop_daemon(c);
-        ctx_free(c, false);
+        ioc_ctx_free(c, false);
     }
 }

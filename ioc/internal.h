@@ -35,6 +35,7 @@
 
 typedef struct ioc_req ioc_req_t;
 typedef struct ioc_sf  ioc_sf_t;
+typedef struct ioc_claim ioc_claim_t;
 
 /* Payloads larger than one chunk move in chunks of this size: the IOC
  * receives (or reads) one chunk at a time into its worker's own buffer, so an
@@ -56,6 +57,8 @@ struct ioc_req {
     uint64_t       *offs, *lens;     /* pieces, in payload order            */
     unsigned char  *data;            /* inline payload (inside msg), or NULL */
     unsigned char  *msg;             /* the received header message         */
+    size_t          msg_len;         /* its size, counted in ctx->qmem       */
+    bool            sorted;          /* pieces ascending and disjoint        */
     void          **mem;             /* local requests: the client's buffers */
     ioc_local_t    *local;           /* local requests: where to report      */
     uint64_t        lo, hi;          /* extent on the subfile               */
@@ -74,7 +77,10 @@ struct ioc_req {
 /* A subfile this rank serves. */
 struct ioc_sf {
     uint32_t   file_id, subfile;
-    int        fd;
+    int        fd;             /* -1 while closed by the descriptor cap     */
+    int        flags;          /* open(2) flags for reopening               */
+    uint64_t   last_use;       /* for closing the least recently used       */
+    uint64_t   no_linger_until; /* ioc_now_ns(): no merge waits before this */
     char      *path;
     ioc_req_t *root;           /* treap of active (arrived, not done) requests */
     size_t     active;
@@ -103,12 +109,39 @@ struct h5sf_ioc_ctx {
     uv_thread_t     *workers;
     int              nworkers;
     ioc_req_t       *ready, *ready_tail;
+    ioc_claim_t     *claims;         /* workers waiting for requests to merge */
+    uint64_t         merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
+    bool             merge_wait_set; /* given explicitly: no per-piece bound  */
+    /* memory: transfer slots for workers, received messages for the queue;
+     * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
+    uint64_t         mem_cap;
+    unsigned char  **slots;          /* free slots of H5SF_IOC_CHUNK bytes  */
+    int              nslots_free, nslots_made, nslots_max;
+    uv_cond_t        slot_cond;
+    atomic_uint_fast64_t qmem;
+    /* descriptors: at most max_fds subfiles open at once (ctx->lock) */
+    int              max_fds, nfds;
+    uint64_t         use_clock;
     /* counters */
     atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
+    atomic_uint_fast64_t groups, merged, syscalls, reopens;
     h5sf_ioc_ctx_t  *next;
 };
 
-/* sched.c (ctx->lock held) */
+/* ctx.c: the daemon's environment settings (H5SF_IOC_MEMORY,
+ * H5SF_IOC_MAX_FDS, H5SF_IOC_MERGE_WAIT), read when a context is made. */
+typedef struct ioc_env {
+    uint64_t memory;
+    int      max_fds;
+    int      merge_wait_us;
+    bool     merge_wait_set;
+} ioc_env_t;
+int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
+
+/* sched.c */
+/* Set r->lo, hi, sorted and barrier from its header and pieces (no lock). */
+void ioc_req_extent(ioc_req_t *r);
+/* The rest with ctx->lock held. */
 /* Register an arrived request; returns true if it may run now. */
 bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r);
 /* A request finished: unregister it and append those now runnable to *ready
@@ -124,9 +157,19 @@ void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
  * the workers: the caller must not touch it. */
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
-void ioc_req_free(ioc_req_t *r);
+void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+/* Piece lists of a and b share a byte (conservatively true unless both are
+ * sorted).  Linear-logarithmic in the smaller list. */
+bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b);
 /* Receive and discard a write payload from chunk `from` on (error paths). */
 void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, uint64_t from);
+
+/* ctx.c: a context with everything but its communicator (MPI_COMM_NULL),
+ * not registered; test/unit_sched_mt.c runs workers on such contexts, with
+ * requests to rank 0 of 1 that never touch MPI.  ioc_ctx_free also closes
+ * the subfiles left and unregisters the context. */
+h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e);
+void            ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm);
 
 /* progress.c */
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
@@ -134,6 +177,10 @@ void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
 
 /* subfile.c (lock held) */
 ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile);
+/* Make sure sf has a descriptor (sf must be active, so it cannot be closed
+ * under the caller); may close the least recently used idle one.  0 or an
+ * errno. */
+int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf);
 
 /* dtype.c: a datatype describing n (addr, len) pieces, absolute addresses
  * (use with MPI_BOTTOM); *dt is MPI_BYTE with *count = len for one small

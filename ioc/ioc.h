@@ -25,6 +25,10 @@ enum { H5SF_IOC_OP_WRITE = 1, H5SF_IOC_OP_READ = 2 };
 
 /* Collective over comm.  Returns the shared context for comm's group (created
  * on first use, reference counted).  timeout_s bounds every client wait. */
+/* Check the IOC's environment settings (H5SF_IOC_MEMORY, H5SF_IOC_MAX_FDS,
+ * H5SF_IOC_MERGE_WAIT) so that bad values fail every open, whatever the
+ * channel. */
+int  h5sf_ioc_check_env(h5sf_errbuf_t *e);
 int  h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
 /* Collective over the context's communicator.  The last release stops the
  * daemon (if any) and frees the context. */
@@ -67,7 +71,13 @@ typedef struct h5sf_ioc_counters {
     uint64_t max_inflight;   /* most client requests posted and not yet waited */
     uint64_t requests_served;/* requests executed by this rank's daemon       */
     uint64_t queue_wait_ns;  /* total time served requests waited in the queue */
-    uint64_t io_ns;          /* total time in pwritev/preadv                   */
+    uint64_t io_ns;          /* total time executing requests (I/O and transfer) */
+    uint64_t groups;         /* worker executions (a request and those merged)  */
+    uint64_t merged;         /* requests merged into another's execution        */
+    uint64_t syscalls;       /* pwritev/preadv calls                            */
+    uint64_t reopens;        /* subfiles reopened after the descriptor cap      */
+    uint64_t open_fds;       /* subfile descriptors open now                    */
+    uint64_t slots;          /* transfer slots allocated (H5SF_IOC_CHUNK each)  */
 } h5sf_ioc_counters_t;
 void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out);
 

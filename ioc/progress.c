@@ -3,7 +3,9 @@
  *
  * It matches request headers from any rank (MPI_Improbe, so a large header
  * is received whole into a buffer of the right size), decodes them and hands
- * them to the scheduler in arrival order.  Large write payloads stay with the
+ * them to the scheduler in arrival order.  Received messages (piece lists
+ * and small inline payloads) may hold at most half of H5SF_IOC_MEMORY;
+ * beyond that it stops receiving, and clients wait.  Large write payloads stay with the
  * client until a worker runs the request and pulls them in chunk by chunk.
  * It never does file I/O, so receiving continues while disks are busy.
  */
@@ -46,7 +48,7 @@ static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)",
              ctx->rank, r->h.subfile, r->h.file_id);
     ioc_reply_error(ctx, &r->h, r->source, EBADF, msg);
-    ioc_req_free(r);
+    ioc_req_free(ctx, r);
 }
 
 /* Build a request from a decoded message; takes ownership of buf. */
@@ -68,32 +70,23 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         free(r);
         return -1;
     }
-    r->msg    = buf;
-    r->source = source;
+    r->msg     = buf;
+    r->msg_len = len;
+    r->source  = source;
+    atomic_fetch_add(&ctx->qmem, len);
     if (r->h.op == H5SF_WIRE_NOP) {
-        ioc_req_free(r);
+        ioc_req_free(ctx, r);
         return 0;
     }
     if (r->h.count && !(r->offs = malloc(2 * r->h.count * sizeof *r->offs))) {
         reject(ctx, buf, len, source, "out of memory for the piece list");
-        ioc_req_free(r);
+        ioc_req_free(ctx, r);
         return -1;
     }
     r->lens = r->offs + r->h.count;
-    r->lo   = UINT64_MAX;
-    r->hi   = 0;
-    for (uint64_t i = 0; i < r->h.count; i++) {
+    for (uint64_t i = 0; i < r->h.count; i++)
         h5sf_wire_pair(pairs, i, &r->offs[i], &r->lens[i]);
-        if (r->lens[i] == 0)
-            continue;
-        if (r->offs[i] < r->lo)
-            r->lo = r->offs[i];
-        if (r->offs[i] + r->lens[i] > r->hi)
-            r->hi = r->offs[i] + r->lens[i];
-    }
-    if (r->lo > r->hi)
-        r->lo = r->hi = 0;
-    r->barrier = r->h.op != H5SF_WIRE_WRITE && r->h.op != H5SF_WIRE_READ;
+    ioc_req_extent(r);
 
     /* A large write payload is not here yet: the worker that runs the
      * request receives it chunk by chunk into its own buffer. */
@@ -113,6 +106,13 @@ static void progress_main(void *arg)
         int         flag = 0, count = 0;
         MPI_Message msg;
         MPI_Status  st;
+        /* Back-pressure: with half the memory budget in queued messages,
+         * leave new ones with their senders (MPI's rendezvous holds them
+         * there) until the workers catch up. */
+        if (atomic_load(&ctx->qmem) >= ctx->mem_cap / 2) {
+            ioc_backoff(&idle);
+            continue;
+        }
         if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
             break;
         if (flag) {

@@ -2,26 +2,37 @@
  * sched.c -- ordering of requests on one subfile.
  *
  * Rules: a request waits for every earlier active request on the same
- * subfile whose extent overlaps it, unless both are reads.  Barriers
+ * subfile that shares a byte with it, unless both are reads.  Requests
+ * whose extents interleave without sharing a byte (strided writes of
+ * several ranks) are independent, so the workers may merge them.  Barriers
  * (truncate, size, fsync) wait for everything before them and hold back
  * everything after them.  Different subfiles never interact.
  *
  * Active requests sit in a treap keyed by their first byte and augmented
- * with the largest last byte of each subtree, so finding the overlaps of a
- * new request costs O(log n + overlaps) even with thousands queued.  Each
+ * with the largest last byte of each subtree, so finding the overlapping
+ * extents of a new request costs O(log n + overlaps) even with thousands
+ * queued; each candidate's pieces are then compared (binary search in the
+ * longer list; requests with unsorted pieces conflict conservatively).  Each
  * conflict becomes a dependency edge; a request runs when its count of
  * unfinished dependencies reaches zero.  Called with ctx->lock held.
  */
 #include <stdlib.h>
 #include "internal.h"
 
-static uint32_t prio_seed = 2463534242u;
+/* Treap priorities only need to look random.  Each context's schedulers
+ * run under that context's lock, so a plain static seed shared by all
+ * contexts was a data race (TSan, unit_sched_mt): the source is an atomic
+ * Weyl sequence, hashed (lowbias32). */
+static _Atomic uint32_t prio_weyl;
 static uint32_t next_prio(void)
 {
-    prio_seed ^= prio_seed << 13;
-    prio_seed ^= prio_seed >> 17;
-    prio_seed ^= prio_seed << 5;
-    return prio_seed;
+    uint32_t x = atomic_fetch_add_explicit(&prio_weyl, 0x9E3779B9u, memory_order_relaxed);
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
 }
 
 static bool before(const ioc_req_t *a, const ioc_req_t *b)
@@ -127,9 +138,68 @@ static void link_overlaps(ioc_req_t *t, ioc_req_t *r)
     link_overlaps(t->tl, r);
     if (t->lo >= r->hi)
         return; /* t and its right subtree start at or after r's end */
-    if (t->hi > r->lo && (t->h.op == H5SF_WIRE_WRITE || r->h.op == H5SF_WIRE_WRITE))
+    /* Extents overlap often without any shared byte (interleaved strided
+     * writes of several ranks): only a real overlap orders the two. */
+    if (t->hi > r->lo && (t->h.op == H5SF_WIRE_WRITE || r->h.op == H5SF_WIRE_WRITE) &&
+        ioc_pieces_overlap(t, r))
         add_dependent(t, r);
     link_overlaps(t->tr, r);
+}
+
+/* First piece of b (sorted) ending after `off`: piece ends are ascending. */
+static uint64_t first_ending_after(const ioc_req_t *b, uint64_t off)
+{
+    uint64_t lo = 0, hi = b->h.count;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (b->offs[mid] + b->lens[mid] > off)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b)
+{
+    if (!a->sorted || !b->sorted)
+        return true;
+    if (a->h.count > b->h.count) {
+        const ioc_req_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (uint64_t i = 0; i < a->h.count; i++) {
+        uint64_t lo = a->offs[i], hi = lo + a->lens[i];
+        if (hi == lo)
+            continue;
+        for (uint64_t j = first_ending_after(b, lo); j < b->h.count && b->offs[j] < hi; j++)
+            if (b->lens[j])
+                return true;
+    }
+    return false;
+}
+
+void ioc_req_extent(ioc_req_t *r)
+{
+    uint64_t end = 0;
+    r->lo     = UINT64_MAX;
+    r->hi     = 0;
+    r->sorted = true;
+    for (uint64_t i = 0; i < r->h.count; i++) {
+        if (r->offs[i] < end)
+            r->sorted = false;
+        end = r->offs[i] + r->lens[i];
+        if (r->lens[i] == 0)
+            continue;
+        if (r->offs[i] < r->lo)
+            r->lo = r->offs[i];
+        if (end > r->hi)
+            r->hi = end;
+    }
+    if (r->lo > r->hi)
+        r->lo = r->hi = 0;
+    r->barrier = r->h.op != H5SF_WIRE_WRITE && r->h.op != H5SF_WIRE_READ;
 }
 
 static void push(ioc_req_t **head, ioc_req_t **tail, ioc_req_t *r)

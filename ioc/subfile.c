@@ -3,8 +3,12 @@
  *
  * h5sf opens the subfiles an IOC owns on the IOC itself, at file open, so
  * open errors (permissions, missing files) surface there, collectively, and
- * the daemon only ever sees descriptors.  A handful of entries per context:
- * a list is the right structure.
+ * the daemon only ever sees descriptors.  A job with many files open would
+ * run out of descriptors, though (64 files x 8 subfiles per IOC is 512), so
+ * at most H5SF_IOC_MAX_FDS stay open: opening one more closes the least
+ * recently used idle one, and a worker reopens it when a request comes.
+ * A handful to a few hundred entries per context: a list is the right
+ * structure, and the scan for the oldest runs only when the cap is hit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +25,63 @@ ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile)
     return NULL;
 }
 
+/* Close the least recently used descriptor nobody is using (lock held).
+ * Nothing to close (all busy) lets the count go over the cap for a while
+ * rather than stall I/O. */
+static void evict_one(h5sf_ioc_ctx_t *ctx)
+{
+    ioc_sf_t *old = NULL;
+    for (ioc_sf_t *sf = ctx->sfs; sf; sf = sf->next)
+        if (sf->fd >= 0 && !sf->active && !sf->barrier && !sf->held && (!old || sf->last_use < old->last_use))
+            old = sf;
+    if (!old)
+        return;
+    close(old->fd);
+    old->fd = -1;
+    ctx->nfds--;
+}
+
+static int open_fd(h5sf_ioc_ctx_t *ctx, const char *path, int flags)
+{
+    int fault = ioc_fault("open", ctx->rank);
+    if (fault) {
+        errno = fault;
+        return -1;
+    }
+    return open(path, flags | O_CLOEXEC, 0666);
+}
+
+/* Make room for one more descriptor under the cap (lock held). */
+static void make_room(h5sf_ioc_ctx_t *ctx)
+{
+    while (ctx->nfds >= ctx->max_fds && ctx->nfds > 0) {
+        int before = ctx->nfds;
+        evict_one(ctx);
+        if (ctx->nfds == before)
+            break;
+    }
+}
+
+int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf)
+{
+    int err = 0;
+    uv_mutex_lock(&ctx->lock);
+    sf->last_use = ++ctx->use_clock;
+    if (sf->fd < 0) {
+        make_room(ctx);
+        /* Created at open already: never create or truncate again. */
+        sf->fd = open_fd(ctx, sf->path, sf->flags);
+        if (sf->fd < 0)
+            err = errno ? errno : EIO;
+        else {
+            ctx->nfds++;
+            atomic_fetch_add(&ctx->reopens, 1);
+        }
+    }
+    uv_mutex_unlock(&ctx->lock);
+    return err;
+}
+
 int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, const char *path, int flags,
                           h5sf_errbuf_t *e)
 {
@@ -29,13 +90,10 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
         free(sf);
         return h5sf_fail(e, ENOMEM, "out of memory opening subfile %s", path);
     }
-    int fault = ioc_fault("open", ctx->rank);
-    if (fault) {
-        errno  = fault;
-        sf->fd = -1;
-    }
-    else
-        sf->fd = open(path, flags | O_CLOEXEC, 0666);
+    uv_mutex_lock(&ctx->lock);
+    make_room(ctx);
+    uv_mutex_unlock(&ctx->lock);
+    sf->fd = open_fd(ctx, path, flags);
     if (sf->fd < 0) {
         int err = errno;
         free(sf->path);
@@ -43,11 +101,14 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
         return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank,
                          strerror(err), err);
     }
+    sf->flags   = flags & ~(O_CREAT | O_TRUNC | O_EXCL);
     sf->file_id = file_id;
     sf->subfile = subfile;
     uv_mutex_lock(&ctx->lock);
-    sf->next  = ctx->sfs;
-    ctx->sfs  = sf;
+    sf->next     = ctx->sfs;
+    ctx->sfs     = sf;
+    sf->last_use = ++ctx->use_clock;
+    ctx->nfds++;
     uv_mutex_unlock(&ctx->lock);
     return 0;
 }
@@ -76,8 +137,10 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
                          "not closed", sf->path, n, ctx->rank, ctx->timeout_s);
     }
     *pp = sf->next;
+    if (sf->fd >= 0)
+        ctx->nfds--;
     uv_mutex_unlock(&ctx->lock);
-    int rc = close(sf->fd), err = errno;
+    int rc = sf->fd >= 0 ? close(sf->fd) : 0, err = errno;
     if (rc < 0)
         h5sf_fail(e, err, "closing subfile %s failed: %s (errno %d)", sf->path, strerror(err), err);
     free(sf->path);

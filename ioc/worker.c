@@ -2,11 +2,14 @@
  * worker.c -- the IOC worker pool: libuv threads that execute requests on
  * subfile descriptors and answer the requesting rank.
  *
- * Payload moves in chunks (H5SF_IOC_CHUNK) through one buffer per worker:
- * receive chunk k, write its pieces, receive chunk k+1 ...; reads mirror it.
- * Pieces contiguous in the subfile are contiguous in a chunk too, so each
- * run is one pwrite, looped over short transfers and EINTR.  Reads past EOF
- * give zeros, as HDF5 expects.
+ * Large payloads move in chunks (H5SF_IOC_CHUNK) through transfer slots
+ * taken from a pool bounded by H5SF_IOC_MEMORY: receive chunk k, write its
+ * pieces, receive chunk k+1 ...; reads mirror it.  A client's sends wait in
+ * MPI until a slot takes them, which is the back-pressure on clients.
+ * Pieces are written as runs of contiguous bytes (one pwritev each), merged
+ * across the ready requests of several ranks (see "groups" below), looped
+ * over short transfers and EINTR.  Reads past EOF give zeros, as HDF5
+ * expects.
  *
  * Requests an IOC rank makes to itself never touch MPI: the worker runs
  * pwritev/preadv straight on the client's buffers (zero copy) and reports
@@ -21,12 +24,14 @@
 #include <unistd.h>
 #include "internal.h"
 
-#define IOV_BATCH 512
+#define IOV_BATCH 1024 /* IOV_MAX on Linux */
 
-void ioc_req_free(ioc_req_t *r)
+void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
     if (!r)
         return;
+    if (r->msg_len)
+        atomic_fetch_sub(&ctx->qmem, r->msg_len);
     free(r->msg);
     free(r->offs);
     free(r->mem);
@@ -166,50 +171,133 @@ static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t 
              r->sf->path, strerror(rep->status), rep->status);
 }
 
-/* A cursor over the pieces of a request: piece i, byte po within it. */
-typedef struct cursor {
-    uint64_t i, po;
-} cursor_t;
+/* ---- groups ------------------------------------------------------------
+ *
+ * A worker runs a *group*: the request it took plus other ready requests of
+ * the same kind on the same subfile whose extents touch it -- typically the
+ * interleaved strided pieces of several ranks.  Ready requests never
+ * conflict (the scheduler saw to that), so their pieces can be sorted by
+ * offset and written or read as merged runs: one pwritev per contiguous run
+ * instead of one per piece per rank.
+ *
+ * The group moves in rounds: in round k every member's chunk k is in memory
+ * (its own slot, its inline payload, or for local requests the client's
+ * buffers), the pieces of those chunks are sorted into runs, and the runs go
+ * to the disk.  Equal-sized requests of an interleaved pattern thus meet
+ * chunk by chunk.  A lone request is a group of one, in its own piece order.
+ */
 
-/* Move n payload bytes between `buf` (or, for local requests with buf NULL,
- * the client's own buffers) and the subfile, starting at the cursor.  Runs
- * of pieces contiguous in the subfile become one pwritev/preadv. */
-static int span(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *buf, uint64_t n, cursor_t *c,
-                h5sf_wire_reply_t *rep)
+#define GROUP_MAX 16 /* members of one group                      */
+#define SCAN_MAX  64 /* ready requests looked at when forming one */
+#define LINGER_BACKOFF_NS (100u * 1000000u) /* after a wait nobody joined */
+
+typedef struct member {
+    ioc_req_t        *r;
+    uint64_t          i, po;  /* cursor: piece i, byte po within it       */
+    uint64_t          k, nk;  /* next round, rounds in all                */
+    unsigned char    *slot;   /* transfer buffer (remote, not inline)     */
+    unsigned char    *buf;    /* this round's bytes, NULL: client buffers */
+    uint64_t          n;      /* bytes this round                         */
+    bool              failed; /* I/O failed: skip its pieces from now on  */
+    bool              lost;   /* the client connection broke: stop        */
+    h5sf_wire_reply_t rep;
+} member_t;
+
+typedef struct seg {
+    uint64_t       off, len;
+    unsigned char *p;
+    uint32_t       m;
+} seg_t;
+
+static bool addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
+
+static int seg_cmp(const void *a, const void *b)
 {
-    struct iovec iov[IOV_BATCH];
-    while (n > 0 && c->i < r->h.count) {
-        uint64_t off = r->offs[c->i] + c->po, run = 0;
-        int      k   = 0;
-        /* Gather pieces while they continue the run on disk. */
-        while (n > 0 && k < IOV_BATCH && r->offs[c->i] + c->po == off + run) {
-            uint64_t m = r->lens[c->i] - c->po;
-            if (m > n)
-                m = n;
-            if (m > (uint64_t)1 << 30)
-                m = (uint64_t)1 << 30;
-            iov[k].iov_base = buf ? (void *)buf : (char *)r->mem[c->i] + c->po;
-            iov[k].iov_len  = (size_t)m;
-            k++;
-            if (buf)
-                buf += m;
-            run += m;
-            n -= m;
-            if ((c->po += m) == r->lens[c->i]) {
-                c->i++;
-                c->po = 0;
-                while (c->i < r->h.count && r->lens[c->i] == 0)
-                    c->i++;
-                if (c->i >= r->h.count)
-                    break;
-            }
+    const seg_t *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void fail_member(h5sf_ioc_ctx_t *ctx, member_t *m, int err, uint64_t n, uint64_t off)
+{
+    if (m->failed)
+        return;
+    m->failed = true;
+    io_error(ctx, m->r, &m->rep, err, n, off);
+}
+
+/* Append member j's pieces for its m->n bytes of this round to segs. */
+static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
+{
+    ioc_req_t     *r = m->r;
+    unsigned char *p = m->buf;
+    uint64_t       n = m->n;
+    while (n > 0 && m->i < r->h.count) {
+        uint64_t len = r->lens[m->i] - m->po;
+        if (len > n)
+            len = n;
+        if (len) {
+            segs[ns].off = r->offs[m->i] + m->po;
+            segs[ns].len = len;
+            segs[ns].p   = p ? p : (unsigned char *)r->mem[m->i] + m->po;
+            segs[ns].m   = j;
+            ns++;
         }
-        struct iovec save[IOV_BATCH];
+        if (p)
+            p += len;
+        n -= len;
+        if ((m->po += len) == r->lens[m->i]) {
+            m->i++;
+            m->po = 0;
+        }
+    }
+    return ns;
+}
+
+/* Transfer segs[0..ns) (sorted, or one member's own order) as runs of
+ * contiguous segments, one pwritev/preadv per run of up to IOV_BATCH.  A
+ * failure fails the members with a segment in that run; the segments of
+ * failed members are skipped. */
+static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
+{
+    struct iovec iov[IOV_BATCH], save[IOV_BATCH];
+    size_t       s = 0;
+    for (;;) {
+        while (s < ns && mb[segs[s].m].failed)
+            s++;
+        if (s >= ns)
+            break;
+        size_t   first = s, last = s;
+        uint64_t off = segs[s].off, run = 0;
+        int      k = 0;
+        while (s < ns && k < IOV_BATCH && segs[s].off == off + run && !mb[segs[s].m].failed) {
+            uint64_t done = 0;
+            last          = s;
+            while (done < segs[s].len && k < IOV_BATCH) { /* iov_len stays under 1 GiB */
+                uint64_t m = segs[s].len - done;
+                if (m > (uint64_t)1 << 30)
+                    m = (uint64_t)1 << 30;
+                iov[k].iov_base = segs[s].p + done;
+                iov[k].iov_len  = (size_t)m;
+                k++;
+                done += m;
+            }
+            run += done;
+            if (done < segs[s].len) { /* batch full inside a segment: resume there */
+                segs[s].off += done;
+                segs[s].p += done;
+                segs[s].len -= done;
+                break;
+            }
+            s++;
+        }
         memcpy(save, iov, (size_t)k * sizeof *iov); /* xferv consumes iov */
-        int64_t got = xferv(ctx, r->h.op, r->sf->fd, iov, k, off);
+        atomic_fetch_add(&ctx->syscalls, 1);
+        int64_t got = xferv(ctx, op, sf->fd, iov, k, off);
         if (got < 0) {
-            io_error(ctx, r, rep, errno, run, off);
-            return -1;
+            int err = errno;
+            for (size_t q = first; q <= last; q++)
+                fail_member(ctx, &mb[segs[q].m], err, run, off);
+            continue;
         }
         if ((uint64_t)got < run) { /* EOF: the rest of the run reads as zeros */
             uint64_t skip = (uint64_t)got;
@@ -223,53 +311,70 @@ static int span(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *buf, uint64_t 
             }
         }
     }
-    return 0;
 }
 
-static void rw(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *wbuf, h5sf_wire_reply_t *rep)
+static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 {
-    cursor_t c = {0, 0};
-    while (c.i < r->h.count && r->lens[c.i] == 0)
-        c.i++;
-    if (r->local || r->data) { /* the whole payload is addressable already */
-        span(ctx, r, r->local ? NULL : r->data, r->h.total, &c, rep);
-        return;
-    }
-    for (uint64_t k = 0; k < nchunks(r->h.total); k++) {
-        uint64_t n = chunk_len(r->h.total, k);
-        if (r->h.op == H5SF_WIRE_WRITE) {
-            if (recv_bytes(ctx, wbuf, n, r->source, H5SF_TAG_WDATA(r->h.tag)) < 0) {
-                rep->status = EPIPE;
-                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: lost the write payload from rank %d", ctx->rank,
-                         r->source);
-                return;
+    int       op = mb[0].r->h.op;
+    ioc_sf_t *sf = mb[0].r->sf;
+    for (;;) {
+        size_t ns   = 0;
+        bool   more = false;
+        for (int j = 0; j < nm; j++) {
+            member_t  *m = &mb[j];
+            ioc_req_t *r = m->r;
+            m->n         = 0;
+            if (m->k >= m->nk || m->lost)
+                continue;
+            more = true;
+            /* Every member moves one chunk per round, local and inline ones
+             * too, so the members' rounds cover the same stretch of an
+             * interleaved pattern and their pieces meet in runs. */
+            m->n = chunk_len(r->h.total, m->k);
+            if (addressable(r))
+                m->buf = r->local ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
+            else {
+                m->buf = m->slot;
+                if (op == H5SF_WIRE_WRITE &&
+                    recv_bytes(ctx, m->slot, m->n, r->source, H5SF_TAG_WDATA(r->h.tag)) < 0) {
+                    m->lost       = true;
+                    m->rep.status = EPIPE;
+                    snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: lost the write payload from rank %d",
+                             ctx->rank, r->source);
+                    continue;
+                }
             }
-            if (rep->status == 0)
-                span(ctx, r, wbuf, n, &c, rep);
             /* After a failure keep receiving: the client's sends must end. */
+            if (!m->failed)
+                ns = cut(m, (uint32_t)j, segs, ns);
         }
-        else {
-            if (span(ctx, r, wbuf, n, &c, rep) < 0)
-                return; /* the client cancels its receives on an error */
-            if (send_bytes(ctx, wbuf, n, r->source, H5SF_TAG_RDATA(r->h.tag)) < 0)
-                return;
+        if (!more)
+            break;
+        if (nm > 1)
+            qsort(segs, ns, sizeof *segs, seg_cmp);
+        runs(ctx, sf, op, mb, segs, ns);
+        for (int j = 0; j < nm; j++) {
+            member_t *m = &mb[j];
+            if (m->k >= m->nk || m->lost)
+                continue;
+            m->k++;
+            if (op != H5SF_WIRE_READ || addressable(m->r))
+                continue;
+            /* The client cancels its receives after an error reply. */
+            if (m->failed || send_bytes(ctx, m->slot, m->n, m->r->source, H5SF_TAG_RDATA(m->r->h.tag)) < 0)
+                m->lost = true;
         }
     }
 }
 
-static void execute(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *wbuf, h5sf_wire_reply_t *rep)
+
+/* Truncate, size and fsync: barriers, always alone. */
+static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
 {
     ioc_sf_t   *sf = r->sf;
     struct stat st;
     int         err = 0;
-    uint64_t    t0  = ioc_now_ns();
-
-    ioc_fault_delay(ctx);
     switch (r->h.op) {
-        case H5SF_WIRE_WRITE:
-        case H5SF_WIRE_READ:
-            rw(ctx, r, wbuf, rep);
-            break;
         case H5SF_WIRE_GET_SIZE:
             if (fstat(sf->fd, &st) < 0)
                 err = errno;
@@ -301,63 +406,279 @@ static void execute(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, unsigned char *wbuf, h5sf
     }
     if (err)
         rep->status = err;
-    atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
+}
+
+/* ---- transfer slots ------------------------------------------------------ */
+
+/* A slot of H5SF_IOC_CHUNK bytes: wait for one if `wait`, else NULL when
+ * none is free.  At most nslots_max exist, so slots and queued messages
+ * together stay within H5SF_IOC_MEMORY.  Lock held. */
+static unsigned char *slot_get(h5sf_ioc_ctx_t *ctx, bool wait)
+{
+    for (;;) {
+        if (ctx->nslots_free > 0)
+            return ctx->slots[--ctx->nslots_free];
+        if (ctx->nslots_made < ctx->nslots_max) {
+            unsigned char *p = malloc(H5SF_IOC_CHUNK);
+            if (p)
+                ctx->nslots_made++;
+            return p;
+        }
+        if (!wait || atomic_load(&ctx->stop))
+            return NULL;
+        uv_cond_wait(&ctx->slot_cond, &ctx->lock);
+    }
+}
+
+static void slot_put(h5sf_ioc_ctx_t *ctx, unsigned char *p)
+{
+    if (!p)
+        return;
+    ctx->slots[ctx->nslots_free++] = p;
+    uv_cond_signal(&ctx->slot_cond);
+}
+
+/* ---- the worker loop ---------------------------------------------------- */
+
+static bool groupable(const ioc_req_t *r)
+{
+    return (r->h.op == H5SF_WIRE_WRITE || r->h.op == H5SF_WIRE_READ) && r->sorted && r->h.total > 0;
+}
+
+/* Pieces with gaps between them: other ranks' requests may fill the gaps,
+ * so waiting a moment for them can turn per-piece calls into runs. */
+static bool sparse(const ioc_req_t *r) { return r->h.count >= 16 && r->hi - r->lo > r->h.total; }
+
+/* Worth merging: sparse requests gain runs, small ones fewer calls.  Large
+ * contiguous requests are one run each already and run faster side by side
+ * on several workers. */
+#define MERGE_SMALL ((uint64_t)256 << 10)
+static bool mergeable(const ioc_req_t *r) { return groupable(r) && (sparse(r) || r->h.total <= MERGE_SMALL); }
+
+/* A worker waiting for companions of its request claims requests that
+ * could join it; other workers leave those alone. */
+struct ioc_claim {
+    const ioc_sf_t *sf;
+    int             op;
+    uint64_t        lo, hi;
+    ioc_claim_t    *next;
+};
+
+static bool joins(const ioc_req_t *q, const ioc_sf_t *sf, int op, uint64_t lo, uint64_t hi)
+{
+    return q->sf == sf && q->h.op == op && mergeable(q) && q->lo <= hi && q->hi >= lo;
+}
+
+static bool claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q)
+{
+    for (const ioc_claim_t *c = ctx->claims; c; c = c->next)
+        if (joins(q, c->sf, c->op, c->lo, c->hi))
+            return true;
+    return false;
+}
+
+static void unlink_ready(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q)
+{
+    if (prev)
+        prev->next = q->next;
+    else
+        ctx->ready = q->next;
+    if (ctx->ready_tail == q)
+        ctx->ready_tail = prev;
+    q->next = NULL;
+}
+
+/* The first ready request no lingering worker has claimed, unlinked; NULL
+ * if there is none (lock held). */
+static ioc_req_t *pick(h5sf_ioc_ctx_t *ctx)
+{
+    ioc_req_t *prev = NULL;
+    for (ioc_req_t *q = ctx->ready; q; prev = q, q = q->next)
+        if (!ctx->claims || !claimed(ctx, q)) {
+            unlink_ready(ctx, prev, q);
+            return q;
+        }
+    return NULL;
+}
+
+/* Move the ready requests that can join the group mb[0..*nm) into it. */
+static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes)
+{
+    const ioc_req_t *r    = mb[0].r;
+    ioc_req_t       *prev = NULL, *q = ctx->ready;
+    for (int seen = 0; q && seen < SCAN_MAX && *nm < GROUP_MAX; seen++) {
+        ioc_req_t     *next = q->next;
+        unsigned char *slot = NULL;
+        /* Same subfile and kind, extents touching: merging gains runs.
+         * Disjoint far-apart requests are better left to other workers. */
+        if (joins(q, r->sf, r->h.op, *lo, *hi) && (addressable(q) || (slot = slot_get(ctx, false)))) {
+            unlink_ready(ctx, prev, q);
+            memset(&mb[*nm], 0, sizeof mb[*nm]);
+            mb[*nm].r    = q;
+            mb[*nm].slot = slot;
+            *lo          = q->lo < *lo ? q->lo : *lo;
+            *hi          = q->hi > *hi ? q->hi : *hi;
+            *bytes += q->h.total;
+            (*nm)++;
+        }
+        else
+            prev = q;
+        q = next;
+    }
+}
+
+/* Form a group around r, already unlinked from the ready queue (lock
+ * held).  A sparse request waits up to ctx->merge_wait_ns for requests that
+ * fill its gaps, and stops waiting as soon as they are filled.  Returns the
+ * number of members. */
+static int take_group(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
+{
+    memset(mb, 0, sizeof *mb);
+    mb[0].r = r;
+    if (!addressable(r) && !(mb[0].slot = slot_get(ctx, true))) {
+        mb[0].rep.status = ENOMEM;
+        snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg, "IOC rank %d: no memory for a transfer buffer", ctx->rank);
+        mb[0].failed = true;
+    }
+    int nm = 1;
+    if (!mergeable(r) || mb[0].failed)
+        return nm;
+    uint64_t lo = r->lo, hi = r->hi, bytes = r->h.total;
+    gather(ctx, mb, &nm, &lo, &hi, &bytes);
+    uint64_t t0 = ioc_now_ns();
+    if (!sparse(r) || ctx->merge_wait_ns == 0 || t0 < r->sf->no_linger_until)
+        return nm;
+    /* Waiting pays only if it saves calls: at most ~2 us per piece. */
+    uint64_t wait = ctx->merge_wait_ns;
+    int      nm0  = nm;
+    if (!ctx->merge_wait_set && wait > r->h.count * 2000u)
+        wait = r->h.count * 2000u;
+    ioc_claim_t claim = {r->sf, r->h.op, lo, hi, ctx->claims};
+    ctx->claims       = &claim;
+    while (bytes < hi - lo && nm < GROUP_MAX && !atomic_load(&ctx->stop)) {
+        uint64_t spent = ioc_now_ns() - t0;
+        if (spent >= wait)
+            break;
+        uv_cond_timedwait(&ctx->cond, &ctx->lock, wait - spent);
+        gather(ctx, mb, &nm, &lo, &hi, &bytes);
+        claim.lo = lo;
+        claim.hi = hi;
+    }
+    for (ioc_claim_t **pp = &ctx->claims; *pp; pp = &(*pp)->next)
+        if (*pp == &claim) {
+            *pp = claim.next;
+            break;
+        }
+    /* Nobody came (one rank writing strided alone): do not wait on this
+     * subfile again for a while, so a lone writer loses at most a few %. */
+    if (nm == nm0 && !ctx->merge_wait_set)
+        r->sf->no_linger_until = ioc_now_ns() + LINGER_BACKOFF_NS;
+    if (ctx->ready)
+        uv_cond_broadcast(&ctx->cond); /* what we left is for the others */
+    return nm;
 }
 
 static void worker_main(void *arg)
 {
     h5sf_ioc_ctx_t *ctx  = arg;
-    unsigned char  *wbuf = NULL; /* this worker's chunk buffer, made on first need */
+    member_t       *mb   = calloc(GROUP_MAX, sizeof *mb);
+    seg_t          *segs = NULL;
+    size_t          cap  = 0;
     for (;;) {
-        ioc_req_t *r;
+        ioc_req_t *r = NULL;
         uv_mutex_lock(&ctx->lock);
-        while (!ctx->ready && !atomic_load(&ctx->stop))
+        while (!(r = pick(ctx)) && !atomic_load(&ctx->stop))
             uv_cond_wait(&ctx->cond, &ctx->lock);
-        if (!ctx->ready) {
+        if (!r || !mb) {
+            if (r) { /* no memory for the group table: put it back */
+                r->next    = ctx->ready;
+                ctx->ready = r;
+                if (!ctx->ready_tail)
+                    ctx->ready_tail = r;
+            }
             uv_mutex_unlock(&ctx->lock);
             break;
         }
-        r          = ctx->ready;
-        ctx->ready = r->next;
-        if (!ctx->ready)
-            ctx->ready_tail = NULL;
+        int nm = take_group(ctx, mb, r);
         uv_mutex_unlock(&ctx->lock);
 
-        h5sf_wire_reply_t rep;
-        memset(&rep, 0, sizeof rep);
-        rep.id = r->h.id;
-        atomic_fetch_add(&ctx->queue_wait_ns, ioc_now_ns() - r->t_arrive);
-        if (!wbuf && !r->local && !r->data && r->h.total && !(wbuf = malloc(H5SF_IOC_CHUNK))) {
-            rep.status = ENOMEM;
-            snprintf(rep.msg, sizeof rep.msg, "IOC rank %d: out of memory for a transfer buffer", ctx->rank);
-            if (r->h.op == H5SF_WIRE_WRITE)
-                ioc_drain_payload(ctx, r, 0);
+        uint64_t t0 = ioc_now_ns(), npieces = 0, maxk = 0;
+        for (int j = 0; j < nm; j++) {
+            ioc_req_t *r = mb[j].r;
+            mb[j].rep.id = r->h.id;
+            mb[j].nk     = nchunks(r->h.total);
+            npieces += r->h.count;
+            maxk = mb[j].nk > maxk ? mb[j].nk : maxk;
+            atomic_fetch_add(&ctx->queue_wait_ns, t0 - r->t_arrive);
+        }
+        atomic_fetch_add(&ctx->groups, 1);
+        atomic_fetch_add(&ctx->merged, (uint64_t)(nm - 1));
+        ioc_fault_delay(ctx);
+        ioc_req_t  *r0  = mb[0].r;
+        bool        io  = r0->h.op == H5SF_WIRE_WRITE || r0->h.op == H5SF_WIRE_READ;
+        int         err = ioc_sf_use(ctx, r0->sf);
+        const char *why = "cannot reopen subfile";
+        /* Pieces split at chunk borders: at most one extra per member per round. */
+        size_t need = (size_t)(npieces + (uint64_t)nm * maxk);
+        if (!err && io && need > cap) {
+            seg_t *p = realloc(segs, need * sizeof *p);
+            if (p) {
+                segs = p;
+                cap  = need;
+            }
+            else {
+                err = ENOMEM;
+                why = "out of memory sorting the pieces for subfile";
+            }
+        }
+        if (err) {
+            for (int j = 0; j < nm; j++) {
+                mb[j].rep.status = err;
+                snprintf(mb[j].rep.msg, sizeof mb[j].rep.msg, "IOC rank %d: %s %s: %s (errno %d)", ctx->rank, why,
+                         r0->sf->path, strerror(err), err);
+                if (mb[j].r->h.op == H5SF_WIRE_WRITE && !addressable(mb[j].r))
+                    ioc_drain_payload(ctx, mb[j].r, 0);
+            }
+        }
+        else if (io) {
+            if (mb[0].failed && r0->h.op == H5SF_WIRE_WRITE && !addressable(r0))
+                ioc_drain_payload(ctx, r0, 0); /* no buffer for it */
+            else
+                run_group(ctx, mb, nm, segs);
         }
         else
-            execute(ctx, r, wbuf, &rep);
-        atomic_fetch_add(&ctx->served, 1);
+            control(ctx, r0, &mb[0].rep);
+        atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
+        atomic_fetch_add(&ctx->served, (uint64_t)nm);
 
-        /* Release the requests that waited for this one, then answer. */
+        /* Release the requests that waited for these, then answer. */
         ioc_req_t *now = NULL, *now_tail = NULL;
         uv_mutex_lock(&ctx->lock);
-        ioc_sched_done(r->sf, r, &now, &now_tail);
+        for (int j = 0; j < nm; j++) {
+            ioc_req_t *r = mb[j].r;
+            slot_put(ctx, mb[j].slot);
+            ioc_sched_done(r->sf, r, &now, &now_tail);
+            if (r->local) {
+                r->local->rep  = mb[j].rep;
+                r->local->done = true;
+            }
+        }
         while (now) {
             ioc_req_t *n = now->next;
             ioc_enqueue_locked(ctx, now);
             now = n;
         }
-        if (r->local) {
-            r->local->rep  = rep;
-            r->local->done = true;
-            uv_cond_broadcast(&ctx->done_cond);
-        }
+        uv_cond_broadcast(&ctx->done_cond);
         uv_cond_broadcast(&ctx->cond);
         uv_mutex_unlock(&ctx->lock);
-        if (!r->local)
-            send_reply(ctx, r->source, r->h.tag, &rep);
-        ioc_req_free(r);
+        for (int j = 0; j < nm; j++) {
+            if (!mb[j].r->local)
+                send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);
+            ioc_req_free(ctx, mb[j].r);
+        }
     }
-    free(wbuf);
+    free(segs);
+    free(mb);
 }
 
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
@@ -368,7 +689,11 @@ void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     else
         ctx->ready = r;
     ctx->ready_tail = r;
-    uv_cond_signal(&ctx->cond);
+    /* A lingering worker must hear of it too, not just one idle worker. */
+    if (ctx->claims)
+        uv_cond_broadcast(&ctx->cond);
+    else
+        uv_cond_signal(&ctx->cond);
 }
 
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
@@ -404,10 +729,15 @@ void ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
 {
     uv_mutex_lock(&ctx->lock);
     uv_cond_broadcast(&ctx->cond);
+    uv_cond_broadcast(&ctx->slot_cond);
     uv_mutex_unlock(&ctx->lock);
     for (int i = 0; i < ctx->nworkers; i++)
         uv_thread_join(&ctx->workers[i]);
     free(ctx->workers);
     ctx->workers  = NULL;
     ctx->nworkers = 0;
+    /* Every slot is back now. */
+    while (ctx->nslots_free > 0)
+        free(ctx->slots[--ctx->nslots_free]);
+    ctx->nslots_made = 0;
 }

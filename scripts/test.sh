@@ -2,8 +2,10 @@
 # Build and run every test:
 #   1. normal build in build/, all tests:                  ctest
 #   2. ASan + UBSan build in build-asan/, tests labelled asan: ctest -L asan
-# Exits non-zero if any build or any test fails.  Extra arguments go to both
-# ctest runs (e.g. scripts/test.sh -R t_config).
+#   3. ThreadSanitizer build in build-tsan/ (only the targets its tests need,
+#      tsan_tests), tests labelled tsan: ctest -L tsan; well under a minute
+# Exits non-zero if any build or any test fails.  Extra arguments go to every
+# ctest run (e.g. scripts/test.sh -R t_config).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
@@ -35,6 +37,15 @@ if H5SF_SANITIZE=1 H5SF_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh"; t
     run_ctest "$root/build-asan" -L asan "$@" || status=1
 else
     echo "ASan build failed" >&2
+    status=1
+fi
+
+echo "== TSan build (build-tsan/)"
+if H5SF_SANITIZE=thread H5SF_BUILD_TARGET=tsan_tests H5SF_BUILD_DIR="$root/build-tsan" "$root/scripts/build.sh"; then
+    echo "== ctest -L tsan (build-tsan/)"
+    run_ctest "$root/build-tsan" -L tsan "$@" || status=1
+else
+    echo "TSan build failed" >&2
     status=1
 fi
 

@@ -4,6 +4,7 @@
 # removed again when the case ends, whatever happens.
 #
 #   multinode.sh place HOSTS PPN [mpiexec mapping args]
+#   multinode.sh order HOSTS PPN [mpiexec mapping args]
 #   multinode.sh core | unreachable | crash
 #
 # Exit 77 (ctest: skipped) only when this machine cannot make the hosts
@@ -58,9 +59,10 @@ mrun() {
 }
 
 # The IOC ranks h5sf logged (H5SF_LOG=debug) must be the ranks t_multinode
-# derived from the hostnames, and the node count the host count.
+# derived from the hostnames, in the same order (it decides which host holds
+# which subfile), and the node count the host count.
 check_log() {
-    local log="$1" hosts="$2" want opens
+    local log="$1" hosts="$2" want opens before=$fails
     want="$(sed -n 's/.*expected IOC ranks: *//p' "$log" | tr -s ' \n' ' ')"
     # one line per open: the IOC ranks it logged
     opens="$(awk '/^h5sf: open/ { if (n++) print s; s = "" }
@@ -74,7 +76,7 @@ check_log() {
         fail "$log: h5sf did not see $hosts nodes: $(grep -m1 'h5sf: open' "$log")"
     grep "^h5sf: open" "$log" | grep -vq "ranks on $hosts node(s)" &&
         fail "$log: some open saw another node count than $hosts"
-    echo "ok: every open chose IOC ranks [$want]"
+    if [ "$fails" -eq "$before" ]; then echo "ok: every open chose IOC ranks [$want]"; fi
 }
 
 case_place() {
@@ -88,9 +90,9 @@ case_place() {
     export H5SF_LOG=debug
 
     # One IOC per host: write (and read back), then a second job reads with
-    # h5sf and with the built-in driver, and h5sf reads what the built-in wrote.  The built-in orders its IOCs by
-    # node, h5sf by rank: with one per node both are the same, so the
-    # built-in finds every subfile on its own host.
+    # h5sf and with the built-in driver, and h5sf reads what the built-in
+    # wrote.  Both list the IOCs node by node, so each driver finds every
+    # subfile on the host where the other put it (case_order: other modes).
     local -a pn=("${common[@]}" --ioc per_node --name per_node --subfile-dir "$local/per_node")
     say "per_node: write on node-local storage, read back (${hosts}x${ppn})"
     log="$dir/per_node-write.log"
@@ -127,6 +129,37 @@ case_place() {
     else
         fail "h5sf-fuse"
     fi
+    "$cluster" down >/dev/null
+}
+
+# The IOC order where it differs from rank order: with --map-by node, the
+# built-in's node-by-node list is not sorted by rank.  For each selection
+# (and a subfile count above the IOC count, so some IOCs own two), h5sf
+# writes on node-local storage (every subfile on the host of its IOC, the
+# logged list in the expected order), then a second job reads it with h5sf
+# and with the built-in, and the built-in writes a file that h5sf reads.
+case_order() {
+    local hosts="$1" ppn="$2"
+    shift 2
+    local np=$((hosts * ppn)) dir="$work/order-${hosts}x${ppn}" local="$state/local" log sel ioc sc name
+    "$cluster" up -n "$hosts" -s "$ppn" || { fail "cluster up"; return; }
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    export H5SF_LOG=debug
+    # per_node:2 with 3 subfiles: the built-in then keeps one IOC per node.
+    for sel in per_node:2/5 every:2/3 total:3/4 per_node:2/3; do
+        ioc="${sel%/*}" sc="${sel#*/}" name="${sel//[^a-z0-9]/_}"
+        local -a args=(--hosts "$hosts" --dir "$dir" --storage "$state/hosts" --node-local "$local"
+                       --ioc "$ioc" --stripe-count "$sc" --name "$name" --subfile-dir "$local/$name")
+        say "$ioc, $sc subfiles: h5sf writes on node-local storage (${hosts}x${ppn} $*)"
+        log="$dir/$name-write.log"
+        mrun "$log" "$np" "$@" "$bin/t_multinode" write "${args[@]}" || fail "$ioc ($sc subfiles) write job"
+        check_log "$log" "$hosts"
+        say "$ioc, $sc subfiles: h5sf and the built-in read it; the built-in writes, h5sf reads"
+        log="$dir/$name-read.log"
+        mrun "$log" "$np" "$@" "$bin/t_multinode" read "${args[@]}" --builtin 2 || fail "$ioc ($sc subfiles) read job"
+        check_log "$log" "$hosts"
+    done
     "$cluster" down >/dev/null
 }
 
@@ -216,10 +249,11 @@ what="${1:-}"
 [ $# -gt 0 ] && shift
 case "$what" in
     place) case_place "$@" ;;
+    order) case_order "$@" ;;
     core) case_core ;;
     unreachable) case_unreachable ;;
     crash) case_crash ;;
-    *) echo "usage: multinode.sh place HOSTS PPN [mpiexec args] | core | unreachable | crash" >&2; exit 2 ;;
+    *) echo "usage: multinode.sh place|order HOSTS PPN [mpiexec args] | core | unreachable | crash" >&2; exit 2 ;;
 esac
 if [ "$fails" -gt 0 ]; then
     echo "multinode $what: $fails failure(s)" >&2

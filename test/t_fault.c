@@ -26,7 +26,9 @@
 #define SEED_GOOD 11u
 #define SEED_OLD  22u            /* victim before the run */
 #define SEED_NEW  33u            /* victim as the run writes it */
-#define BASE_CFG  "channel=ioc,ioc=total:2,stripe_size=65536,stripe_count=4"
+/* IOCs named outright: the scenarios inject faults at rank 2 (total:2 picks
+ * ranks 0 and 3, as the built-in driver does). */
+#define BASE_CFG  "channel=ioc,ioc=ranks:0;2,stripe_size=65536,stripe_count=4"
 
 enum action { A_WRITE, A_WRITE_COLL, A_READ, A_FLUSH, A_CREATE, A_OPEN };
 

@@ -8,6 +8,24 @@ target_link_libraries(unit_wire PRIVATE h5sf_common)
 add_test(NAME unit_wire COMMAND unit_wire)
 set_tests_properties(unit_sched unit_wire PROPERTIES LABELS "unit;asan")
 
+# The scheduler, ready queue and workers under several threads, with an
+# overlap guard wrapped around the workers' pwritev/preadv.  Labelled tsan:
+# the ThreadSanitizer build (H5SF_SANITIZE=thread, scripts/test.sh) builds
+# the target tsan_tests and runs ctest -L tsan.
+add_executable(unit_sched_mt ${CMAKE_CURRENT_SOURCE_DIR}/unit_sched_mt.c)
+target_link_libraries(unit_sched_mt PRIVATE h5sf_ioc)
+target_link_options(unit_sched_mt PRIVATE -Wl,--wrap=pwritev -Wl,--wrap=preadv -Wl,--wrap=pwritev64
+                    -Wl,--wrap=preadv64)
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/sched_mt)
+add_test(NAME unit_sched_mt COMMAND unit_sched_mt ${CMAKE_CURRENT_BINARY_DIR}/work/sched_mt)
+set_tests_properties(unit_sched_mt PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 120)
+set_property(TEST unit_sched APPEND PROPERTY LABELS tsan)
+# A report is a failure; suppressions (test/tsan.supp) cover only code that
+# is not ours and each says why.
+set_property(TEST unit_sched unit_sched_mt APPEND PROPERTY ENVIRONMENT
+             "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
+add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt)
+
 foreach(t t_ioc t_lifecycle)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
   target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)

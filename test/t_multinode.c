@@ -5,8 +5,14 @@
  * Every phase first checks the topology from the hostnames alone: the
  * number of distinct hostnames is --hosts, and MPI_Comm_split_type(
  * MPI_COMM_TYPE_SHARED) groups exactly the ranks of one host.  From the
- * hostnames it derives the I/O concentrators --ioc should pick (the first
- * K ranks of every host), independently of h5sf.
+ * hostnames it derives, independently of h5sf, the I/O concentrators --ioc
+ * should pick and their order, which is the built-in driver's: the ranks
+ * host by host (hosts in the order of their lowest rank, ranks ascending
+ * within a host); per_node:K takes the first K of each host, every:N the
+ * positions 0, N, 2N, ... of that sequence, total:N N positions at a
+ * stride of (size-1)/(N-1); never more IOCs than --stripe-count.  Subfile
+ * s belongs to IOC s mod nioc of that list, so the order decides the host
+ * of every subfile.
  *
  *   write         write a file through h5sf (IOC channel, subfiles in
  *                 --subfile-dir, stub and config in --dir) and the same data
@@ -19,14 +25,16 @@
  *                 --builtin 1 then the same through HDF5's built-in
  *                 subfiling driver; with --builtin 2 also the other way
  *                 round: the built-in writes <name>-builtin.h5 (placement
- *                 checked as above), h5sf reads it
+ *                 checked as above), h5sf reads it.  The built-in gets the
+ *                 same selection and subfile count as h5sf (fapl and
+ *                 H5FD_SUBFILING_IOC_PER_NODE / _SELECTION_CRITERIA)
  *   crash         create a file and keep writing (collective write + flush)
  *                 until killed; creates --marker once writing; exits 0
  *                 only if nothing stopped it (the caller treats that as a
  *                 failure)
  *   topo          only the topology checks
  *
- * Usage: t_multinode PHASE --hosts N [--ioc per_node[:K]] [--dir DIR]
+ * Usage: t_multinode PHASE --hosts N [--ioc per_node[:K]|every:N|total:N] [--dir DIR]
  *          [--subfile-dir DIR] [--storage ROOT --node-local MOUNT]
  *          [--name NAME] [--stripe-count C] [--builtin 0|1|2] [--marker FILE]
  *   --storage ROOT, --node-local MOUNT: host H's node-local MOUNT is
@@ -89,14 +97,17 @@ static hid_t h5id(hid_t id, const char *what, int line)
 
 static struct {
     const char *phase, *dir, *subfile_dir, *storage, *node_local, *name, *marker;
-    int         hosts, per_node, stripe_count, builtin;
-} O = {.name = "mn", .per_node = 1};
+    const char *ioc;   /* as given: per_node[:K], every:N or total:N         */
+    int         mode;  /* the built-in's SELECT_IOC_ONE_PER_NODE, _EVERY_NTH_RANK, _TOTAL */
+    int         param; /* K or N                                             */
+    int         hosts, stripe_count, builtin;
+} O = {.name = "mn", .ioc = "per_node", .mode = SELECT_IOC_ONE_PER_NODE, .param = 1};
 
 static void usage_exit(const char *why)
 {
     if (g_rank == 0)
         fprintf(stderr, "t_multinode: %s\nusage: t_multinode topo|write|read|crash --hosts N "
-                        "[--ioc per_node[:K]] [--dir DIR] [--subfile-dir DIR] [--storage ROOT --node-local MOUNT] "
+                        "[--ioc per_node[:K]|every:N|total:N] [--dir DIR] [--subfile-dir DIR] [--storage ROOT --node-local MOUNT] "
                         "[--name NAME] [--stripe-count C] [--builtin 0|1|2] [--marker FILE]\n", why);
     MPI_Finalize();
     exit(2);
@@ -115,12 +126,19 @@ static void parse(int argc, char **argv)
         if (!strcmp(k, "--hosts"))
             O.hosts = atoi(v);
         else if (!strcmp(k, "--ioc")) {
-            if (!strcmp(v, "per_node"))
-                O.per_node = 1;
-            else if (!strncmp(v, "per_node:", 9) && atoi(v + 9) > 0)
-                O.per_node = atoi(v + 9);
+            const char *colon = strchr(v, ':');
+            O.ioc   = v;
+            O.param = colon ? atoi(colon + 1) : 1;
+            if (!strcmp(v, "per_node") || !strncmp(v, "per_node:", 9))
+                O.mode = SELECT_IOC_ONE_PER_NODE;
+            else if (!strncmp(v, "every:", 6))
+                O.mode = SELECT_IOC_EVERY_NTH_RANK;
+            else if (!strncmp(v, "total:", 6))
+                O.mode = SELECT_IOC_TOTAL;
             else
-                usage_exit("--ioc wants per_node or per_node:K");
+                O.param = 0;
+            if (O.param < 1)
+                usage_exit("--ioc wants per_node, per_node:K, every:N or total:N");
         }
         else if (!strcmp(k, "--dir"))
             O.dir = v;
@@ -156,10 +174,52 @@ static void parse(int argc, char **argv)
 /* ---- topology from hostnames --------------------------------------------- */
 
 static char (*g_host)[HOSTLEN]; /* hostname of every rank        */
-static int  *g_ioc;              /* expected IOC ranks, sorted    */
+static int  *g_ioc;              /* expected IOC ranks, in order  */
 static int   g_nioc;
 
 static int same_host(int a, int b) { return !strcmp(g_host[a], g_host[b]); }
+
+/* The IOC list --ioc should give on these hosts, the built-in's way
+ * (H5FD__subfiling_identify_ioc_ranks), with its cap at the subfile count. */
+static void expected_iocs(int nhosts)
+{
+    int *seq = malloc((size_t)g_size * sizeof *seq), *nth = malloc((size_t)g_size * sizeof *nth), n = 0;
+    if (!seq || !nth)
+        fatal(__LINE__, "malloc");
+    for (int r = 0; r < g_size; r++) { /* host by host: a host starts at its lowest rank */
+        int first = 1;
+        for (int q = 0; q < r; q++)
+            first &= !same_host(q, r);
+        for (int q = r, k = 0; first && q < g_size; q++)
+            if (same_host(q, r)) {
+                nth[n]   = k++; /* q is the k-th rank of its host */
+                seq[n++] = q;
+            }
+    }
+    int p = O.param, sc = O.stripe_count; /* sc 0: as many subfiles as IOCs */
+    if (O.mode == SELECT_IOC_ONE_PER_NODE) {
+        /* K x hosts capped at the subfiles, then count / hosts (at least 1) per host */
+        int want = p * nhosts, each;
+        if (sc > 0 && want > sc)
+            want = sc;
+        each = want > nhosts ? want / nhosts : 1;
+        for (int i = 0; i < g_size && g_nioc < want; i++)
+            if (nth[i] < each)
+                g_ioc[g_nioc++] = seq[i];
+    }
+    else {
+        if (p > g_size)
+            p = g_size;
+        int step  = O.mode == SELECT_IOC_EVERY_NTH_RANK ? p : p > 1 ? (g_size - 1) / (p - 1) : 1;
+        int count = O.mode == SELECT_IOC_EVERY_NTH_RANK ? (g_size - 1) / p + 1 : p;
+        if (sc > 0 && count > sc)
+            count = sc;
+        for (int i = 0; i < count; i++)
+            g_ioc[g_nioc++] = seq[i * step];
+    }
+    free(seq);
+    free(nth);
+}
 
 static void topology(void)
 {
@@ -174,18 +234,14 @@ static void topology(void)
 
     int nhosts = 0;
     for (int r = 0; r < g_size; r++) {
-        int first = 1, seen = 0; /* first rank of its host? rank within host */
+        int first = 1;
         for (int q = 0; q < r; q++)
-            if (same_host(q, r)) {
-                first = 0;
-                seen++;
-            }
+            first &= !same_host(q, r);
         nhosts += first;
-        if (seen < O.per_node)
-            g_ioc[g_nioc++] = r; /* ranks ascend: the list stays sorted */
     }
     if (nhosts != O.hosts)
         FAIL("%d distinct hostnames, expected %d hosts", nhosts, O.hosts);
+    expected_iocs(nhosts);
 
     /* MPI's idea of a node must be exactly one host. */
     MPI_Comm node;
@@ -213,8 +269,8 @@ static void topology(void)
     free(members);
     MPI_Comm_free(&node);
     if (g_rank == 0) {
-        printf("t_multinode: %d ranks on %d hosts, %d node(s) by MPI_COMM_TYPE_SHARED; expected IOC ranks:",
-               g_size, nhosts, leaders);
+        printf("t_multinode: %d ranks on %d hosts, %d node(s) by MPI_COMM_TYPE_SHARED; ioc=%s; expected IOC ranks:",
+               g_size, nhosts, leaders, O.ioc);
         for (int i = 0; i < g_nioc; i++)
             printf(" %d", g_ioc[i]);
         printf("\nt_multinode: their hosts:");
@@ -420,8 +476,8 @@ static hid_t h5sf_fapl(void)
     hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
     H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     /* Small stripes so every dataset crosses every subfile and host. */
-    snprintf(s, sizeof s, "stripe_size=4096,stripe_count=%d,ioc=per_node:%d,channel=ioc,threads=2,timeout=60,"
-                          "subfile_dir=%s,config_dir=%s", O.stripe_count, O.per_node, O.subfile_dir, O.dir);
+    snprintf(s, sizeof s, "stripe_size=4096,stripe_count=%d,ioc=%s,channel=ioc,threads=2,timeout=60,"
+                          "subfile_dir=%s,config_dir=%s", O.stripe_count, O.ioc, O.subfile_dir, O.dir);
     H5X(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, s));
     return fapl;
 }
@@ -431,6 +487,25 @@ static hid_t mpio_fapl(void)
     hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
     H5X(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     return fapl;
+}
+
+/* The built-in takes the IOC count per node, N of every:N and total:N from
+ * the environment only (H5FD__subfiling_init_app_topology reads it at every
+ * open).  Set only around the built-in's opens: h5sf reads these variables
+ * too, and must get --ioc from its config string. */
+static void builtin_ioc_env(int on)
+{
+    char v[64];
+    if (!on) {
+        unsetenv("H5FD_SUBFILING_IOC_PER_NODE");
+        unsetenv("H5FD_SUBFILING_IOC_SELECTION_CRITERIA");
+        return;
+    }
+    snprintf(v, sizeof v, O.mode == SELECT_IOC_ONE_PER_NODE ? "%d" : "%d:%d",
+             O.mode == SELECT_IOC_ONE_PER_NODE ? O.param : O.mode, O.param);
+    if (setenv(O.mode == SELECT_IOC_ONE_PER_NODE ? "H5FD_SUBFILING_IOC_PER_NODE"
+                                                 : "H5FD_SUBFILING_IOC_SELECTION_CRITERIA", v, 1) < 0)
+        fatal(__LINE__, "setenv");
 }
 
 static hid_t builtin_fapl(void)
@@ -444,7 +519,12 @@ static hid_t builtin_fapl(void)
     ioc.thread_pool_size = 2;
     H5X(H5Pset_fapl_ioc(cfg.ioc_fapl_id, &ioc));
     cfg.require_ioc              = true;
-    cfg.shared_cfg.ioc_selection = SELECT_IOC_ONE_PER_NODE;
+    cfg.shared_cfg.ioc_selection = (H5FD_subfiling_ioc_select_t)O.mode;
+    /* Small enough that the file (~0.5 MB) crosses every subfile and host;
+     * 4 KiB stripes, as h5sf writes, make the built-in's write slow here. */
+    cfg.shared_cfg.stripe_size = 65536;
+    if (O.stripe_count > 0)
+        cfg.shared_cfg.stripe_count = O.stripe_count;
     H5X(H5Pset_fapl_subfiling(fapl, &cfg));
     H5Pclose(cfg.ioc_fapl_id);
     return fapl;
@@ -459,8 +539,8 @@ static void check_layout(hid_t file, const char *ctx)
         return;
     }
     if (l.ioc_count != g_nioc || l.stripe_count != want_count || l.channel != H5FD_H5SF_CHANNEL_IOC)
-        FAIL("%s: h5sf reports %d IOCs, %d subfiles, channel %d; expected %d IOCs (%d per host), %d subfiles, "
-             "the IOC channel", ctx, l.ioc_count, l.stripe_count, (int)l.channel, g_nioc, O.per_node, want_count);
+        FAIL("%s: h5sf reports %d IOCs, %d subfiles, channel %d; expected %d IOCs (ioc=%s), %d subfiles, "
+             "the IOC channel", ctx, l.ioc_count, l.stripe_count, (int)l.channel, g_nioc, O.ioc, want_count);
 }
 
 static int exists(const char *p)
@@ -592,21 +672,25 @@ int main(int argc, char **argv)
             if (setenv("H5FD_SUBFILING_SUBFILE_PREFIX", O.subfile_dir, 1) < 0 ||
                 setenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX", O.dir, 1) < 0)
                 fatal(__LINE__, "setenv");
+            builtin_ioc_env(1);
             fapl = builtin_fapl();
             file = H5ID(H5Fopen(stub, H5F_ACC_RDONLY, fapl));
             check(file, ref, "built-in subfiling driver reads the h5sf file");
             H5Fclose(file), H5Pclose(fapl);
+            builtin_ioc_env(0);
             stamp("built-in subfiling driver read the h5sf file");
         }
         if (O.builtin > 1) {
             /* And the other way: the built-in writes, h5sf reads. */
             char bstub[8192];
             path_of(bstub, sizeof bstub, "-builtin");
+            builtin_ioc_env(1);
             fapl = builtin_fapl();
             file = H5ID(H5Fcreate(bstub, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
             write_data(file, 0);
             H5X(H5Fclose(file));
             H5Pclose(fapl);
+            builtin_ioc_env(0);
             if (g_rank == 0 && O.storage)
                 check_placement(bstub, "-builtin");
             fapl = h5sf_fapl();

@@ -10,6 +10,10 @@
 #                       second job reads back, built-in driver reads it
 #                       and writes a file h5sf reads, gather + h5sf-fuse +
 #                       h5diff against the MPI-IO reference
+#   multinode_order_2x2 2 hosts x 2 ranks, --map-by node: the IOC list in the
+#                       built-in's order (node by node, not by rank) for
+#                       per_node:2, every:2, total:3; h5sf writes -> built-in
+#                       reads and built-in writes -> h5sf reads, node-local
 # Not registered, too slow for this budget on a small machine (minutes):
 #   test/multinode.sh core   t_roundtrip and t_interop across 2 hosts x 2
 #   ranks (H5SF_MN_BIN=<build>/bin; see docs/multinode.md).
@@ -37,5 +41,6 @@ endfunction()
 h5sf_multinode_test(2x2 place 2 2)
 h5sf_multinode_test(3x2 place 3 2 --map-by node)
 h5sf_multinode_test(4x2 place 4 2)
+h5sf_multinode_test(order_2x2 order 2 2 --map-by node)
 h5sf_multinode_test(unreachable unreachable)
 h5sf_multinode_test(crash crash)

@@ -59,3 +59,22 @@ foreach(c IN LISTS _stress_cfgs)
 endforeach()
 h5sf_mpi_test(t_stress_many t_stress 4 ${_rel}/stress_many "channel=ioc,ioc=total:2,stripe_size=4096,stripe_count=2" many)
 set_tests_properties(t_stress_many PROPERTIES TIMEOUT 120)
+# The same with at most 3 subfiles open per IOC: reads reopen on demand.
+h5sf_mpi_test(t_stress_many_fdcap t_stress 4 ${_rel}/stress_many_fdcap
+              "channel=ioc,ioc=total:2,stripe_size=4096,stripe_count=4" many ENV "H5SF_IOC_MAX_FDS=3")
+set_tests_properties(t_stress_many_fdcap PROPERTIES TIMEOUT 120)
+
+# The IOC under many requests (t_iocmem.c): merging of interleaved requests
+# from several ranks into runs, and the IOC memory cap.
+add_executable(t_iocmem ${CMAKE_CURRENT_SOURCE_DIR}/t_iocmem.c)
+target_link_libraries(t_iocmem PRIVATE h5sf hdf5::hdf5-shared)
+foreach(np 1 2 3 4)
+  # Wait for companions until the gaps are filled (bounded at 2 s).
+  h5sf_mpi_test(t_iocmem_merge_np${np} t_iocmem ${np} ${_rel}/iocmem_merge_np${np} merge
+                ENV "H5SF_IOC_MERGE_WAIT=2000000")
+endforeach()
+# 8 ranks x 512 MiB through one IOC capped at 64 MiB: peak RSS of the IOC
+# rank under cap + 128 MiB.  Not in the ASan build: its shadow memory would
+# be measured, not ours.
+h5sf_mpi_test(t_iocmem_rss t_iocmem 8 ${_rel}/iocmem_rss rss 512 ENV "H5SF_IOC_MEMORY=67108864")
+set_tests_properties(t_iocmem_rss PROPERTIES TIMEOUT 900 LABELS "mpi")

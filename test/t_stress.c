@@ -251,6 +251,28 @@ static int count_fds(void)
     return n;
 }
 
+/* Subfile descriptors this process holds (the config file aside). */
+static int count_subfile_fds(void)
+{
+    int            n  = 0;
+    DIR           *dp = opendir("/proc/self/fd");
+    struct dirent *de;
+    char           link[300], target[4200];
+    while (dp && (de = readdir(dp))) {
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(link, sizeof link, "/proc/self/fd/%s", de->d_name);
+        ssize_t k = readlink(link, target, sizeof target - 1);
+        if (k <= 0)
+            continue;
+        target[k] = '\0';
+        n += strstr(target, ".subfile_") && !strstr(target, ".config");
+    }
+    if (dp)
+        closedir(dp);
+    return n;
+}
+
 #define MANY_BYTES (64 * 1024)
 
 static void test_many(void)
@@ -277,6 +299,17 @@ static void test_many(void)
     }
     int fds1 = count_fds();
     MPI_Barrier(MPI_COMM_WORLD);
+    /* With H5SF_IOC_MAX_FDS set, an IOC keeps at most that many subfiles
+     * open however many files are open; the reads below then reopen them. */
+    const char *cap = getenv("H5SF_IOC_MAX_FDS");
+    if (cap && *cap) {
+        int sub = count_subfile_fds();
+        CHECK(sub <= atoi(cap), "%d subfile descriptors open with %d files, H5SF_IOC_MAX_FDS=%s", sub, NFILES,
+              cap);
+        if (rl_rank == 0)
+            printf("t_stress many: %d subfile descriptors on rank 0 with %d files open (cap %s)\n", sub, NFILES,
+                   cap);
+    }
     rl_step(120, "many: read back with all files open");
     for (int i = 0; i < NFILES; i++) {
         CHECK(rl_io(d[i], 0, 0, MANY_BYTES, buf, H5P_DEFAULT, &t) >= 0, "read of file %d failed:\n%s", i, t.buf);

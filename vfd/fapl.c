@@ -45,6 +45,8 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     if (h5sf_config_apply_env(out, e) < 0)
         goto done;
     ret = h5sf_config_validate(out, e);
+    if (ret == 0)
+        ret = h5sf_ioc_check_env(e);
 done:
     free(str);
     return ret;

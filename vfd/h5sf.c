@@ -258,12 +258,18 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
                   "channel=ioc needs MPI_THREAD_MULTIPLE, but MPI provides thread level %d; "
                   "initialize MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) or use channel=direct", provided);
 
-    if (h5sf_topology_select(f->comm, &f->cfg, &f->iocs, &f->nioc, &f->nnodes, &eb) < 0)
+    /* The IOC list depends on the subfile count, as in the built-in: the
+     * setting's for a new file (whose layout needs the IOC count), the
+     * stored one for an existing file (so its layout is read first). */
+    const bool creating = (flags & H5F_ACC_CREAT) != 0;
+    if (!creating && layout_setup(f, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+    if (h5sf_topology_select(f->comm, &f->cfg, creating ? f->cfg.stripe_count : f->layout.stripe_count, &f->iocs,
+                             &f->nioc, &f->nnodes, &eb) < 0)
         failed = 1;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-
-    if (layout_setup(f, &eb) < 0)
+    if (creating && layout_setup(f, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     if (sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0)
         H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory for the stripe plan");
@@ -488,6 +494,12 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
                 h5sf_ioc_get_counters(f->ctx, &c);
                 if (c.max_inflight > st->cobegin_max_inflight)
                     st->cobegin_max_inflight = c.max_inflight;
+                st->ioc_requests = c.requests_served;
+                st->ioc_merged   = c.merged;
+                st->ioc_syscalls = c.syscalls;
+                st->ioc_open_fds = c.open_fds;
+                st->ioc_reopens  = c.reopens;
+                st->ioc_slots    = c.slots;
             }
             break;
         }

@@ -56,9 +56,11 @@ void h5sf_mpi_on_finalize(void (*fn)(void));
 int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 
 /* ---- topology (topology.c) -------------------------------------------- */
-/* Choose IOC ranks of comm per config; *iocs is malloc'd, sorted. Collective. */
-int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int **iocs, int *nioc,
-                         int *nnodes, h5sf_errbuf_t *e);
+/* Choose IOC ranks of comm per config, for a file of nsubfiles subfiles (0:
+ * as many as IOCs); *iocs is malloc'd, in the built-in driver's order (node
+ * by node, see common/iocmap.h).  Collective. */
+int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs,
+                         int *nioc, int *nnodes, h5sf_errbuf_t *e);
 
 /* ---- channels (channel.c) --------------------------------------------- */
 typedef struct h5sf_file h5sf_file_t;

@@ -30,12 +30,13 @@ void h5sf_stats_report(h5sf_file_t *f)
             max_inflight = c.max_inflight;
     }
     uint64_t served = c.requests_served, served_all = 0, qwait = c.queue_wait_ns, qwait_all = 0, io = c.io_ns,
-             io_all = 0;
+             io_all = 0, ic[2] = {c.merged, c.syscalls}, ic_all[2] = {0, 0};
     MPI_Reduce(mine, sum, NF, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(&max_inflight, &all_inflight, 1, MPI_UINT64_T, MPI_MAX, 0, f->comm);
     MPI_Reduce(&served, &served_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(&qwait, &qwait_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(&io, &io_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+    MPI_Reduce(ic, ic_all, 2, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     if (f->rank != 0)
         return;
     fprintf(stderr,
@@ -44,12 +45,14 @@ void h5sf_stats_report(h5sf_file_t *f)
             "  pieces           %llu in, %llu after striping and merging\n"
             "  requests         %llu subfile requests, %llu most in flight at once\n"
             "  bytes            %llu read, %llu written\n"
-            "  IOC              %llu requests served, %.3f s queue wait, %.3f s in pwritev/preadv\n",
+            "  IOC              %llu requests served (%llu merged into another's runs), %llu pwritev/preadv\n"
+            "                   %.3f s queue wait, %.3f s executing\n",
             f->name, f->size, f->nioc, f->layout.stripe_count,
             f->channel == H5FD_H5SF_CHANNEL_IOC ? "IOC" : "direct", (unsigned long long)sum[0],
             (unsigned long long)sum[1], (unsigned long long)sum[2], (unsigned long long)sum[3],
             (unsigned long long)sum[4], (unsigned long long)all_inflight, (unsigned long long)sum[5],
-            (unsigned long long)sum[6], (unsigned long long)served_all, qwait_all / 1e9, io_all / 1e9);
+            (unsigned long long)sum[6], (unsigned long long)served_all, (unsigned long long)ic_all[0],
+            (unsigned long long)ic_all[1], qwait_all / 1e9, io_all / 1e9);
 }
 
 /* ---- H5SF_LOG (h5sf_log_open and its helpers) ------------------------- */
@@ -82,7 +85,9 @@ static const char *log_thread_level(int provided)
     }
 }
 
-/* Why these ranks are IOCs, in words (mirrors topology.c). */
+/* Why these ranks are IOCs, in words (mirrors common/iocmap.c).  "Node by
+ * node": nodes in the order of their lowest rank, ranks ascending within a
+ * node, the order of the built-in driver and of the IOC list. */
 static void log_ioc_reason(const h5sf_file_t *f, char *buf, size_t n)
 {
     int p = f->cfg.ioc_param > 0 ? f->cfg.ioc_param : 1;
@@ -91,14 +96,18 @@ static void log_ioc_reason(const h5sf_file_t *f, char *buf, size_t n)
             snprintf(buf, n, "ioc=per_node:%d: the first %d rank(s) of each of the %d node(s)", p, p, f->nnodes);
             break;
         case H5FD_H5SF_IOC_EVERY_NTH:
-            snprintf(buf, n, "ioc=every:%d: ranks 0, %d, %d, ... of %d", p, p, 2 * p, f->size);
+            snprintf(buf, n, "ioc=every:%d: every %d-th of the %d rank(s) taken node by node, from the first", p, p,
+                     f->size);
             break;
-        case H5FD_H5SF_IOC_TOTAL:
-            snprintf(buf, n, "ioc=total:%d: %d rank(s) spread evenly over %d rank(s)%s", p, f->nioc, f->size,
+        case H5FD_H5SF_IOC_TOTAL: {
+            int t = p < f->size ? p : f->size;
+            snprintf(buf, n, "ioc=total:%d: %d of the %d rank(s) taken node by node, every %d-th from the first%s", p,
+                     f->nioc, f->size, t > 1 ? (f->size - 1) / (t - 1) : 1,
                      p > f->size ? " (capped at the number of ranks)" : "");
             break;
+        }
         case H5FD_H5SF_IOC_LIST:
-            snprintf(buf, n, "ioc=ranks:%.900s: explicit list", f->cfg.ioc_list);
+            snprintf(buf, n, "ioc=ranks:%.900s: explicit list, ordered node by node", f->cfg.ioc_list);
             break;
         default: snprintf(buf, n, "unknown IOC mode %d", (int)f->cfg.ioc_mode);
     }

@@ -125,10 +125,11 @@ static result_t run_bulk(const char *wl, const char *driver, int coll, const cha
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL);
     }
     /* Fill: byte i of this rank's selection in dataset d. */
+    const int strided = !strcmp(wl, "strided");
     for (int d = 0; d < nd; d++)
         for (size_t i = 0; i < per; i++) {
-            uint64_t g = !strcmp(wl, "strided") ? ((i / 4096) * (uint64_t)nranks + (uint64_t)rank) * 4096 + i % 4096
-                                                : (uint64_t)rank * per + i;
+            uint64_t g = strided ? ((i / 4096) * (uint64_t)nranks + (uint64_t)rank) * 4096 + i % 4096
+                                 : (uint64_t)rank * per + i;
             buf[(size_t)d * per + i] = pat(g, d);
         }
 

@@ -1,0 +1,197 @@
+/*
+ * t_iocmem.c -- what the IOC does with many requests: merging and memory.
+ *
+ *   merge  Every rank writes K interleaved 4 KiB blocks (rank r owns blocks
+ *          r, r+N, r+2N, ...) in one H5Dwrite, then reads them back the
+ *          same way.  One IOC with one worker thread, and H5SF_FAULT stalls
+ *          each request briefly, so the ranks' requests queue up together.
+ *          The IOC must merge them: its pwritev/preadv count stays far
+ *          below the number of pieces (without merging every block is a
+ *          call of its own).  Data checked against the pattern.
+ *   rss    Every rank writes MIB MiB (default 512) through one IOC, 32 MiB
+ *          per H5Dwrite from one reused buffer, then reads all back and
+ *          checks it.  The IOC rank's peak RSS must stay under
+ *          H5SF_IOC_MEMORY + 128 MiB however much the others send.
+ *
+ * usage: mpiexec -n N t_iocmem DIR merge|rss [MIB]
+ */
+#include <sys/resource.h>
+#include "t_reliability.h"
+#include "h5sf.h"
+
+#define BLOCK 4096
+#define K     256 /* blocks per rank in the merge test */
+
+static hid_t make_file(const char *path, const char *cfg, hsize_t n, hid_t *d)
+{
+    hid_t fapl = rl_fapl(cfg);
+    hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (f < 0) {
+        rl_errtext_t t;
+        rl_errors(&t);
+        fprintf(stderr, "[t_iocmem rank %d] cannot create %s:\n%s", rl_rank, path, t.buf);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    *d = rl_dset_create(f, "d", n);
+    return f;
+}
+
+/* This rank's blocks: r, r+N, ... as one regular hyperslab. */
+static herr_t strided_io(hid_t d, int write, unsigned char *buf)
+{
+    hsize_t start = (hsize_t)rl_rank * BLOCK, stride = (hsize_t)rl_size * BLOCK, count = K, blk = BLOCK;
+    hsize_t n  = (hsize_t)K * BLOCK;
+    hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &blk);
+    herr_t r = write ? H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, buf)
+                     : H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return r;
+}
+
+static void ioc_stats(hid_t f, h5sf_stats_t *st)
+{
+    memset(st, 0, sizeof *st);
+    CHECK(H5FD_h5sf_get_stats(f, st) >= 0, "H5FD_h5sf_get_stats failed");
+}
+
+static void test_merge(const char *dir)
+{
+    char           path[4200];
+    hid_t          d;
+    size_t         n   = (size_t)K * BLOCK;
+    unsigned char *buf = malloc(n), *got = malloc(n);
+    h5sf_stats_t   s0, s1, s2;
+    uint64_t       pieces = (uint64_t)K * (uint64_t)rl_size;
+
+    snprintf(path, sizeof path, "%s/merge.h5", dir);
+    rl_step(120, "merge: create");
+    hid_t f = make_file(path, "channel=ioc,ioc=total:1,threads=1,stripe_size=64MiB,stripe_count=1",
+                        (hsize_t)n * (hsize_t)rl_size, &d);
+    for (size_t b = 0; b < K; b++) /* block b of this rank sits at (b*N + r) * BLOCK */
+        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK, BLOCK, 7);
+    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    ioc_stats(f, &s0);
+
+    rl_step(120, "merge: strided write");
+    CHECK(strided_io(d, 1, buf) >= 0, "strided H5Dwrite failed");
+    MPI_Barrier(MPI_COMM_WORLD);
+    ioc_stats(f, &s1);
+    rl_step(120, "merge: strided read");
+    memset(got, 0, n);
+    CHECK(strided_io(d, 0, got) >= 0, "strided H5Dread failed");
+    MPI_Barrier(MPI_COMM_WORLD);
+    ioc_stats(f, &s2);
+    for (size_t b = 0; b < K; b++) {
+        uint64_t off = ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK;
+        size_t   bad = rl_mismatch(got + b * BLOCK, off, BLOCK, 7);
+        CHECK(bad == BLOCK, "block %zu (file offset %llu): byte %zu differs from the pattern", b,
+              (unsigned long long)off, bad);
+        if (bad != BLOCK)
+            break;
+    }
+    if (rl_rank == 0) { /* the IOC */
+        uint64_t wcalls = s1.ioc_syscalls - s0.ioc_syscalls, rcalls = s2.ioc_syscalls - s1.ioc_syscalls;
+        uint64_t wmerged = s1.ioc_merged - s0.ioc_merged, rmerged = s2.ioc_merged - s1.ioc_merged;
+        printf("t_iocmem merge: %d ranks x %d blocks: write %llu calls (%llu requests merged), read %llu calls "
+               "(%llu merged)\n",
+               rl_size, K, (unsigned long long)wcalls, (unsigned long long)wmerged, (unsigned long long)rcalls,
+               (unsigned long long)rmerged);
+        if (rl_size > 1) {
+            CHECK(wmerged >= 1 && rmerged >= 1, "no requests merged (write %llu, read %llu)",
+                  (unsigned long long)wmerged, (unsigned long long)rmerged);
+            /* Unmerged, every block of every rank but the first's run is a
+             * call.  Merged, a group of m ranks makes runs of m blocks. */
+            CHECK(wcalls <= pieces / 2 && rcalls <= pieces / 2,
+                  "%llu write and %llu read calls for %llu pieces: not merged into runs",
+                  (unsigned long long)wcalls, (unsigned long long)rcalls, (unsigned long long)pieces);
+        }
+    }
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "close failed");
+    free(buf);
+    free(got);
+}
+
+static void fill64(unsigned char *p, uint64_t off, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t v = (off + i) * 0x9E3779B97F4A7C15ull + 1;
+        memcpy(p + i, &v, 8);
+    }
+}
+
+static void test_rss(const char *dir, int mib)
+{
+    char           path[4200];
+    hid_t          d;
+    const size_t   piece = (size_t)32 << 20;
+    uint64_t       per   = (uint64_t)mib << 20, base = per * (uint64_t)rl_rank;
+    unsigned char *buf = malloc(piece), *want = malloc(piece);
+    const char    *capv = getenv("H5SF_IOC_MEMORY");
+    int64_t        cap  = capv ? atoll(capv) : 0;
+    rl_errtext_t   t;
+
+    CHECK(cap > 0, "set H5SF_IOC_MEMORY (bytes) for this test");
+    snprintf(path, sizeof path, "%s/rss.h5", dir);
+    rl_step(120, "rss: create");
+    hid_t f = make_file(path, "channel=ioc,ioc=total:1,stripe_size=64MiB,stripe_count=1", per * (hsize_t)rl_size, &d);
+    rl_step(600, "rss: write %d MiB per rank", mib);
+    for (uint64_t o = 0; o < per; o += piece) {
+        fill64(buf, base + o, piece);
+        CHECK(rl_io(d, 1, base + o, piece, buf, H5P_DEFAULT, &t) >= 0, "write at %llu failed:\n%s",
+              (unsigned long long)(base + o), t.buf);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    rl_step(600, "rss: read back");
+    for (uint64_t o = 0; o < per; o += piece) {
+        CHECK(rl_io(d, 0, base + o, piece, buf, H5P_DEFAULT, &t) >= 0, "read at %llu failed:\n%s",
+              (unsigned long long)(base + o), t.buf);
+        fill64(want, base + o, piece);
+        if (memcmp(buf, want, piece)) {
+            CHECK(0, "data at %llu..%llu differs", (unsigned long long)(base + o),
+                  (unsigned long long)(base + o + piece));
+            break;
+        }
+    }
+    h5sf_stats_t st;
+    ioc_stats(f, &st);
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "close failed");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (rl_rank == 0) {
+        long long rss = (long long)ru.ru_maxrss * 1024, limit = (long long)cap + (128ll << 20);
+        printf("t_iocmem rss: %d ranks x %d MiB through one IOC: peak RSS of the IOC rank %lld MiB (cap %lld MiB "
+               "+ 128 MiB), %llu transfer slots of 8 MiB\n",
+               rl_size, mib, rss >> 20, (long long)cap >> 20, (unsigned long long)st.ioc_slots);
+        CHECK(rss <= limit, "peak RSS %lld MiB is over H5SF_IOC_MEMORY + 128 MiB = %lld MiB", rss >> 20,
+              limit >> 20);
+        CHECK(st.ioc_slots * (8u << 20) <= (uint64_t)cap / 2, "%llu slots exceed half of H5SF_IOC_MEMORY",
+              (unsigned long long)st.ioc_slots);
+    }
+    unlink(path); /* gigabytes: do not leave them to the next test */
+    free(buf);
+    free(want);
+}
+
+int main(int argc, char **argv)
+{
+    rl_init(&argc, &argv, "t_iocmem");
+    if (argc < 3) {
+        if (rl_rank == 0)
+            fprintf(stderr, "usage: t_iocmem DIR merge|rss [MIB]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    rl_mkdir(argv[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!strcmp(argv[2], "merge"))
+        test_merge(argv[1]);
+    else
+        test_rss(argv[1], argc > 3 ? atoi(argv[3]) : 512);
+    return rl_finish();
+}
