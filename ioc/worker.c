@@ -196,6 +196,8 @@ typedef struct member {
     uint64_t          i, po;  /* cursor: piece i, byte po within it       */
     uint64_t          k, nk;  /* next round, rounds in all                */
     unsigned char    *slot;   /* transfer buffer (remote, not inline)     */
+    unsigned char    *slot2;  /* a second one, if free: double buffering  */
+    MPI_Request       req[2]; /* the transfer in flight on each buffer    */
     unsigned char    *buf;    /* this round's bytes, NULL: client buffers */
     uint64_t          n;      /* bytes this round                         */
     bool              failed; /* I/O failed: skip its pieces from now on  */
@@ -313,10 +315,48 @@ static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t 
     }
 }
 
+/* Buffer of round k: with two, they alternate, so the payload of the next
+ * round moves over MPI while this round's pieces are on the disk. */
+static unsigned char *round_buf(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? m->slot2 : m->slot; }
+static int round_ix(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? 1 : 0; }
+
+static int post_recv(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
+{
+    ioc_req_t *r = m->r;
+    return MPI_Irecv(round_buf(m, k), (int)chunk_len(r->h.total, k), MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag),
+                     ctx->comm, &m->req[round_ix(m, k)]) == MPI_SUCCESS
+               ? 0
+               : -1;
+}
+
+/* Complete the transfer on buffer i, if any; -1 if it cannot complete. */
+static int settle(h5sf_ioc_ctx_t *ctx, member_t *m, int i)
+{
+    if (m->req[i] == MPI_REQUEST_NULL)
+        return 0;
+    int rc   = wait_req(ctx, &m->req[i]);
+    m->req[i] = MPI_REQUEST_NULL;
+    return rc;
+}
+
+static void lose(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
+{
+    m->lost = true;
+    if (m->rep.status)
+        return;
+    m->rep.status = EPIPE;
+    snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: lost the %s rank %d", ctx->rank, what, m->r->source);
+}
+
 static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 {
     int       op = mb[0].r->h.op;
     ioc_sf_t *sf = mb[0].r->sf;
+    for (int j = 0; j < nm; j++) {
+        mb[j].req[0] = mb[j].req[1] = MPI_REQUEST_NULL;
+        if (op == H5SF_WIRE_WRITE && !addressable(mb[j].r) && mb[j].nk > 0 && post_recv(ctx, &mb[j], 0) < 0)
+            lose(ctx, &mb[j], "write payload from");
+    }
     for (;;) {
         size_t ns   = 0;
         bool   more = false;
@@ -334,13 +374,17 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
             if (addressable(r))
                 m->buf = r->local ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
             else {
-                m->buf = m->slot;
-                if (op == H5SF_WIRE_WRITE &&
-                    recv_bytes(ctx, m->slot, m->n, r->source, H5SF_TAG_WDATA(r->h.tag)) < 0) {
-                    m->lost       = true;
-                    m->rep.status = EPIPE;
-                    snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: lost the write payload from rank %d",
-                             ctx->rank, r->source);
+                m->buf = round_buf(m, m->k);
+                /* Writes: this round's chunk must be in; reads: the send
+                 * that last used this buffer must be out. */
+                if (settle(ctx, m, round_ix(m, m->k)) < 0) {
+                    lose(ctx, m, op == H5SF_WIRE_WRITE ? "write payload from" : "connection to");
+                    continue;
+                }
+                /* With two buffers, ask for the next chunk now: it arrives
+                 * while this one is written. */
+                if (op == H5SF_WIRE_WRITE && m->slot2 && m->k + 1 < m->nk && post_recv(ctx, m, m->k + 1) < 0) {
+                    lose(ctx, m, "write payload from");
                     continue;
                 }
             }
@@ -357,16 +401,28 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
             member_t *m = &mb[j];
             if (m->k >= m->nk || m->lost)
                 continue;
-            m->k++;
-            if (op != H5SF_WIRE_READ || addressable(m->r))
+            uint64_t k = m->k++;
+            if (addressable(m->r))
                 continue;
+            if (op == H5SF_WIRE_WRITE) {
+                /* One buffer: it is free again, ask for the next chunk. */
+                if (!m->slot2 && m->k < m->nk && post_recv(ctx, m, m->k) < 0)
+                    lose(ctx, m, "write payload from");
+                continue;
+            }
             /* The client cancels its receives after an error reply. */
-            if (m->failed || send_bytes(ctx, m->slot, m->n, m->r->source, H5SF_TAG_RDATA(m->r->h.tag)) < 0)
+            if (m->failed ||
+                MPI_Isend(round_buf(m, k), (int)m->n, MPI_BYTE, m->r->source, H5SF_TAG_RDATA(m->r->h.tag), ctx->comm,
+                          &m->req[round_ix(m, k)]) != MPI_SUCCESS)
                 m->lost = true;
         }
     }
+    /* Sends still in flight complete before the reply goes out. */
+    for (int j = 0; j < nm; j++)
+        for (int i = 0; i < 2; i++)
+            if (settle(ctx, &mb[j], i) < 0)
+                lose(ctx, &mb[j], "connection to");
 }
-
 
 /* Truncate, size and fsync: barriers, always alone. */
 static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
@@ -516,6 +572,8 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
             memset(&mb[*nm], 0, sizeof mb[*nm]);
             mb[*nm].r    = q;
             mb[*nm].slot = slot;
+            if (slot && nchunks(q->h.total) > 1)
+                mb[*nm].slot2 = slot_get(ctx, false);
             *lo          = q->lo < *lo ? q->lo : *lo;
             *hi          = q->hi > *hi ? q->hi : *hi;
             *bytes += q->h.total;
@@ -540,6 +598,8 @@ static int take_group(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
         snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg, "IOC rank %d: no memory for a transfer buffer", ctx->rank);
         mb[0].failed = true;
     }
+    else if (mb[0].slot && nchunks(r->h.total) > 1)
+        mb[0].slot2 = slot_get(ctx, false);
     int nm = 1;
     if (!mergeable(r) || mb[0].failed)
         return nm;
@@ -657,6 +717,7 @@ static void worker_main(void *arg)
         for (int j = 0; j < nm; j++) {
             ioc_req_t *r = mb[j].r;
             slot_put(ctx, mb[j].slot);
+            slot_put(ctx, mb[j].slot2);
             ioc_sched_done(r->sf, r, &now, &now_tail);
             if (r->local) {
                 r->local->rep  = mb[j].rep;

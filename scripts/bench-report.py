@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn h5sf-bench CSV into Markdown tables (medians, ratios) and gnuplot charts.
 
-usage: bench-report.py CSV OUTDIR MIB STRIPE REPS
+usage: bench-report.py CSV OUTDIR MIB STRIPE REPS [CMA]
 The tables replace the text between <!-- BEGIN RESULTS --> and
 <!-- END RESULTS --> in OUTDIR/performance.md (created if missing).
 """
@@ -9,6 +9,7 @@ import csv, os, statistics, subprocess, sys
 from collections import defaultdict
 
 path, out, mib, stripe, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+cma = sys.argv[6] if len(sys.argv) > 6 else "no"
 runs = defaultdict(lambda: ([], []))
 bad = 0
 for r in csv.DictReader(open(path)):
@@ -28,6 +29,7 @@ def get(n, wl, drv, x):
 
 lines = [f"Run: {reps} repetitions (median), {mib} MiB per rank, stripe size {stripe} bytes, "
          f"one IOC per node for h5sf (IOC channel) and the built-in driver. "
+         f"Open MPI single-copy transport (CMA) for all drivers: {cma}. "
          f"Rates in MiB/s (metadata: datasets per second). Runs that failed verification: {bad}.", ""]
 for x in ("independent", "collective"):
     for n in ranks:
