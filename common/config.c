@@ -90,6 +90,9 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "stops waiting as soon as the gaps are filled.  By default the wait is also at most 2 us per piece; "
      "an explicit value drops that bound.  0 turns waiting off (requests already queued are still "
      "merged)."},
+    {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
+     "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
+     "instead of two; writes still go through the IOC).  0: every read goes through the IOC."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
     {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1",

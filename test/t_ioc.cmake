@@ -46,7 +46,8 @@ foreach(np 1 2 3 4 8)
     string(SUBSTRING "${c}" 0 ${colon} tag)
     math(EXPR colon "${colon} + 1")
     string(SUBSTRING "${c}" ${colon} -1 cfg)
-    h5sf_mpi_test(t_ioc_${tag}_np${np} t_ioc ${np} ${_d}/ioc_${tag}_np${np} "${cfg}")
+    # Reads through the IOCs too (not straight from same-node subfiles).
+    h5sf_mpi_test(t_ioc_${tag}_np${np} t_ioc ${np} ${_d}/ioc_${tag}_np${np} "${cfg}" ENV "H5SF_IOC_LOCAL_READS=0")
   endforeach()
 endforeach()
 

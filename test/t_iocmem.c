@@ -159,6 +159,11 @@ static void test_rss(const char *dir, int mib)
     }
     h5sf_stats_t st;
     ioc_stats(f, &st);
+    /* One node: with local reads on (the default), the reads above went
+     * straight to the subfile, on the IOC rank and on the others. */
+    const char *lr = getenv("H5SF_IOC_LOCAL_READS");
+    if (!lr || strcmp(lr, "0"))
+        CHECK(st.local_reads > 0, "no read went straight to the subfile (H5SF_IOC_LOCAL_READS on)");
     H5Dclose(d);
     CHECK(H5Fclose(f) >= 0, "close failed");
     struct rusage ru;

@@ -8,7 +8,8 @@
  * the IOC channel keeps them all in flight; sec2 ignores the opcodes.
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
- * it; in IOC mode it is also the only rank with a descriptor.
+ * it; in IOC mode it is also the only rank that writes it (reads may go
+ * straight to subfiles whose IOC shares the reader's node: localread.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-/* sec2 refuses HADDR_MAX: offsets must fit an off_t. */
-#define H5SF_CHAN_MAXADDR (((haddr_t)1 << 62) - 1)
 
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
 
@@ -251,6 +250,8 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         return -1;
     if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
         return -1;
+    if (h5sf_local_reads_init(f, e) < 0)
+        return -1;
     return compute_eof(f, flags, e);
 }
 
@@ -276,6 +277,7 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
         }
     free(f->chan);
     f->chan = NULL;
+    h5sf_local_reads_close(f);
     if (f->ctx && !f->mpi_dead) {
         if (h5sf_ioc_ctx_release(f->ctx, e) < 0)
             failed = 1;
@@ -376,8 +378,14 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
             if (addrs[j] + sizes[j] > end)
                 end = addrs[j] + sizes[j];
         }
+        /* Reads of a subfile whose IOC shares our node skip the IOC. */
+        H5FD_t *ch = is_write ? NULL : h5sf_local_reader(f, s, end);
+        if (ch)
+            f->stats.local_reads++;
+        else
+            ch = f->chan[s];
         /* HDF5 checks every vector against the channel's EOA. */
-        if (end > f->chan_eoa[s]) {
+        if (ch == f->chan[s] && end > f->chan_eoa[s]) {
             if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, end) < 0) {
                 failed = h5sf_fail(e, 0, "cannot extend subfile %d's EOA", s) < 0;
                 break;
@@ -386,10 +394,9 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
         }
         for (size_t j = 0; j < l->n && !failed;) {
             uint32_t n = (uint32_t)((l->n - j) > (1u << 30) ? (1u << 30) : (l->n - j));
-            herr_t   r = is_write ? H5FDwrite_vector(f->chan[s], H5P_DEFAULT, n, types + j, addrs + j, sizes + j,
+            herr_t   r = is_write ? H5FDwrite_vector(ch, H5P_DEFAULT, n, types + j, addrs + j, sizes + j,
                                                      (const void **)(bufs + j))
-                                  : H5FDread_vector(f->chan[s], H5P_DEFAULT, n, types + j, addrs + j, sizes + j,
-                                                    bufs + j);
+                                  : H5FDread_vector(ch, H5P_DEFAULT, n, types + j, addrs + j, sizes + j, bufs + j);
             if (r < 0) {
                 h5sf_err_capture(e, "channel I/O failed");
                 failed = 1;

@@ -98,6 +98,9 @@ struct h5sf_file {
     uint32_t            file_id;
     H5FD_t            **chan;     /* one channel per subfile                 */
     haddr_t            *chan_eoa; /* EOA set on each channel                 */
+    H5FD_t            **rd;       /* IOC channel: sec2 readers (localread.c) */
+    haddr_t            *rd_eoa;
+    unsigned char      *rd_state;
     sf_plan_t           plan;     /* reused per request                      */
     h5sf_stats_t        stats;
     bool                mpi_dead; /* MPI finalized under us: close locally   */
@@ -105,6 +108,15 @@ struct h5sf_file {
 };
 
 static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
+
+/* sec2 refuses HADDR_MAX: offsets must fit an off_t. */
+#define H5SF_CHAN_MAXADDR (((haddr_t)1 << 62) - 1)
+
+/* localread.c: IOC-channel reads straight from subfiles on this node. */
+int     h5sf_local_reads_setting(bool *on, h5sf_errbuf_t *e);
+int     h5sf_local_reads_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
+H5FD_t *h5sf_local_reader(h5sf_file_t *f, int s, haddr_t end);
+void    h5sf_local_reads_close(h5sf_file_t *f);
 
 /* io.c */
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf);
