@@ -6,11 +6,15 @@
  *   dtype.c     MPI derived datatypes over (buffer, length) pieces
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
- *   worker.c    the libuv worker threads: pwrite/pread, replies
- *   subfile.c   the table of subfile descriptors this rank serves
+ *   worker.c    the libuv worker threads: merged groups, transfer slots,
+ *               pwritev/preadv, replies
+ *   subfile.c   the table of subfile descriptors this rank serves (capped)
+ *   fault.c     test-only fault injection (H5SF_FAULT)
  *
- * Locking: one mutex per context (ctx->lock) protects the subfile table, the
- * schedulers and the ready queue.  MPI is called without it held.
+ * Locking: one mutex per context (ctx->lock) protects the subfile table and
+ * descriptor cap, the schedulers, the ready queue, merge claims and the slot
+ * pool.  MPI and file I/O are done without it held (reopening a capped
+ * subfile is the exception: a rare open(2) under the lock).
  */
 #ifndef H5SF_IOC_INTERNAL_H
 #define H5SF_IOC_INTERNAL_H
@@ -141,6 +145,9 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
 /* sched.c */
 /* Set r->lo, hi, sorted and barrier from its header and pieces (no lock). */
 void ioc_req_extent(ioc_req_t *r);
+/* Piece lists of a and b share a byte (conservatively true unless both are
+ * sorted).  Linear-logarithmic in the smaller list. */
+bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b);
 /* The rest with ctx->lock held. */
 /* Register an arrived request; returns true if it may run now. */
 bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r);
@@ -158,9 +165,6 @@ void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
-/* Piece lists of a and b share a byte (conservatively true unless both are
- * sorted).  Linear-logarithmic in the smaller list. */
-bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b);
 /* Receive and discard a write payload from chunk `from` on (error paths). */
 void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, uint64_t from);
 

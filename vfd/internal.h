@@ -5,6 +5,7 @@
  *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
  *   channel.c     per-subfile channels (direct = sec2, or the IOC channel) and COBEGIN/COEND
  *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
+ *   localread.c   IOC channel: reads of subfiles whose IOC is on this node, direct
  *   topology.c    which ranks are I/O concentrators
  *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
  *   fapl.c        H5Pset/get_fapl_h5sf and the fapl callbacks
