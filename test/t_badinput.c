@@ -244,6 +244,18 @@ int main(int argc, char **argv)
     snprintf(base_cfg, sizeof base_cfg, "channel=%s,ioc=total:2,stripe_size=4096",
              argc > 2 ? argv[2] : "ioc");
     rl_mkdir(dir);
+    if (rl_rank == 0) { /* files of an earlier run would look like leftovers of failed creates */
+        DIR           *dp = opendir(dir);
+        struct dirent *de;
+        char           p[4096 + 260];
+        while (dp && (de = readdir(dp)))
+            if (!strncmp(de->d_name, "case", 4)) {
+                snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+                unlink(p);
+            }
+        if (dp)
+            closedir(dp);
+    }
     if (rl_rank == 0) { /* a regular file to put "directories" under */
         char p[4200];
         snprintf(p, sizeof p, "%s/plainfile", dir);
