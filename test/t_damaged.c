@@ -350,18 +350,6 @@ static void try_open(const dcase_t *c, unsigned flags)
     free(after);
 }
 
-static int count_fds(void)
-{
-    int            n  = 0;
-    DIR           *dp = opendir("/proc/self/fd");
-    struct dirent *de;
-    while (dp && (de = readdir(dp)))
-        n += de->d_name[0] != '.';
-    if (dp)
-        closedir(dp);
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     rl_init(&argc, &argv, "t_damaged");
@@ -388,10 +376,10 @@ int main(int argc, char **argv)
         if (rl_rank == 0)
             cases[i].damage();
         MPI_Barrier(MPI_COMM_WORLD);
-        int fds0 = count_fds();
+        int fds0 = rl_count_fds();
         try_open(&cases[i], H5F_ACC_RDONLY);
         try_open(&cases[i], H5F_ACC_RDWR);
-        int fds1 = count_fds();
+        int fds1 = rl_count_fds();
         CHECK(fds1 == fds0, "%s: the two opens leaked file descriptors: %d open before, %d after",
               cases[i].name, fds0, fds1);
     }

@@ -307,6 +307,19 @@ RL_FN int rl_snap_diff(const rl_snap_t *a, const rl_snap_t *b, int with_times, c
 }
 
 /* mkdir -p on rank 0, then everyone may use it. */
+/* Descriptors this process has open (leak checks). */
+RL_FN int rl_count_fds(void)
+{
+    int            n  = 0;
+    DIR           *dp = opendir("/proc/self/fd");
+    struct dirent *de;
+    while (dp && (de = readdir(dp)))
+        n += de->d_name[0] != '.';
+    if (dp)
+        closedir(dp);
+    return n;
+}
+
 RL_FN void rl_mkdir(const char *dir)
 {
     if (rl_rank == 0) {

@@ -239,18 +239,6 @@ static void test_random(unsigned seed)
         printf("t_stress: %s, seed %u: %ld writes and %ld reads by %d ranks\n", cfg, seed, w, r, rl_size);
 }
 
-static int count_fds(void)
-{
-    int            n  = 0;
-    DIR           *dp = opendir("/proc/self/fd");
-    struct dirent *de;
-    while (dp && (de = readdir(dp)))
-        n += de->d_name[0] != '.';
-    if (dp)
-        closedir(dp);
-    return n;
-}
-
 /* Subfile descriptors this process holds (the config file aside). */
 static int count_subfile_fds(void)
 {
@@ -282,7 +270,7 @@ static void test_many(void)
     rl_errtext_t   t;
     uint64_t       per = MANY_BYTES / (uint64_t)rl_size, off = per * (uint64_t)rl_rank;
     unsigned char *buf = malloc(MANY_BYTES);
-    int            fds0 = count_fds();
+    int            fds0 = rl_count_fds();
 
     rl_step(120, "many: create %d files", NFILES);
     for (int i = 0; i < NFILES; i++) {
@@ -297,7 +285,7 @@ static void test_many(void)
         rl_fill(buf, off, (size_t)per, (unsigned)i + 1);
         CHECK(rl_io(d[i], 1, off, per, buf, H5P_DEFAULT, &t) >= 0, "write to file %d failed:\n%s", i, t.buf);
     }
-    int fds1 = count_fds();
+    int fds1 = rl_count_fds();
     MPI_Barrier(MPI_COMM_WORLD);
     /* With H5SF_IOC_MAX_FDS set, an IOC keeps at most that many subfiles
      * open however many files are open; the reads below then reopen them. */
@@ -339,7 +327,7 @@ static void test_many(void)
     for (int i = 0; i < NFILES; i++)
         if (f[i] >= 0)
             H5Fclose(f[i]);
-    int fds2 = count_fds();
+    int fds2 = rl_count_fds();
     CHECK(fds2 == fds0, "descriptors: %d before, %d after closing all %d files", fds0, fds2, NFILES);
     if (rl_rank == 0)
         printf("t_stress many: %d files open at once: %d descriptors on rank 0 (%d before)\n", NFILES, fds1, fds0);
