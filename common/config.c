@@ -92,7 +92,12 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "merged)."},
     {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
      "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
-     "instead of two; writes still go through the IOC).  0: every read goes through the IOC."},
+     "instead of two).  0: every read goes through the IOC."},
+    {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1",
+     "1: with the IOC channel, a rank writes large dense requests (more than 256 KiB that the IOC would "
+     "not merge with other ranks') to subfiles whose IOC runs on its own node directly: one copy instead "
+     "of two.  Small and strided writes still go through the IOC, which merges them.  0: every write goes "
+     "through the IOC."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
     {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1",

@@ -148,6 +148,15 @@ void sf_plan_sort(sf_plan_t *p)
     }
 }
 
+uint64_t sf_list_end(const sf_list_t *l)
+{
+    uint64_t end = 0;
+    for (size_t j = 0; j < l->n; j++)
+        if (l->v[j].off + l->v[j].len > end)
+            end = l->v[j].off + l->v[j].len;
+    return end;
+}
+
 uint64_t sf_plan_pieces_out(const sf_plan_t *p)
 {
     uint64_t n = 0;

@@ -62,5 +62,7 @@ int  sf_plan_add(sf_plan_t *p, uint64_t addr, uint64_t len, uint64_t mem);
  * both file and memory.  Needed when selections arrive out of order. */
 void sf_plan_sort(sf_plan_t *p);
 uint64_t sf_plan_pieces_out(const sf_plan_t *p);
+/* End (exclusive) of the last byte a list touches; 0 for an empty list. */
+uint64_t sf_list_end(const sf_list_t *l);
 
 #endif

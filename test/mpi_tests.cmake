@@ -20,9 +20,9 @@ target_link_libraries(t_envdriver PRIVATE MPI::MPI_C hdf5::hdf5-shared)
 foreach(np 1 2 3 4)
   h5sf_mpi_test(t_roundtrip_np${np} t_roundtrip ${np})
 endforeach()
-# The same with every IOC-channel read through the IOCs.
+# The same with all IOC-channel I/O through the IOCs.
 foreach(np 2 3)
-  h5sf_mpi_test(t_roundtrip_iocreads_np${np} t_roundtrip ${np} ENV "H5SF_IOC_LOCAL_READS=0")
+  h5sf_mpi_test(t_roundtrip_iocpath_np${np} t_roundtrip ${np} ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
 endforeach()
 foreach(np 1 2 4)
   h5sf_mpi_test(t_interop_np${np} t_interop ${np})

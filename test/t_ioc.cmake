@@ -47,7 +47,8 @@ foreach(np 1 2 3 4 8)
     math(EXPR colon "${colon} + 1")
     string(SUBSTRING "${c}" ${colon} -1 cfg)
     # Reads through the IOCs too (not straight from same-node subfiles).
-    h5sf_mpi_test(t_ioc_${tag}_np${np} t_ioc ${np} ${_d}/ioc_${tag}_np${np} "${cfg}" ENV "H5SF_IOC_LOCAL_READS=0")
+    h5sf_mpi_test(t_ioc_${tag}_np${np} t_ioc ${np} ${_d}/ioc_${tag}_np${np} "${cfg}" ENV "H5SF_IOC_LOCAL_READS=0"
+                  "H5SF_IOC_LOCAL_WRITES=0")
   endforeach()
 endforeach()
 

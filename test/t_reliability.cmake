@@ -21,7 +21,7 @@ set(_fault_scenarios pwrite_eio pwrite_enospc pwrite_eio_coll pwrite_short pwrit
 foreach(s IN LISTS _fault_scenarios)
   set(d ${_rel}/fault)
   # Faults are injected at the IOCs: reads must go through them.
-  h5sf_mpi_test(t_fault_${s} t_fault 4 run ${s} ${d} ENV "H5SF_IOC_LOCAL_READS=0")
+  h5sf_mpi_test(t_fault_${s} t_fault 4 run ${s} ${d} ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
   set_tests_properties(t_fault_${s} PROPERTIES TIMEOUT 90)
   if(NOT s STREQUAL "open_create")
     h5sf_mpi_test(t_fault_${s}_prepare t_fault 4 prepare ${s} ${d})
@@ -55,13 +55,19 @@ foreach(c IN LISTS _stress_cfgs)
   string(SUBSTRING "${c}" 0 ${colon} tag)
   math(EXPR colon "${colon} + 1")
   string(SUBSTRING "${c}" ${colon} -1 cfg)
-  h5sf_mpi_test(t_stress_${tag} t_stress 8 ${_rel}/stress_${tag} "${cfg}" random 12345 ENV "H5SF_IOC_LOCAL_READS=0")
+  h5sf_mpi_test(t_stress_${tag} t_stress 8 ${_rel}/stress_${tag} "${cfg}" random 12345
+                ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
   set_tests_properties(t_stress_${tag} PROPERTIES TIMEOUT 120)
 endforeach()
 # Reads straight from same-node subfiles while other ranks write through the IOCs.
 h5sf_mpi_test(t_stress_ioc2_localreads t_stress 8 ${_rel}/stress_ioc2_lr "channel=ioc,ioc=total:2,stripe_size=4096"
-              random 4242 ENV "H5SF_IOC_LOCAL_READS=1")
+              random 4242 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=0")
 set_tests_properties(t_stress_ioc2_localreads PROPERTIES TIMEOUT 120)
+# Large writes straight to the subfiles, small and strided ones through the
+# IOCs, overlapping each other (3 ranks: regions large enough for > 256 KiB).
+h5sf_mpi_test(t_stress_ioc2_localwrites t_stress 3 ${_rel}/stress_ioc2_lw "channel=ioc,ioc=total:2,stripe_size=65536"
+              random 777 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
+set_tests_properties(t_stress_ioc2_localwrites PROPERTIES TIMEOUT 120)
 h5sf_mpi_test(t_stress_many t_stress 4 ${_rel}/stress_many "channel=ioc,ioc=total:2,stripe_size=4096,stripe_count=2" many)
 set_tests_properties(t_stress_many PROPERTIES TIMEOUT 120)
 # The same with at most 3 subfiles open per IOC: reads reopen on demand.
@@ -76,10 +82,11 @@ target_link_libraries(t_iocmem PRIVATE h5sf hdf5::hdf5-shared)
 foreach(np 1 2 3 4)
   # Wait for companions until the gaps are filled (bounded at 2 s).
   h5sf_mpi_test(t_iocmem_merge_np${np} t_iocmem ${np} ${_rel}/iocmem_merge_np${np} merge
-                ENV "H5SF_IOC_MERGE_WAIT=2000000" "H5SF_IOC_LOCAL_READS=0")
+                ENV "H5SF_IOC_MERGE_WAIT=2000000" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
 endforeach()
 # 8 ranks x 512 MiB through one IOC capped at 64 MiB: peak RSS of the IOC
 # rank under cap + 128 MiB.  Not in the ASan build: its shadow memory would
 # be measured, not ours.
-h5sf_mpi_test(t_iocmem_rss t_iocmem 8 ${_rel}/iocmem_rss rss 512 ENV "H5SF_IOC_MEMORY=67108864")
+h5sf_mpi_test(t_iocmem_rss t_iocmem 8 ${_rel}/iocmem_rss rss 512 ENV "H5SF_IOC_MEMORY=67108864"
+              "H5SF_IOC_LOCAL_WRITES=0")
 set_tests_properties(t_iocmem_rss PROPERTIES TIMEOUT 900 LABELS "mpi")

@@ -18,6 +18,7 @@
  * usage: mpiexec -n 8 t_stress DIR CONFIG [random|many] [SEED]
  */
 #include "t_reliability.h"
+#include "h5sf.h"
 
 #define SIZE      (2 * 1024 * 1024) /* dataset bytes */
 #define PHASES    10
@@ -214,6 +215,22 @@ static void test_random(unsigned seed)
         }
     }
     H5Pclose(coll);
+    /* Which path the writes took (IOC channel on one node): with
+     * H5SF_IOC_LOCAL_WRITES=1 the large ones went straight to the subfiles,
+     * the small and strided ones through the IOCs -- both paths, interleaved
+     * with overlapping writes of the same rank, checked against the model. */
+    h5sf_stats_t st = {0};
+    uint64_t     mine[2], all[2] = {0, 0};
+    CHECK(H5FD_h5sf_get_stats(f, &st) >= 0, "H5FD_h5sf_get_stats failed");
+    mine[0] = st.local_writes;
+    mine[1] = st.messages;
+    MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    const char *lw = getenv("H5SF_IOC_LOCAL_WRITES");
+    if (lw && !strcmp(lw, "1"))
+        CHECK(all[0] > 0 && all[0] < all[1], "H5SF_IOC_LOCAL_WRITES=1: %llu of %llu subfile requests were local "
+              "writes; expected some, not all", (unsigned long long)all[0], (unsigned long long)all[1]);
+    if (lw && !strcmp(lw, "0"))
+        CHECK(all[0] == 0, "H5SF_IOC_LOCAL_WRITES=0, yet %llu writes skipped the IOC", (unsigned long long)all[0]);
     H5Dclose(d);
     rl_step(60, "random: close");
     CHECK(H5Fclose(f) >= 0, "H5Fclose failed");
@@ -236,7 +253,9 @@ static void test_random(unsigned seed)
     MPI_Reduce(&nwrites, &w, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&nreads, &r, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rl_rank == 0)
-        printf("t_stress: %s, seed %u: %ld writes and %ld reads by %d ranks\n", cfg, seed, w, r, rl_size);
+        printf("t_stress: %s, seed %u: %ld writes and %ld reads by %d ranks; %llu of %llu subfile requests "
+               "were local writes\n",
+               cfg, seed, w, r, rl_size, (unsigned long long)all[0], (unsigned long long)all[1]);
 }
 
 /* Subfile descriptors this process holds (the config file aside). */

@@ -8,8 +8,8 @@
  * the IOC channel keeps them all in flight; sec2 ignores the opcodes.
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
- * it; in IOC mode it is also the only rank that writes it (reads may go
- * straight to subfiles whose IOC shares the reader's node: localread.c).
+ * it; in IOC mode only ranks of the owner's node touch it: the IOC, and
+ * for reads and bulk writes the node's other ranks directly (local.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -250,7 +250,7 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         return -1;
     if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
         return -1;
-    if (h5sf_local_reads_init(f, e) < 0)
+    if (h5sf_local_init(f, e) < 0)
         return -1;
     return compute_eof(f, flags, e);
 }
@@ -277,7 +277,7 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
         }
     free(f->chan);
     f->chan = NULL;
-    h5sf_local_reads_close(f);
+    h5sf_local_close(f);
     if (f->ctx && !f->mpi_dead) {
         if (h5sf_ioc_ctx_release(f->ctx, e) < 0)
             failed = 1;
@@ -332,92 +332,130 @@ int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e)
     return 0;
 }
 
+/* Vectors of one subfile's list, reused across calls (grown as needed). */
+typedef struct vecbuf {
+    haddr_t    *addrs;
+    size_t     *sizes;
+    void      **bufs;
+    H5FD_mem_t *types;
+    size_t      cap;
+} vecbuf_t;
+
+static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t *e)
+{
+    if (l->n > v->cap) {
+        free(v->addrs); free(v->sizes); free(v->bufs); free(v->types);
+        v->cap   = l->n;
+        v->addrs = malloc(v->cap * sizeof *v->addrs);
+        v->sizes = malloc(v->cap * sizeof *v->sizes);
+        v->bufs  = malloc(v->cap * sizeof *v->bufs);
+        v->types = malloc(v->cap * sizeof *v->types);
+        if (!v->addrs || !v->sizes || !v->bufs || !v->types) {
+            v->cap = 0;
+            return h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
+        }
+    }
+    *end = 0;
+    for (size_t j = 0; j < l->n; j++) {
+        v->addrs[j] = l->v[j].off;
+        v->sizes[j] = l->v[j].len;
+        v->bufs[j]  = (void *)(uintptr_t)l->v[j].mem;
+        v->types[j] = H5FD_MEM_DRAW;
+        if (v->addrs[j] + v->sizes[j] > *end)
+            *end = v->addrs[j] + v->sizes[j];
+    }
+    return 0;
+}
+
+/* One vector call (or a few, past 2^30 pieces) on channel ch. */
+static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_list_t *l, vecbuf_t *v,
+                   h5sf_errbuf_t *e)
+{
+    for (size_t j = 0; j < l->n;) {
+        uint32_t n = (uint32_t)((l->n - j) > (1u << 30) ? (1u << 30) : (l->n - j));
+        herr_t   r = is_write ? H5FDwrite_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,
+                                                 (const void **)(v->bufs + j))
+                              : H5FDread_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,
+                                                v->bufs + j);
+        if (r < 0) {
+            h5sf_err_capture(e, "channel I/O failed");
+            return -1;
+        }
+        j += n;
+    }
+    f->stats.messages++;
+    if (s < 64)
+        f->stats.subfile_messages[s]++;
+    if (is_write)
+        f->stats.bytes_written += l->bytes;
+    else
+        f->stats.bytes_read += l->bytes;
+    return 0;
+}
+
 /*
  * Run a plan: one vector call per touched subfile, all bracketed by
  * COBEGIN/COEND so they are in flight together.  Piece memory offsets are
- * absolute addresses.  Returns -1 with the first failure's text.
+ * absolute addresses.  Requests to IOCs are posted first; I/O this rank
+ * does itself (local.c) then overlaps with them.  Each rank starts at a
+ * different subfile, so ranks writing the same range of stripes do not all
+ * queue on the same file at once (local file systems serialize buffered
+ * writes to one file).  Returns -1 with the first failure's text.
  */
 int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e)
 {
-    sf_plan_t  *p      = &f->plan;
-    int         failed = 0;
-    const bool  co     = p->ntouched > 1;
-    haddr_t    *addrs  = NULL;
-    size_t     *sizes  = NULL;
-    void      **bufs   = NULL;
-    H5FD_mem_t *types  = NULL;
-    size_t      cap    = 0;
+    sf_plan_t *p      = &f->plan;
+    int        failed = 0, nt = p->ntouched;
+    const bool co     = nt > 1;
+    vecbuf_t   v      = {0};
     (void)dxpl;
 
     if (co)
-        for (int i = 0; i < p->ntouched; i++)
+        for (int i = 0; i < nt; i++)
             H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL);
 
-    for (int i = 0; i < p->ntouched && !failed; i++) {
-        int        s = p->touched[i];
-        sf_list_t *l = &p->lists[s];
-        if (l->n > cap) {
-            cap = l->n;
-            free(addrs); free(sizes); free(bufs); free(types);
-            addrs = malloc(cap * sizeof *addrs);
-            sizes = malloc(cap * sizeof *sizes);
-            bufs  = malloc(cap * sizeof *bufs);
-            types = malloc(cap * sizeof *types);
-            if (!addrs || !sizes || !bufs || !types) {
-                failed = h5sf_fail(e, ENOMEM, "out of memory building subfile vectors") < 0;
-                cap    = 0;
-                break;
-            }
-        }
-        haddr_t end = 0;
-        for (size_t j = 0; j < l->n; j++) {
-            addrs[j] = l->v[j].off;
-            sizes[j] = l->v[j].len;
-            bufs[j]  = (void *)(uintptr_t)l->v[j].mem;
-            types[j] = H5FD_MEM_DRAW;
-            if (addrs[j] + sizes[j] > end)
-                end = addrs[j] + sizes[j];
-        }
-        /* Reads of a subfile whose IOC shares our node skip the IOC. */
-        H5FD_t *ch = is_write ? NULL : h5sf_local_reader(f, s, end);
-        if (ch)
-            f->stats.local_reads++;
-        else
-            ch = f->chan[s];
-        /* HDF5 checks every vector against the channel's EOA. */
-        if (ch == f->chan[s] && end > f->chan_eoa[s]) {
-            if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, end) < 0) {
-                failed = h5sf_fail(e, 0, "cannot extend subfile %d's EOA", s) < 0;
-                break;
-            }
-            f->chan_eoa[s] = end;
-        }
-        for (size_t j = 0; j < l->n && !failed;) {
-            uint32_t n = (uint32_t)((l->n - j) > (1u << 30) ? (1u << 30) : (l->n - j));
-            herr_t   r = is_write ? H5FDwrite_vector(ch, H5P_DEFAULT, n, types + j, addrs + j, sizes + j,
-                                                     (const void **)(bufs + j))
-                                  : H5FDread_vector(ch, H5P_DEFAULT, n, types + j, addrs + j, sizes + j, bufs + j);
-            if (r < 0) {
-                h5sf_err_capture(e, "channel I/O failed");
+    /* Pass 0 posts the requests that go to IOCs, pass 1 does the local ones. */
+    H5FD_t **local = nt ? calloc((size_t)nt, sizeof *local) : NULL;
+    if (nt && !local)
+        failed = h5sf_fail(e, ENOMEM, "out of memory dispatching a request") < 0;
+    for (int pass = 0; pass < 2 && !failed; pass++)
+        for (int k = 0; k < nt && !failed; k++) {
+            int        i = (k + f->rank) % nt, s = p->touched[i];
+            sf_list_t *l = &p->lists[s];
+            haddr_t    end = 0;
+            if (pass == 0)
+                local[i] = h5sf_local_channel(f, s, is_write, l, sf_list_end(l));
+            if ((local[i] != NULL) != (pass == 1))
+                continue;
+            if (vec_fill(&v, l, &end, e) < 0) {
                 failed = 1;
+                break;
             }
-            j += n;
+            H5FD_t *ch = local[i];
+            if (ch)
+                is_write ? f->stats.local_writes++ : f->stats.local_reads++;
+            else {
+                ch = f->chan[s];
+                /* HDF5 checks every vector against the channel's EOA. */
+                if (end > f->chan_eoa[s]) {
+                    if (H5FDset_eoa(ch, H5FD_MEM_DRAW, end) < 0) {
+                        failed = h5sf_fail(e, 0, "cannot extend subfile %d's EOA", s) < 0;
+                        break;
+                    }
+                    f->chan_eoa[s] = end;
+                }
+            }
+            if (vec_run(f, s, ch, is_write, l, &v, e) < 0)
+                failed = 1;
         }
-        f->stats.messages++;
-        if (s < 64)
-            f->stats.subfile_messages[s]++;
-        if (is_write)
-            f->stats.bytes_written += l->bytes;
-        else
-            f->stats.bytes_read += l->bytes;
-    }
+    free(local);
 
     if (co)
-        for (int i = 0; i < p->ntouched; i++)
+        for (int i = 0; i < nt; i++)
             if (H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0 && !failed) {
                 h5sf_err_capture(e, "channel I/O failed");
                 failed = 1;
             }
-    free(addrs); free(sizes); free(bufs); free(types);
+    free(v.addrs); free(v.sizes); free(v.bufs); free(v.types);
     return failed ? -1 : 0;
 }

@@ -47,9 +47,9 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     ret = h5sf_config_validate(out, e);
     if (ret == 0)
         ret = h5sf_ioc_check_env(e);
-    bool local_reads;
+    bool local_reads, local_writes;
     if (ret == 0)
-        ret = h5sf_local_reads_setting(&local_reads, e);
+        ret = h5sf_local_settings(&local_reads, &local_writes, e);
 done:
     free(str);
     return ret;

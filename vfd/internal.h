@@ -5,7 +5,7 @@
  *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
  *   channel.c     per-subfile channels (direct = sec2, or the IOC channel) and COBEGIN/COEND
  *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
- *   localread.c   IOC channel: reads of subfiles whose IOC is on this node, direct
+ *   local.c       IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
  *   topology.c    which ranks are I/O concentrators
  *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
  *   fapl.c        H5Pset/get_fapl_h5sf and the fapl callbacks
@@ -99,9 +99,10 @@ struct h5sf_file {
     uint32_t            file_id;
     H5FD_t            **chan;     /* one channel per subfile                 */
     haddr_t            *chan_eoa; /* EOA set on each channel                 */
-    H5FD_t            **rd;       /* IOC channel: sec2 readers (localread.c) */
-    haddr_t            *rd_eoa;
-    unsigned char      *rd_state;
+    H5FD_t            **loc;      /* IOC channel: sec2 on this node (local.c) */
+    haddr_t            *loc_eoa;
+    unsigned char      *loc_state;
+    bool                loc_reads, loc_writes;
     sf_plan_t           plan;     /* reused per request                      */
     h5sf_stats_t        stats;
     bool                mpi_dead; /* MPI finalized under us: close locally   */
@@ -113,11 +114,13 @@ static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs
 /* sec2 refuses HADDR_MAX: offsets must fit an off_t. */
 #define H5SF_CHAN_MAXADDR (((haddr_t)1 << 62) - 1)
 
-/* localread.c: IOC-channel reads straight from subfiles on this node. */
-int     h5sf_local_reads_setting(bool *on, h5sf_errbuf_t *e);
-int     h5sf_local_reads_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
-H5FD_t *h5sf_local_reader(h5sf_file_t *f, int s, haddr_t end);
-void    h5sf_local_reads_close(h5sf_file_t *f);
+/* local.c: IOC-channel I/O straight to subfiles on this node. */
+int     h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e);
+int     h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
+/* The sec2 channel for this request to subfile s (sorted piece list l,
+ * ending at `end`), or NULL: send it to the IOC. */
+H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
+void    h5sf_local_close(h5sf_file_t *f);
 
 /* io.c */
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf);

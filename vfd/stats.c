@@ -19,9 +19,10 @@ void h5sf_stats_report(h5sf_file_t *f)
 {
     if (!env_flag("H5SF_STATS"))
         return;
-    enum { NF = 8 };
+    enum { NF = 9 };
     uint64_t mine[NF] = {f->stats.read_calls, f->stats.write_calls, f->stats.pieces_in, f->stats.pieces_out,
-                         f->stats.messages,   f->stats.bytes_read,  f->stats.bytes_written, 0};
+                         f->stats.messages,   f->stats.bytes_read,  f->stats.bytes_written, f->stats.local_reads,
+                         f->stats.local_writes};
     uint64_t sum[NF], max_inflight = f->stats.cobegin_max_inflight, all_inflight = 0;
     h5sf_ioc_counters_t c = {0};
     if (f->ctx) {
@@ -44,13 +45,15 @@ void h5sf_stats_report(h5sf_file_t *f)
             "  VFD calls        %llu reads, %llu writes\n"
             "  pieces           %llu in, %llu after striping and merging\n"
             "  requests         %llu subfile requests, %llu most in flight at once\n"
+            "                   %llu reads and %llu writes straight to subfiles on the IOC's node\n"
             "  bytes            %llu read, %llu written\n"
             "  IOC              %llu requests served (%llu merged into another's runs), %llu pwritev/preadv\n"
             "                   %.3f s queue wait, %.3f s executing\n",
             f->name, f->size, f->nioc, f->layout.stripe_count,
             f->channel == H5FD_H5SF_CHANNEL_IOC ? "IOC" : "direct", (unsigned long long)sum[0],
             (unsigned long long)sum[1], (unsigned long long)sum[2], (unsigned long long)sum[3],
-            (unsigned long long)sum[4], (unsigned long long)all_inflight, (unsigned long long)sum[5],
+            (unsigned long long)sum[4], (unsigned long long)all_inflight, (unsigned long long)sum[7],
+            (unsigned long long)sum[8], (unsigned long long)sum[5],
             (unsigned long long)sum[6], (unsigned long long)served_all, (unsigned long long)ic_all[0],
             (unsigned long long)ic_all[1], qwait_all / 1e9, io_all / 1e9);
 }

@@ -16,6 +16,7 @@
  *        [--workloads contiguous,strided,multi,metadata]
  *        [--drivers h5sf-ioc,h5sf-direct,subfiling,mpio,posix]
  *        [--xfer independent,collective] [--stripe-size BYTES] [--ndsets N]
+ *        [--stripe-count N]   (subfiles, both subfiling drivers; 0: one per IOC)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 static int    rank, nranks;
 static char   dir[1024] = "/dev/shm";
 static size_t mib = 32, stripe = 4 << 20, ndsets_meta = 2000;
+static int    stripe_count; /* 0: each driver's default, one subfile per IOC */
 static int    bad_runs;
 
 static double now(void) { return MPI_Wtime(); }
@@ -52,7 +54,7 @@ static hid_t make_fapl(const char *driver)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     char  cfg[256];
     if (!strcmp(driver, "h5sf-ioc") || !strcmp(driver, "h5sf-direct")) {
-        snprintf(cfg, sizeof cfg, "stripe_size=%zu,channel=%s", stripe,
+        snprintf(cfg, sizeof cfg, "stripe_size=%zu,stripe_count=%d,channel=%s", stripe, stripe_count,
                  strcmp(driver, "h5sf-ioc") ? "direct" : "ioc");
         if (H5Pset_driver_by_name(fapl, "h5sf", cfg) < 0)
             MPI_Abort(MPI_COMM_WORLD, 3);
@@ -62,6 +64,8 @@ static hid_t make_fapl(const char *driver)
         H5FD_subfiling_config_t c;
         H5Pget_fapl_subfiling(fapl, &c);
         c.shared_cfg.stripe_size = (int64_t)stripe;
+        if (stripe_count > 0)
+            c.shared_cfg.stripe_count = stripe_count;
         H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
         if (H5Pset_fapl_subfiling(fapl, &c) < 0)
             MPI_Abort(MPI_COMM_WORLD, 3);
@@ -332,11 +336,12 @@ int main(int argc, char **argv)
     static struct option opts[] = {{"dir", 1, 0, 'd'},       {"mib", 1, 0, 'm'},   {"reps", 1, 0, 'r'},
                                    {"workloads", 1, 0, 'w'}, {"drivers", 1, 0, 'D'}, {"xfer", 1, 0, 'x'},
                                    {"stripe-size", 1, 0, 's'}, {"ndsets", 1, 0, 'n'}, {"help", 0, 0, 'h'},
+                                   {"stripe-count", 1, 0, 'c'},
                                    {0, 0, 0, 0}};
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    for (int c; (c = getopt_long(argc, argv, "d:m:r:w:D:x:s:n:h", opts, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "d:m:r:w:D:x:s:n:c:h", opts, NULL)) != -1;) {
         switch (c) {
             case 'd': snprintf(dir, sizeof dir, "%s", optarg); break;
             case 'm': mib = strtoul(optarg, NULL, 10); break;
@@ -346,10 +351,12 @@ int main(int argc, char **argv)
             case 'x': xfers = optarg; break;
             case 's': stripe = strtoul(optarg, NULL, 10); break;
             case 'n': ndsets_meta = strtoul(optarg, NULL, 10); break;
+            case 'c': stripe_count = atoi(optarg); break;
             default:
                 if (rank == 0)
                     fprintf(stderr, "usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R] [--workloads "
-                                    "LIST] [--drivers LIST] [--xfer LIST] [--stripe-size B] [--ndsets N]\n");
+                                    "LIST] [--drivers LIST] [--xfer LIST] [--stripe-size B] [--ndsets N] "
+                                    "[--stripe-count N]\n");
                 MPI_Finalize();
                 return c == 'h' ? 0 : 2;
         }

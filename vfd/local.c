@@ -1,0 +1,144 @@
+/*
+ * local.c -- IOC channel: I/O that skips an IOC on the caller's own node.
+ *
+ * Through an IOC every byte is copied twice: MPI moves it between client and
+ * IOC, the IOC's pwritev/preadv moves it between its buffer and the file.
+ * When the IOC that owns a subfile runs on the caller's node, the subfile is
+ * in the same file system and page cache, and the caller can do the second
+ * copy itself, straight from or into its own memory: one copy, no queue.
+ *
+ *   reads   of such subfiles always go direct (H5SF_IOC_LOCAL_READS=0: not);
+ *   writes  go direct only when the IOC would gain nothing from holding them:
+ *           requests it does not merge with other ranks' (h5sf_ioc_merges():
+ *           large and dense).  Small and strided writes still meet at the IOC,
+ *           which turns many ranks' pieces into a few contiguous runs
+ *           (H5SF_IOC_LOCAL_WRITES=0: every write goes to the IOC).
+ *
+ * What the IOC gives the file system is unchanged: one node's writers per
+ * subfile (parallel file systems lock per client node, so ranks of the IOC's
+ * node are one writer to them), and no client on another node touches it.
+ * Ordering is unchanged too: every write call, local or through the IOC,
+ * returns only after its pwritev returned, so a later read or write -- by
+ * the same rank, or by another after a barrier -- is ordered after it.
+ * Overlapping writes of different ranks with no synchronization between
+ * them have no defined order in MPI-IO either.  Subfiles this rank cannot
+ * open (another mount, permissions) silently use the IOC.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+enum { LOC_NO = 0, LOC_UNTRIED, LOC_OPEN };
+
+static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
+{
+    const char *v = getenv(name);
+    *on           = true;
+    if (!v || !*v || !strcmp(v, "1"))
+        return 0;
+    if (!strcmp(v, "0")) {
+        *on = false;
+        return 0;
+    }
+    return h5sf_fail(e, EINVAL, "%s=\"%.200s\": must be 0 or 1", name, v);
+}
+
+int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e)
+{
+    if (bool_env("H5SF_IOC_LOCAL_READS", reads, e) < 0)
+        return -1;
+    return bool_env("H5SF_IOC_LOCAL_WRITES", writes, e);
+}
+
+/* Collective: mark the subfiles whose owner shares this rank's node. */
+int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    bool      rd, wr;
+    int       N = f->layout.stripe_count, failed = 0;
+    MPI_Comm  node  = MPI_COMM_NULL;
+    MPI_Group gnode = MPI_GROUP_NULL, gall = MPI_GROUP_NULL;
+
+    if (f->channel != H5FD_H5SF_CHANNEL_IOC)
+        return 0;
+    if (h5sf_local_settings(&rd, &wr, e) < 0) /* checked at open already */
+        rd = wr = false;
+    f->loc_reads  = rd;
+    f->loc_writes = wr && (f->flags & H5F_ACC_RDWR);
+    if (!(f->loc = calloc((size_t)N, sizeof *f->loc)) || !(f->loc_eoa = calloc((size_t)N, sizeof *f->loc_eoa)) ||
+        !(f->loc_state = calloc((size_t)N, 1)))
+        failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
+    /* Every rank takes part in the split, whatever it decides. */
+    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        failed = h5sf_fail(e, 0, "MPI_Comm_split_type failed finding this rank's node") < 0;
+    if (!failed && (f->loc_reads || f->loc_writes)) {
+        MPI_Comm_group(node, &gnode);
+        MPI_Comm_group(f->comm, &gall);
+        for (int s = 0; s < N; s++) {
+            int owner = h5sf_owner(f, s), there = MPI_UNDEFINED;
+            MPI_Group_translate_ranks(gall, 1, &owner, gnode, &there);
+            f->loc_state[s] = there != MPI_UNDEFINED ? LOC_UNTRIED : LOC_NO;
+        }
+        MPI_Group_free(&gnode);
+        MPI_Group_free(&gall);
+    }
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    return h5sf_agree(f->comm, failed, e);
+}
+
+/* Open subfile s as a sec2 channel: read-write when this file may be
+ * written, never created or truncated (its IOC did that at open). */
+static bool open_local(h5sf_file_t *f, int s)
+{
+    char          path[2 * H5SF_LAYOUT_PATH_MAX];
+    h5sf_errbuf_t eb;
+    hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
+    f->loc_state[s]    = LOC_NO;
+    if (fapl >= 0 && H5Pset_fapl_sec2(fapl) >= 0 && h5sf_subfile_path(&f->layout, s, path, sizeof path, &eb) == 0) {
+        unsigned acc = (f->flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
+        H5E_BEGIN_TRY { f->loc[s] = H5FDopen(path, acc, fapl, H5SF_CHAN_MAXADDR); }
+        H5E_END_TRY
+        if (f->loc[s])
+            f->loc_state[s] = LOC_OPEN;
+    }
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return f->loc_state[s] == LOC_OPEN;
+}
+
+H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end)
+{
+    if (!f->loc_state || f->loc_state[s] == LOC_NO)
+        return NULL;
+    if (is_write) {
+        if (!f->loc_writes || l->n == 0)
+            return NULL;
+        uint64_t extent = end - l->v[0].off; /* the list is sorted by offset */
+        if (h5sf_ioc_merges(l->n, extent, l->bytes))
+            return NULL;
+    }
+    else if (!f->loc_reads)
+        return NULL;
+    if (f->loc_state[s] == LOC_UNTRIED && !open_local(f, s))
+        return NULL;
+    if (end > f->loc_eoa[s]) {
+        if (H5FDset_eoa(f->loc[s], H5FD_MEM_DRAW, end) < 0)
+            return NULL;
+        f->loc_eoa[s] = end;
+    }
+    return f->loc[s];
+}
+
+void h5sf_local_close(h5sf_file_t *f)
+{
+    for (int s = 0; f->loc && s < f->layout.stripe_count; s++)
+        if (f->loc[s])
+            H5FDclose(f->loc[s]);
+    free(f->loc);
+    free(f->loc_eoa);
+    free(f->loc_state);
+    f->loc       = NULL;
+    f->loc_eoa   = NULL;
+    f->loc_state = NULL;
+}
