@@ -98,6 +98,11 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "not merge with other ranks') to subfiles whose IOC runs on its own node directly: one copy instead "
      "of two.  Small and strided writes still go through the IOC, which merges them.  0: every write goes "
      "through the IOC."},
+    {"-", "H5SF_IOC_AFFINITY", NULL, "node", "node | inherit",
+     "CPUs the threads of an I/O concentrator (progress thread, workers) may run on.  node: every CPU "
+     "the process may use on its node, so they do not wait behind their rank's main thread when the "
+     "launcher binds ranks to cores.  inherit: the rank's own binding (for sites that keep the other "
+     "cores for something else)."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
     {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1",

@@ -27,6 +27,7 @@ struct h5sf_ioc_req {
     unsigned char  *hdr;
     unsigned char   reply[H5SF_WIRE_REPLY_SIZE];
     ioc_local_t     local;         /* requests to ourselves              */
+    ioc_req_t      *lreq;          /* ... and the IOC's copy (until done) */
     bool            is_local;
 };
 
@@ -120,6 +121,7 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
     }
     ioc_req_extent(r);
     r->local    = &q->local;
+    q->lreq     = r;
     q->is_local = true;
     if (!ioc_submit(ctx, r)) {
         ioc_req_free(ctx, r);
@@ -247,6 +249,10 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     uint64_t        limit = (uint64_t)ctx->timeout_s * 1000000000u, t0 = ioc_now_ns();
     int             ret   = 0;
     uv_mutex_lock(&ctx->lock);
+    /* Still queued: run it here rather than wait for a worker.  (Until
+     * done, the IOC's copy is alive: workers free it after setting done.) */
+    if (!q->local.done)
+        ioc_run_own(ctx, q->lreq);
     while (!q->local.done) {
         if (ioc_now_ns() - t0 > limit)
             break;

@@ -55,6 +55,13 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
             return -1;
         env->merge_wait_set = true;
     }
+    env->affinity_node = true;
+    if ((v = getenv("H5SF_IOC_AFFINITY")) && *v) {
+        if (!strcmp(v, "inherit"))
+            env->affinity_node = false;
+        else if (strcmp(v, "node"))
+            return h5sf_fail(e, EINVAL, "H5SF_IOC_AFFINITY=\"%.200s\": must be node or inherit", v);
+    }
     return 0;
 }
 
@@ -94,6 +101,7 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
     while (ctx->nslots_free > 0)
         free(ctx->slots[--ctx->nslots_free]);
     free(ctx->slots);
+    ioc_runner_free(&ctx->own);
     free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
     free(ctx);
@@ -123,6 +131,7 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
     ctx->nslots_max = nslots;
     ctx->merge_wait_ns  = (uint64_t)env.merge_wait_us * 1000u;
     ctx->merge_wait_set = env.merge_wait_set;
+    ctx->affinity_node  = env.affinity_node;
     uv_mutex_init(&ctx->lock);
     uv_cond_init(&ctx->cond);
     uv_cond_init(&ctx->done_cond);

@@ -91,6 +91,12 @@ int ioc_fault(const char *op, int ioc_rank)
     return F.err;
 }
 
+bool ioc_fault_on(void)
+{
+    uv_once(&once, init);
+    return F.on;
+}
+
 void ioc_fault_delay(h5sf_ioc_ctx_t *ctx)
 {
     uv_once(&once, init);

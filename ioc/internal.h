@@ -10,6 +10,7 @@
  *               pwritev/preadv, replies
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
  *   fault.c     test-only fault injection (H5SF_FAULT)
+ *   affinity.c  thread names, and the CPUs IOC threads may run on
  *
  * Locking: one mutex per context (ctx->lock) protects the subfile table and
  * descriptor cap, the schedulers, the ready queue, merge claims and the slot
@@ -40,6 +41,14 @@
 typedef struct ioc_req ioc_req_t;
 typedef struct ioc_sf  ioc_sf_t;
 typedef struct ioc_claim ioc_claim_t;
+
+/* Workspace of a thread that runs requests outside the worker pool: an IOC
+ * rank's thread waiting for its own request (worker.c: ioc_run_own). */
+typedef struct ioc_runner {
+    struct member *mb;
+    struct seg    *segs;
+    size_t         cap;
+} ioc_runner_t;
 
 /* Payloads larger than one chunk move in chunks of this size: the IOC
  * receives (or reads) one chunk at a time into its worker's own buffer, so an
@@ -116,6 +125,10 @@ struct h5sf_ioc_ctx {
     ioc_claim_t     *claims;         /* workers waiting for requests to merge */
     uint64_t         merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
     bool             merge_wait_set; /* given explicitly: no per-piece bound  */
+    bool             affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
+    /* the IOC rank running its own requests (ioc_run_own; ctx->lock) */
+    bool             own_busy;
+    ioc_runner_t     own;
     /* memory: transfer slots for workers, received messages for the queue;
      * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
     uint64_t         mem_cap;
@@ -133,12 +146,14 @@ struct h5sf_ioc_ctx {
 };
 
 /* ctx.c: the daemon's environment settings (H5SF_IOC_MEMORY,
- * H5SF_IOC_MAX_FDS, H5SF_IOC_MERGE_WAIT), read when a context is made. */
+ * H5SF_IOC_MAX_FDS, H5SF_IOC_MERGE_WAIT, H5SF_IOC_AFFINITY), read when a
+ * context is made. */
 typedef struct ioc_env {
     uint64_t memory;
     int      max_fds;
     int      merge_wait_us;
     bool     merge_wait_set;
+    bool     affinity_node;
 } ioc_env_t;
 int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
 
@@ -163,6 +178,10 @@ void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
  * the subfile is unknown (r untouched).  After a true return r belongs to
  * the workers: the caller must not touch it. */
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+void ioc_runner_free(ioc_runner_t *run);
+/* The IOC rank runs its own queued request r itself (lock held in and out);
+ * false if a worker has it already (or it must stay with the workers). */
+bool ioc_run_own(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* Receive and discard a write payload from chunk `from` on (error paths). */
@@ -198,6 +217,11 @@ void ioc_dtype_free(MPI_Datatype *dt);
 #define H5SF_FAULT_SHORT (-2)
 int  ioc_fault(const char *op, int ioc_rank);
 void ioc_fault_delay(h5sf_ioc_ctx_t *ctx); /* stall / hang faults */
+bool ioc_fault_on(void);                   /* any fault configured   */
+
+/* affinity.c: name a new IOC thread and, with affinity_node, let it run on
+ * any CPU of the node this process may use. */
+void ioc_thread_setup(const h5sf_ioc_ctx_t *ctx, uv_thread_t t, const char *name);
 
 /* Monotonic nanoseconds. */
 uint64_t ioc_now_ns(void);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include "internal.h"
 
 typedef struct progress {
@@ -101,6 +102,8 @@ static void progress_main(void *arg)
     progress_t     *pg  = arg;
     h5sf_ioc_ctx_t *ctx = pg->ctx;
     unsigned        idle = 0;
+    /* Its polling sleeps are short on purpose: no 50 us default slack. */
+    prctl(PR_SET_TIMERSLACK, 1UL);
 
     while (!atomic_load(&ctx->stop)) {
         int         flag = 0, count = 0;
@@ -143,6 +146,7 @@ int ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
         free(pg);
         return h5sf_fail(e, -rc, "cannot start the IOC progress thread: %s", uv_strerror(rc));
     }
+    ioc_thread_setup(ctx, ctx->progress, "h5sf-progress");
     return 0;
 }
 

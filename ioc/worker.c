@@ -648,6 +648,87 @@ static int take_group(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
     return nm;
 }
 
+/* Run a group formed by take_group() (lock not held): the I/O, then
+ * release the requests that waited for its members, then answer. */
+static void execute(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap)
+{
+    uint64_t t0 = ioc_now_ns(), npieces = 0, maxk = 0;
+    for (int j = 0; j < nm; j++) {
+        ioc_req_t *r = mb[j].r;
+        mb[j].rep.id = r->h.id;
+        mb[j].nk     = nchunks(r->h.total);
+        npieces += r->h.count;
+        maxk = mb[j].nk > maxk ? mb[j].nk : maxk;
+        atomic_fetch_add(&ctx->queue_wait_ns, t0 - r->t_arrive);
+    }
+    atomic_fetch_add(&ctx->groups, 1);
+    atomic_fetch_add(&ctx->merged, (uint64_t)(nm - 1));
+    ioc_fault_delay(ctx);
+    ioc_req_t  *r0  = mb[0].r;
+    bool        io  = r0->h.op == H5SF_WIRE_WRITE || r0->h.op == H5SF_WIRE_READ;
+    int         err = ioc_sf_use(ctx, r0->sf);
+    const char *why = "cannot reopen subfile";
+    /* Pieces split at chunk borders: at most one extra per member per round. */
+    size_t need = (size_t)(npieces + (uint64_t)nm * maxk);
+    if (!err && io && need > *cap) {
+        seg_t *p = realloc(*segs, need * sizeof *p);
+        if (p) {
+            *segs = p;
+            *cap  = need;
+        }
+        else {
+            err = ENOMEM;
+            why = "out of memory sorting the pieces for subfile";
+        }
+    }
+    if (err) {
+        for (int j = 0; j < nm; j++) {
+            mb[j].rep.status = err;
+            snprintf(mb[j].rep.msg, sizeof mb[j].rep.msg, "IOC rank %d: %s %s: %s (errno %d)", ctx->rank, why,
+                     r0->sf->path, strerror(err), err);
+            if (mb[j].r->h.op == H5SF_WIRE_WRITE && !addressable(mb[j].r))
+                ioc_drain_payload(ctx, mb[j].r, 0);
+        }
+    }
+    else if (io) {
+        if (mb[0].failed && r0->h.op == H5SF_WIRE_WRITE && !addressable(r0))
+            ioc_drain_payload(ctx, r0, 0); /* no buffer for it */
+        else
+            run_group(ctx, mb, nm, *segs);
+    }
+    else
+        control(ctx, r0, &mb[0].rep);
+    atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
+    atomic_fetch_add(&ctx->served, (uint64_t)nm);
+
+    /* Release the requests that waited for these, then answer. */
+    ioc_req_t *now = NULL, *now_tail = NULL;
+    uv_mutex_lock(&ctx->lock);
+    for (int j = 0; j < nm; j++) {
+        ioc_req_t *r = mb[j].r;
+        slot_put(ctx, mb[j].slot);
+        slot_put(ctx, mb[j].slot2);
+        ioc_sched_done(r->sf, r, &now, &now_tail);
+        if (r->local) {
+            r->local->rep  = mb[j].rep;
+            r->local->done = true;
+        }
+    }
+    while (now) {
+        ioc_req_t *n = now->next;
+        ioc_enqueue_locked(ctx, now);
+        now = n;
+    }
+    uv_cond_broadcast(&ctx->done_cond);
+    uv_cond_broadcast(&ctx->cond);
+    uv_mutex_unlock(&ctx->lock);
+    for (int j = 0; j < nm; j++) {
+        if (!mb[j].r->local)
+            send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);
+        ioc_req_free(ctx, mb[j].r);
+    }
+}
+
 static void worker_main(void *arg)
 {
     h5sf_ioc_ctx_t *ctx  = arg;
@@ -671,85 +752,54 @@ static void worker_main(void *arg)
         }
         int nm = take_group(ctx, mb, r);
         uv_mutex_unlock(&ctx->lock);
-
-        uint64_t t0 = ioc_now_ns(), npieces = 0, maxk = 0;
-        for (int j = 0; j < nm; j++) {
-            ioc_req_t *r = mb[j].r;
-            mb[j].rep.id = r->h.id;
-            mb[j].nk     = nchunks(r->h.total);
-            npieces += r->h.count;
-            maxk = mb[j].nk > maxk ? mb[j].nk : maxk;
-            atomic_fetch_add(&ctx->queue_wait_ns, t0 - r->t_arrive);
-        }
-        atomic_fetch_add(&ctx->groups, 1);
-        atomic_fetch_add(&ctx->merged, (uint64_t)(nm - 1));
-        ioc_fault_delay(ctx);
-        ioc_req_t  *r0  = mb[0].r;
-        bool        io  = r0->h.op == H5SF_WIRE_WRITE || r0->h.op == H5SF_WIRE_READ;
-        int         err = ioc_sf_use(ctx, r0->sf);
-        const char *why = "cannot reopen subfile";
-        /* Pieces split at chunk borders: at most one extra per member per round. */
-        size_t need = (size_t)(npieces + (uint64_t)nm * maxk);
-        if (!err && io && need > cap) {
-            seg_t *p = realloc(segs, need * sizeof *p);
-            if (p) {
-                segs = p;
-                cap  = need;
-            }
-            else {
-                err = ENOMEM;
-                why = "out of memory sorting the pieces for subfile";
-            }
-        }
-        if (err) {
-            for (int j = 0; j < nm; j++) {
-                mb[j].rep.status = err;
-                snprintf(mb[j].rep.msg, sizeof mb[j].rep.msg, "IOC rank %d: %s %s: %s (errno %d)", ctx->rank, why,
-                         r0->sf->path, strerror(err), err);
-                if (mb[j].r->h.op == H5SF_WIRE_WRITE && !addressable(mb[j].r))
-                    ioc_drain_payload(ctx, mb[j].r, 0);
-            }
-        }
-        else if (io) {
-            if (mb[0].failed && r0->h.op == H5SF_WIRE_WRITE && !addressable(r0))
-                ioc_drain_payload(ctx, r0, 0); /* no buffer for it */
-            else
-                run_group(ctx, mb, nm, segs);
-        }
-        else
-            control(ctx, r0, &mb[0].rep);
-        atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
-        atomic_fetch_add(&ctx->served, (uint64_t)nm);
-
-        /* Release the requests that waited for these, then answer. */
-        ioc_req_t *now = NULL, *now_tail = NULL;
-        uv_mutex_lock(&ctx->lock);
-        for (int j = 0; j < nm; j++) {
-            ioc_req_t *r = mb[j].r;
-            slot_put(ctx, mb[j].slot);
-            slot_put(ctx, mb[j].slot2);
-            ioc_sched_done(r->sf, r, &now, &now_tail);
-            if (r->local) {
-                r->local->rep  = mb[j].rep;
-                r->local->done = true;
-            }
-        }
-        while (now) {
-            ioc_req_t *n = now->next;
-            ioc_enqueue_locked(ctx, now);
-            now = n;
-        }
-        uv_cond_broadcast(&ctx->done_cond);
-        uv_cond_broadcast(&ctx->cond);
-        uv_mutex_unlock(&ctx->lock);
-        for (int j = 0; j < nm; j++) {
-            if (!mb[j].r->local)
-                send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);
-            ioc_req_free(ctx, mb[j].r);
-        }
+        execute(ctx, mb, nm, &segs, &cap);
     }
     free(segs);
     free(mb);
+}
+
+void ioc_runner_free(ioc_runner_t *run)
+{
+    free(run->mb);
+    free(run->segs);
+    memset(run, 0, sizeof *run);
+}
+
+/* Run r, unlinked from the ready queue, in this thread as a worker would --
+ * same scheduling, same merging (lock held in and out).  False, with r
+ * untouched, if there is no memory for the workspace. */
+static bool run_here(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, ioc_runner_t *run)
+{
+    if (!run->mb && !(run->mb = calloc(GROUP_MAX, sizeof *run->mb)))
+        return false;
+    int nm = take_group(ctx, run->mb, r);
+    uv_mutex_unlock(&ctx->lock);
+    execute(ctx, run->mb, nm, &run->segs, &run->cap);
+    uv_mutex_lock(&ctx->lock);
+    return true;
+}
+
+/* The IOC rank waiting for a request it made to itself (lock held, and held
+ * again on return): if no worker has taken the request yet, run it here
+ * instead of waking a worker and sleeping until it is done -- small
+ * requests of the IOC rank (HDF5 metadata) otherwise pay two thread
+ * hand-offs each.  Returns true if it ran the request (done and freed). */
+bool ioc_run_own(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+{
+    ioc_req_t *prev = NULL, *q = ctx->ready;
+    if (ctx->own_busy || atomic_load(&ctx->stop) || ioc_fault_on())
+        return false; /* injected stalls and hangs are the workers' */
+    for (; q && q != r; prev = q, q = q->next)
+        ;
+    if (!q || (ctx->claims && claimed(ctx, q)))
+        return false;
+    unlink_ready(ctx, prev, q);
+    ctx->own_busy = true;
+    bool ran      = run_here(ctx, q, &ctx->own);
+    ctx->own_busy = false;
+    if (!ran)
+        ioc_enqueue_locked(ctx, q);
+    return ran;
 }
 
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
@@ -791,6 +841,7 @@ int ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e)
         int rc = uv_thread_create(&ctx->workers[ctx->nworkers], worker_main, ctx);
         if (rc)
             return h5sf_fail(e, -rc, "cannot start IOC worker thread: %s", uv_strerror(rc));
+        ioc_thread_setup(ctx, ctx->workers[ctx->nworkers], "h5sf-worker");
         ctx->nworkers++;
     }
     return 0;

@@ -12,9 +12,17 @@
  *          per H5Dwrite from one reused buffer, then reads all back and
  *          checks it.  The IOC rank's peak RSS must stay under
  *          H5SF_IOC_MEMORY + 128 MiB however much the others send.
+ *   affinity  Every rank binds its main thread to one CPU (as MPI launchers
+ *          do), then opens a file with the IOC channel.  On IOC ranks the
+ *          IOC threads (found by name in /proc/self/task) must be allowed
+ *          every CPU the process may use (H5SF_IOC_AFFINITY=node, the
+ *          default) -- or exactly the main thread's one with
+ *          H5SF_IOC_AFFINITY=inherit.  Needs 2 CPUs to mean anything.
  *
- * usage: mpiexec -n N t_iocmem DIR merge|rss [MIB]
+ * usage: mpiexec -n N t_iocmem DIR merge|rss|affinity [MIB]
  */
+#include <dirent.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include "t_reliability.h"
 #include "h5sf.h"
@@ -183,12 +191,91 @@ static void test_rss(const char *dir, int mib)
     free(want);
 }
 
+/* The CPUs thread tid may run on; -1 if it is gone. */
+static int thread_cpus(pid_t tid, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    return sched_getaffinity(tid, sizeof *set, set);
+}
+
+static void test_affinity(const char *dir)
+{
+    char       path[4200];
+    cpu_set_t  all, one, t;
+    const char *a       = getenv("H5SF_IOC_AFFINITY");
+    bool        inherit = a && !strcmp(a, "inherit");
+    /* What the process may use (the launcher's binding of this rank, or
+     * more), then pin the main thread to the first of those CPUs. */
+    CHECK(thread_cpus(0, &all) == 0, "sched_getaffinity failed");
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &all))
+        first++;
+    /* Widen to every CPU of the cpuset first, the way the IOC threads will. */
+    cpu_set_t wide;
+    CPU_ZERO(&wide);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        CPU_SET(c, &wide);
+    sched_setaffinity(0, sizeof wide, &wide);
+    thread_cpus(0, &all);
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "cannot bind the main thread to CPU %d", first);
+
+    snprintf(path, sizeof path, "%s/affinity.h5", dir);
+    hid_t d, f = make_file(path, "channel=ioc,ioc=per_node", 4096, &d);
+    /* Both ranks of a node are IOCs only if per_node picks them: look at the
+     * threads that exist here. */
+    int           progress = 0, workers = 0;
+    DIR          *td       = opendir("/proc/self/task");
+    struct dirent *de;
+    while (td && (de = readdir(td))) {
+        char  comm[64] = "", p[300];
+        pid_t tid      = (pid_t)atoi(de->d_name);
+        if (tid <= 0)
+            continue;
+        snprintf(p, sizeof p, "/proc/self/task/%s/comm", de->d_name);
+        FILE *fp = fopen(p, "r");
+        if (!fp)
+            continue;
+        if (!fgets(comm, sizeof comm, fp))
+            comm[0] = '\0';
+        fclose(fp);
+        comm[strcspn(comm, "\n")] = '\0';
+        bool is_p = !strcmp(comm, "h5sf-progress"), is_w = !strcmp(comm, "h5sf-worker");
+        if (!is_p && !is_w)
+            continue;
+        progress += is_p;
+        workers += is_w;
+        if (thread_cpus(tid, &t) < 0)
+            continue;
+        if (inherit)
+            CHECK(CPU_EQUAL(&t, &one), "%s thread %d: %d CPUs allowed, the main thread's one expected (inherit)",
+                  comm, (int)tid, CPU_COUNT(&t));
+        else
+            CHECK(CPU_EQUAL(&t, &all), "%s thread %d: %d CPUs allowed, %d expected (the process's)", comm,
+                  (int)tid, CPU_COUNT(&t), CPU_COUNT(&all));
+    }
+    if (td)
+        closedir(td);
+    H5FD_h5sf_layout_t lay;
+    CHECK(H5FD_h5sf_get_layout(f, &lay) >= 0, "get_layout failed");
+    if (rl_rank == 0) {
+        CHECK(progress == 1 && workers >= 1, "IOC rank 0: %d h5sf-progress and %d h5sf-worker threads found", progress,
+              workers);
+        printf("t_iocmem affinity: IOC threads of rank 0 allowed %d CPU(s), main thread 1 (%s; %d CPUs usable)\n",
+               inherit ? 1 : CPU_COUNT(&all), inherit ? "inherit" : "node", CPU_COUNT(&all));
+    }
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "close failed");
+    sched_setaffinity(0, sizeof all, &all);
+}
+
 int main(int argc, char **argv)
 {
     rl_init(&argc, &argv, "t_iocmem");
     if (argc < 3) {
         if (rl_rank == 0)
-            fprintf(stderr, "usage: t_iocmem DIR merge|rss [MIB]\n");
+            fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity [MIB]\n");
         MPI_Finalize();
         return 2;
     }
@@ -196,6 +283,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (!strcmp(argv[2], "merge"))
         test_merge(argv[1]);
+    else if (!strcmp(argv[2], "affinity"))
+        test_affinity(argv[1]);
     else
         test_rss(argv[1], argc > 3 ? atoi(argv[3]) : 512);
     return rl_finish();
