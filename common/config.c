@@ -83,7 +83,8 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "wait (back-pressure).  Read when the first file on a communicator is opened."},
     {"-", "H5SF_IOC_MAX_FDS", NULL, "256", "integer 1..1048576",
      "Most subfiles an I/O concentrator keeps open at once; beyond it the least recently used idle one "
-     "is closed and reopened when a request needs it."},
+     "is closed and reopened when a request needs it.  Also the most a rank keeps open for its own "
+     "reads and writes of subfiles on its node (all files together)."},
     {"-", "H5SF_IOC_MERGE_WAIT", NULL, "5000 (bounded by 2 per piece)", "microseconds 0..10000000",
      "How long an IOC worker holding a request with gaps between its pieces (a strided selection) waits "
      "for other ranks' requests that fill the gaps, to write or read all of them as contiguous runs.  It "
@@ -94,10 +95,10 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
      "instead of two).  0: every read goes through the IOC."},
     {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1",
-     "1: with the IOC channel, a rank writes large dense requests (more than 256 KiB that the IOC would "
-     "not merge with other ranks') to subfiles whose IOC runs on its own node directly: one copy instead "
-     "of two.  Small and strided writes still go through the IOC, which merges them.  0: every write goes "
-     "through the IOC."},
+     "1: with the IOC channel, a rank writes to subfiles whose IOC runs on its own node directly (one "
+     "copy instead of two, no round trip), except sparse requests (16 or more pieces of at most 256 KiB "
+     "on average with gaps between them: strided selections), which go through the IOC so that it merges "
+     "them with other ranks' into contiguous runs.  0: every write goes through the IOC."},
     {"-", "H5SF_IOC_AFFINITY", NULL, "node", "node | inherit",
      "CPUs the threads of an I/O concentrator (progress thread, workers) may run on.  node: every CPU "
      "the process may use on its node, so they do not wait behind their rank's main thread when the "

@@ -92,7 +92,7 @@ typedef struct h5sf_stats_t {
     uint64_t ioc_open_fds, ioc_reopens;         /* subfile descriptors open now; reopened */
     uint64_t ioc_slots;                         /* transfer buffers allocated (8 MiB each) */
     uint64_t local_reads;                       /* subfile reads that skipped the IOC (same node) */
-    uint64_t local_writes;                      /* bulk subfile writes that skipped the IOC (same node) */
+    uint64_t local_writes;                      /* subfile writes that skipped the IOC (same node, not sparse) */
 } h5sf_stats_t;
 
 /* Layout of an open file (H5FD_H5SF_CTL_GET_LAYOUT, H5FD_h5sf_get_layout). */

@@ -29,6 +29,13 @@ int h5sf_ioc_check_env(h5sf_errbuf_t *e)
     return ioc_read_env(&env, e);
 }
 
+int h5sf_ioc_fd_cap(void)
+{
+    ioc_env_t     env;
+    h5sf_errbuf_t e;
+    return ioc_read_env(&env, &e) < 0 ? IOC_MAX_FDS_DEFAULT : env.max_fds;
+}
+
 /* Read the daemon's environment settings; -1 with a message naming the
  * variable on bad values. */
 int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)

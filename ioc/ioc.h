@@ -30,10 +30,13 @@ enum { H5SF_IOC_OP_WRITE = 1, H5SF_IOC_OP_READ = 2 };
  * H5SF_IOC_MERGE_WAIT) so that bad values fail every open, whatever the
  * channel. */
 int  h5sf_ioc_check_env(h5sf_errbuf_t *e);
-/* Whether an IOC merges a request of `count` pieces, `total` bytes over
- * `extent` bytes of its subfile with other ranks' (sparse or small ones);
- * clients on the IOC's node write the others directly (vfd/local.c). */
-bool h5sf_ioc_merges(uint64_t count, uint64_t extent, uint64_t total);
+/* H5SF_IOC_MAX_FDS (its default if unset or bad: open checks it). */
+int  h5sf_ioc_fd_cap(void);
+/* A request of `count` pieces, `total` bytes over `extent` bytes of its
+ * subfile, is sparse: many small pieces with gaps, which the IOC waits a
+ * moment to merge with other ranks' into contiguous runs.  Clients on the
+ * IOC's node write everything else directly (vfd/local.c). */
+bool h5sf_ioc_sparse(uint64_t count, uint64_t extent, uint64_t total);
 int  h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
 /* Collective over the context's communicator.  The last release stops the
  * daemon (if any) and frees the context. */

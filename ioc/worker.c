@@ -503,23 +503,19 @@ static bool groupable(const ioc_req_t *r)
 
 /* Worth merging: sparse requests gain runs, small ones fewer calls.  Large
  * contiguous requests are one run each already and run faster side by side
- * on several workers (or, on the IOC's node, without the IOC: vfd/local.c). */
+ * on several workers. */
 #define MERGE_SMALL ((uint64_t)256 << 10)
 
 /* Many small pieces with gaps between them: other ranks' requests may fill
  * the gaps, so waiting a moment for them can turn per-piece calls into runs.
  * (A few large pieces with gaps, like one block of each of 16 datasets,
  * cost one call per piece anyway, a negligible overhead.) */
-static bool sparse_span(uint64_t count, uint64_t extent, uint64_t total)
+bool h5sf_ioc_sparse(uint64_t count, uint64_t extent, uint64_t total)
 {
     return count >= 16 && extent > total && total / count <= MERGE_SMALL;
 }
-static bool sparse(const ioc_req_t *r) { return sparse_span(r->h.count, r->hi - r->lo, r->h.total); }
-bool h5sf_ioc_merges(uint64_t count, uint64_t extent, uint64_t total)
-{
-    return total > 0 && (sparse_span(count, extent, total) || total <= MERGE_SMALL);
-}
-static bool mergeable(const ioc_req_t *r) { return groupable(r) && h5sf_ioc_merges(r->h.count, r->hi - r->lo, r->h.total); }
+static bool sparse(const ioc_req_t *r) { return h5sf_ioc_sparse(r->h.count, r->hi - r->lo, r->h.total); }
+static bool mergeable(const ioc_req_t *r) { return groupable(r) && (sparse(r) || r->h.total <= MERGE_SMALL); }
 
 /* A worker waiting for companions of its request claims requests that
  * could join it; other workers leave those alone. */

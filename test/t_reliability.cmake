@@ -63,8 +63,8 @@ endforeach()
 h5sf_mpi_test(t_stress_ioc2_localreads t_stress 8 ${_rel}/stress_ioc2_lr "channel=ioc,ioc=total:2,stripe_size=4096"
               random 4242 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=0")
 set_tests_properties(t_stress_ioc2_localreads PROPERTIES TIMEOUT 120)
-# Large writes straight to the subfiles, small and strided ones through the
-# IOCs, overlapping each other (3 ranks: regions large enough for > 256 KiB).
+# Dense writes straight to the subfiles, strided ones through the IOCs,
+# overlapping each other, checked against the serial model.
 h5sf_mpi_test(t_stress_ioc2_localwrites t_stress 3 ${_rel}/stress_ioc2_lw "channel=ioc,ioc=total:2,stripe_size=65536"
               random 777 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
 set_tests_properties(t_stress_ioc2_localwrites PROPERTIES TIMEOUT 120)

@@ -9,7 +9,7 @@
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
  * it; in IOC mode only ranks of the owner's node touch it: the IOC, and
- * for reads and bulk writes the node's other ranks directly (local.c).
+ * for reads and non-strided writes the node's other ranks directly (local.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -414,6 +414,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
         for (int i = 0; i < nt; i++)
             H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL);
 
+    h5sf_local_begin();
     /* Pass 0 posts the requests that go to IOCs, pass 1 does the local ones. */
     H5FD_t **local = nt ? calloc((size_t)nt, sizeof *local) : NULL;
     if (nt && !local)

@@ -50,6 +50,8 @@ void h5sf_files_add(h5sf_file_t *f)
     open_files = f;
 }
 
+h5sf_file_t *h5sf_files_first(void) { return open_files; }
+
 h5sf_file_t *h5sf_files_find(const void *f)
 {
     for (h5sf_file_t *p = open_files; p; p = p->next)

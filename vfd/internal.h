@@ -101,7 +101,9 @@ struct h5sf_file {
     haddr_t            *chan_eoa; /* EOA set on each channel                 */
     H5FD_t            **loc;      /* IOC channel: sec2 on this node (local.c) */
     haddr_t            *loc_eoa;
+    uint64_t           *loc_used; /* last use, for the descriptor budget     */
     unsigned char      *loc_state;
+    int                 loc_cap;
     bool                loc_reads, loc_writes;
     sf_plan_t           plan;     /* reused per request                      */
     h5sf_stats_t        stats;
@@ -121,6 +123,9 @@ int     h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
  * ending at `end`), or NULL: send it to the IOC. */
 H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
 void    h5sf_local_close(h5sf_file_t *f);
+/* A request starts: the channels it uses from now on stay open until the
+ * next one (the descriptor budget closes only channels not in use). */
+void    h5sf_local_begin(void);
 
 /* io.c */
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf);
@@ -149,6 +154,8 @@ hid_t h5sf_register(void);
 /* Global registry of open files (for the finalize hook). */
 void h5sf_files_add(h5sf_file_t *f);
 void h5sf_files_remove(h5sf_file_t *f);
+/* The first open file (then ->next), for walks over all of them. */
+h5sf_file_t *h5sf_files_first(void);
 /* f if it is an open h5sf file, else NULL. */
 h5sf_file_t *h5sf_files_find(const void *f);
 

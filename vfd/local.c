@@ -8,11 +8,12 @@
  * copy itself, straight from or into its own memory: one copy, no queue.
  *
  *   reads   of such subfiles always go direct (H5SF_IOC_LOCAL_READS=0: not);
- *   writes  go direct only when the IOC would gain nothing from holding them:
- *           requests it does not merge with other ranks' (h5sf_ioc_merges():
- *           large and dense).  Small and strided writes still meet at the IOC,
- *           which turns many ranks' pieces into a few contiguous runs
- *           (H5SF_IOC_LOCAL_WRITES=0: every write goes to the IOC).
+ *   writes  go direct unless they are sparse (h5sf_ioc_sparse(): many small
+ *           pieces with gaps, a strided selection).  Sparse writes still meet
+ *           at the IOC, which turns many ranks' pieces into a few contiguous
+ *           runs; a dense write is one run already, and a round trip to the
+ *           IOC costs more than the pwritev (H5SF_IOC_LOCAL_WRITES=0: every
+ *           write goes to the IOC).
  *
  * What the IOC gives the file system is unchanged: one node's writers per
  * subfile (parallel file systems lock per client node, so ranks of the IOC's
@@ -23,6 +24,11 @@
  * Overlapping writes of different ranks with no synchronization between
  * them have no defined order in MPI-IO either.  Subfiles this rank cannot
  * open (another mount, permissions) silently use the IOC.
+ *
+ * The node-local channels of all files this process has open share one
+ * descriptor budget, H5SF_IOC_MAX_FDS (the IOC's own cap): beyond it the
+ * least recently used one is closed and reopened when needed.  Without it a
+ * rank would hold (open files x node-local subfiles) descriptors.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +36,10 @@
 #include "internal.h"
 
 enum { LOC_NO = 0, LOC_UNTRIED, LOC_OPEN };
+
+static int      loc_nopen; /* local channels open, all files */
+static uint64_t loc_clock; /* use counter for the LRU choice */
+static uint64_t loc_pin;   /* channels used since: in the running request */
 
 static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
 {
@@ -65,8 +75,9 @@ int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
         rd = wr = false;
     f->loc_reads  = rd;
     f->loc_writes = wr && (f->flags & H5F_ACC_RDWR);
+    f->loc_cap = h5sf_ioc_fd_cap();
     if (!(f->loc = calloc((size_t)N, sizeof *f->loc)) || !(f->loc_eoa = calloc((size_t)N, sizeof *f->loc_eoa)) ||
-        !(f->loc_state = calloc((size_t)N, 1)))
+        !(f->loc_used = calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = calloc((size_t)N, 1)))
         failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
     /* Every rank takes part in the split, whatever it decides. */
     if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
@@ -87,6 +98,44 @@ int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
     return h5sf_agree(f->comm, failed, e);
 }
 
+static void close_local(h5sf_file_t *f, int s)
+{
+    H5FDclose(f->loc[s]); /* read-only or already written: nothing to lose */
+    f->loc[s]       = NULL;
+    f->loc_eoa[s]   = 0;
+    f->loc_state[s] = LOC_UNTRIED;
+    loc_nopen--;
+}
+
+/* Below the budget before one more opens: close the least recently used
+ * local channel of any open file (f itself may not be registered yet) that
+ * the running request does not use.  False if there is none. */
+static bool make_room(h5sf_file_t *f)
+{
+    while (loc_nopen >= f->loc_cap) {
+        h5sf_file_t *bf = NULL;
+        int          bs = -1;
+        uint64_t     best = UINT64_MAX;
+        for (h5sf_file_t *p = h5sf_files_first(); ; p = p->next) {
+            h5sf_file_t *q = p ? p : f; /* the registry, then f */
+            for (int s = 0; q->loc_state && s < q->layout.stripe_count; s++)
+                if (q->loc_state[s] == LOC_OPEN && q->loc_used[s] < loc_pin && q->loc_used[s] < best) {
+                    best = q->loc_used[s];
+                    bf   = q;
+                    bs   = s;
+                }
+            if (!p)
+                break;
+        }
+        if (!bf)
+            return false;
+        close_local(bf, bs);
+    }
+    return true;
+}
+
+void h5sf_local_begin(void) { loc_pin = loc_clock + 1; }
+
 /* Open subfile s as a sec2 channel: read-write when this file may be
  * written, never created or truncated (its IOC did that at open). */
 static bool open_local(h5sf_file_t *f, int s)
@@ -95,12 +144,20 @@ static bool open_local(h5sf_file_t *f, int s)
     h5sf_errbuf_t eb;
     hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
     f->loc_state[s]    = LOC_NO;
+    if (!make_room(f)) { /* all in use by this request: the IOC this time */
+        f->loc_state[s] = LOC_UNTRIED;
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        return false;
+    }
     if (fapl >= 0 && H5Pset_fapl_sec2(fapl) >= 0 && h5sf_subfile_path(&f->layout, s, path, sizeof path, &eb) == 0) {
         unsigned acc = (f->flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
         H5E_BEGIN_TRY { f->loc[s] = H5FDopen(path, acc, fapl, H5SF_CHAN_MAXADDR); }
         H5E_END_TRY
-        if (f->loc[s])
+        if (f->loc[s]) {
             f->loc_state[s] = LOC_OPEN;
+            loc_nopen++;
+        }
     }
     if (fapl >= 0)
         H5Pclose(fapl);
@@ -115,7 +172,7 @@ H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t
         if (!f->loc_writes || l->n == 0)
             return NULL;
         uint64_t extent = end - l->v[0].off; /* the list is sorted by offset */
-        if (h5sf_ioc_merges(l->n, extent, l->bytes))
+        if (h5sf_ioc_sparse(l->n, extent, l->bytes))
             return NULL;
     }
     else if (!f->loc_reads)
@@ -127,6 +184,7 @@ H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t
             return NULL;
         f->loc_eoa[s] = end;
     }
+    f->loc_used[s] = ++loc_clock;
     return f->loc[s];
 }
 
@@ -134,11 +192,13 @@ void h5sf_local_close(h5sf_file_t *f)
 {
     for (int s = 0; f->loc && s < f->layout.stripe_count; s++)
         if (f->loc[s])
-            H5FDclose(f->loc[s]);
+            close_local(f, s);
     free(f->loc);
     free(f->loc_eoa);
+    free(f->loc_used);
     free(f->loc_state);
     f->loc       = NULL;
     f->loc_eoa   = NULL;
+    f->loc_used  = NULL;
     f->loc_state = NULL;
 }
