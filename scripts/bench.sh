@@ -4,6 +4,7 @@
 #
 #   scripts/bench.sh [--dir DIR] [--ranks "1 2 4 8"] [--mib 32] [--reps 5]
 #                    [--stripe-size BYTES] [--stripe-count N] [--out docs] [--no-cma]
+#                    [--bind MODE]
 #
 # Writes <out>/performance-data.csv, the tables in <out>/performance.md
 # (between the BEGIN/END RESULTS markers) and charts in <out>/img/.
@@ -11,9 +12,11 @@
 # --stripe-count: subfiles, for h5sf and the built-in driver alike (default
 # 4; 0 = each driver's default, one subfile per IOC).  A local file system
 # such as tmpfs writes one file at the speed of one core (docs/performance.md).
+# --bind: Open MPI --bind-to for every run (e.g. core:overload-allowed, as
+# clusters bind ranks to cores); default: Open MPI's own choice.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dir=/dev/shm/h5sf-bench.$$ ranks="1 2 4 8" mib=32 reps=5 stripe=$((4 << 20)) count=4 out="$root/docs" cma=auto
+dir=/dev/shm/h5sf-bench.$$ ranks="1 2 4 8" mib=32 reps=5 stripe=$((4 << 20)) count=4 out="$root/docs" cma=auto bind=
 while [ $# -gt 0 ]; do
     case "$1" in
         --dir) dir="$2/h5sf-bench.$$"; shift 2 ;;
@@ -24,7 +27,8 @@ while [ $# -gt 0 ]; do
         --stripe-count) count="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --no-cma) cma=no; shift ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        --bind) bind="$2"; shift 2 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -54,7 +58,7 @@ csv="$out/performance-data.csv"
 echo "ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok" >"$csv"
 for n in $ranks; do
     echo "bench.sh: $n ranks ..." >&2
-    timeout 3600 mpiexec -n "$n" --oversubscribe "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib "$mib" \
+    timeout 3600 mpiexec -n "$n" --oversubscribe ${bind:+--bind-to "$bind"} "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib "$mib" \
         --reps "$reps" --stripe-size "$stripe" --stripe-count "$count" | tail -n +2 >>"$csv"
 done
 python3 "$root/scripts/bench-report.py" "$csv" "$out" "$mib" "$stripe" "$reps" "$cma" "$count"
