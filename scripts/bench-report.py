@@ -11,6 +11,7 @@ from collections import defaultdict
 path, out, mib, stripe, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 cma = sys.argv[6] if len(sys.argv) > 6 else "no"
 count = int(sys.argv[7]) if len(sys.argv) > 7 else 0
+bind = sys.argv[8] if len(sys.argv) > 8 else ""
 runs = defaultdict(lambda: ([], []))
 bad = 0
 for r in csv.DictReader(open(path)):
@@ -30,7 +31,8 @@ def get(n, wl, drv, x):
 
 lines = [f"Run: {reps} repetitions (median), {mib} MiB per rank, stripe size {stripe} bytes, "
          f"one IOC per node for h5sf (IOC channel) and the built-in driver, "
-         + (f"{count} subfiles for both. " if count > 0 else "one subfile per IOC for both (their default). ") +
+         + (f"{count} subfiles for both. " if count > 0 else "one subfile per IOC for both (their default). ")
+         + (f"Ranks bound with mpiexec --bind-to {bind}. " if bind else "") +
          f"Open MPI single-copy transport (CMA) for all drivers: {cma}. "
          f"Rates in MiB/s (metadata: datasets per second). Runs that failed verification: {bad}.", ""]
 for x in ("independent", "collective"):

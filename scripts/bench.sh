@@ -61,5 +61,5 @@ for n in $ranks; do
     timeout 3600 mpiexec -n "$n" --oversubscribe ${bind:+--bind-to "$bind"} "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib "$mib" \
         --reps "$reps" --stripe-size "$stripe" --stripe-count "$count" | tail -n +2 >>"$csv"
 done
-python3 "$root/scripts/bench-report.py" "$csv" "$out" "$mib" "$stripe" "$reps" "$cma" "$count"
+python3 "$root/scripts/bench-report.py" "$csv" "$out" "$mib" "$stripe" "$reps" "$cma" "$count" "$bind"
 echo "bench.sh: results in $out/performance.md and $out/img/" >&2
