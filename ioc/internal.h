@@ -102,11 +102,25 @@ struct ioc_sf {
     ioc_sf_t  *next;
 };
 
+/* ctx.c: the daemon's environment settings (H5SF_IOC_MEMORY,
+ * H5SF_IOC_MAX_FDS, H5SF_IOC_MERGE_WAIT, H5SF_IOC_AFFINITY), read when a
+ * context is made. */
+typedef struct ioc_env {
+    uint64_t memory;
+    int      max_fds;
+    int      merge_wait_us;
+    bool     merge_wait_set;
+    bool     affinity_node;
+} ioc_env_t;
 struct h5sf_ioc_ctx {
     MPI_Comm         comm;           /* private dup                          */
     int              rank, size;
     int              refs;
     int              timeout_s;
+    ioc_env_t        env;            /* settings it was made with            */
+    bool             world;          /* comm is congruent with MPI_COMM_WORLD */
+    atomic_bool      parked;         /* no file open: the daemon sleeps      */
+    uv_cond_t        park_cond;      /* ... on this, until a file opens      */
     unsigned char   *dead;           /* dead[r]: IOC r missed a timeout      */
     uint32_t         next_file_id;
     atomic_uint_fast64_t next_id;    /* client request ids                  */
@@ -145,16 +159,6 @@ struct h5sf_ioc_ctx {
     h5sf_ioc_ctx_t  *next;
 };
 
-/* ctx.c: the daemon's environment settings (H5SF_IOC_MEMORY,
- * H5SF_IOC_MAX_FDS, H5SF_IOC_MERGE_WAIT, H5SF_IOC_AFFINITY), read when a
- * context is made. */
-typedef struct ioc_env {
-    uint64_t memory;
-    int      max_fds;
-    int      merge_wait_us;
-    bool     merge_wait_set;
-    bool     affinity_node;
-} ioc_env_t;
 int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
 
 /* sched.c */

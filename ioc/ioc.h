@@ -38,8 +38,8 @@ int  h5sf_ioc_fd_cap(void);
  * IOC's node write everything else directly (vfd/local.c). */
 bool h5sf_ioc_sparse(uint64_t count, uint64_t extent, uint64_t total);
 int  h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
-/* Collective over the context's communicator.  The last release stops the
- * daemon (if any) and frees the context. */
+/* Collective over the context's communicator.  The last release parks the
+ * context (see ctx.c) or stops its daemon and frees it. */
 int  h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
 /* The private communicator (rank numbers are those of the file's comm). */
 MPI_Comm h5sf_ioc_ctx_comm(const h5sf_ioc_ctx_t *ctx);
@@ -93,5 +93,7 @@ void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out);
  * MPI_COMM_SELF delete-attribute callback): stop all daemons without MPI
  * collectives and drop contexts.  Safe to call more than once. */
 void h5sf_ioc_shutdown_all(void);
+/* HDF5 is closing the driver: end parked contexts (no file uses them). */
+void h5sf_ioc_end_parked(void);
 
 #endif

@@ -8,6 +8,7 @@
  * beyond that it stops receiving, and clients wait.  Large write payloads stay with the
  * client until a worker runs the request and pulls them in chunk by chunk.
  * It never does file I/O, so receiving continues while disks are busy.
+ * While its context is parked (no file open) it sleeps.
  */
 #include <errno.h>
 #include <limits.h>
@@ -109,6 +110,16 @@ static void progress_main(void *arg)
         int         flag = 0, count = 0;
         MPI_Message msg;
         MPI_Status  st;
+        /* Parked (no file open, ctx.c): nothing can arrive; sleep until a
+         * file opens or the daemon stops. */
+        if (atomic_load(&ctx->parked)) {
+            uv_mutex_lock(&ctx->lock);
+            while (atomic_load(&ctx->parked) && !atomic_load(&ctx->stop))
+                uv_cond_wait(&ctx->park_cond, &ctx->lock);
+            uv_mutex_unlock(&ctx->lock);
+            idle = 0;
+            continue;
+        }
         /* Back-pressure: with half the memory budget in queued messages,
          * leave new ones with their senders (MPI's rendezvous holds them
          * there) until the workers catch up. */

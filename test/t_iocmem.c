@@ -18,8 +18,18 @@
  *          every CPU the process may use (H5SF_IOC_AFFINITY=node, the
  *          default) -- or exactly the main thread's one with
  *          H5SF_IOC_AFFINITY=inherit.  Needs 2 CPUs to mean anything.
+ *   park   The IOC context outlives its files (ioc/ctx.c).  Four files one
+ *          after another, each written and read back strided through the
+ *          IOC of rank 0 and checked against the pattern.  Between files
+ *          rank 0 still has its IOC threads, asleep: the progress thread
+ *          makes no context switch in 200 ms (a polling one makes
+ *          thousands).  The second file is served by the same threads, and
+ *          its request count is its own, not the sum of both files'.  After
+ *          H5SF_IOC_MERGE_WAIT changes, the third file gets new threads.
+ *          After H5close() no IOC thread is left on any rank (the plugin
+ *          may be unloaded), and the fourth file still works.
  *
- * usage: mpiexec -n N t_iocmem DIR merge|rss|affinity [MIB]
+ * usage: mpiexec -n N t_iocmem DIR merge|rss|affinity|park [MIB]
  */
 #include <dirent.h>
 #include <sched.h>
@@ -270,12 +280,130 @@ static void test_affinity(const char *dir)
     sched_setaffinity(0, sizeof all, &all);
 }
 
+/* This rank's IOC threads: count, the progress thread's id (0 if none). */
+static int ioc_threads(pid_t *progress)
+{
+    int            n  = 0;
+    DIR           *td = opendir("/proc/self/task");
+    struct dirent *de;
+    *progress         = 0;
+    while (td && (de = readdir(td))) {
+        char comm[64] = "", p[300];
+        if (atoi(de->d_name) <= 0)
+            continue;
+        snprintf(p, sizeof p, "/proc/self/task/%s/comm", de->d_name);
+        FILE *fp = fopen(p, "r");
+        if (!fp)
+            continue;
+        if (!fgets(comm, sizeof comm, fp))
+            comm[0] = '\0';
+        fclose(fp);
+        comm[strcspn(comm, "\n")] = '\0';
+        if (!strcmp(comm, "h5sf-progress"))
+            *progress = (pid_t)atoi(de->d_name);
+        n += !strcmp(comm, "h5sf-progress") || !strcmp(comm, "h5sf-worker");
+    }
+    if (td)
+        closedir(td);
+    return n;
+}
+
+/* Voluntary plus involuntary context switches of thread tid so far. */
+static long switches(pid_t tid)
+{
+    char p[128], line[256];
+    long n = 0, v;
+    snprintf(p, sizeof p, "/proc/self/task/%d/status", (int)tid);
+    FILE *fp = fopen(p, "r");
+    while (fp && fgets(line, sizeof line, fp))
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+            sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+            n += v;
+    if (fp)
+        fclose(fp);
+    return n;
+}
+
+/* One file: strided write, read back, check; returns its IOC request count
+ * on rank 0 (the only IOC). */
+static uint64_t park_round(const char *dir, int round)
+{
+    char           path[4200];
+    hid_t          d;
+    size_t         n   = (size_t)K * BLOCK;
+    unsigned char *buf = malloc(n), *got = calloc(1, n);
+    h5sf_stats_t   st;
+    snprintf(path, sizeof path, "%s/park%d.h5", dir, round);
+    hid_t f = make_file(path, "channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=2",
+                        (hsize_t)n * (hsize_t)rl_size, &d);
+    for (size_t b = 0; b < K; b++)
+        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK, BLOCK, round);
+    CHECK(strided_io(d, 1, buf) >= 0, "file %d: strided H5Dwrite failed", round);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(strided_io(d, 0, got) >= 0, "file %d: strided H5Dread failed", round);
+    for (size_t b = 0; b < K; b++) {
+        uint64_t off = ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK;
+        size_t   bad = rl_mismatch(got + b * BLOCK, off, BLOCK, round);
+        CHECK(bad == BLOCK, "file %d, block %zu: byte %zu differs from the pattern", round, b, bad);
+        if (bad != BLOCK)
+            break;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    ioc_stats(f, &st);
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "file %d: close failed", round);
+    free(buf);
+    free(got);
+    return st.ioc_requests;
+}
+
+static void test_park(const char *dir)
+{
+    pid_t p1, p2, p3, p;
+    CHECK(ioc_threads(&p) == 0, "IOC threads exist before any file was opened");
+    uint64_t r1 = park_round(dir, 1);
+    int      n1 = ioc_threads(&p1);
+    if (rl_rank == 0) {
+        CHECK(n1 >= 2 && p1, "after the first file: %d IOC threads left on the IOC rank, a parked set expected", n1);
+        long s0 = switches(p1);
+        usleep(200000);
+        long s1 = switches(p1);
+        CHECK(s1 - s0 <= 2, "the parked progress thread switched %ld times in 200 ms: it is polling", s1 - s0);
+        printf("t_iocmem park: %d threads parked, progress thread switched %ld times in 200 ms\n", n1, s1 - s0);
+    }
+    else
+        CHECK(n1 == 0, "rank %d is no IOC but has %d IOC threads", rl_rank, n1);
+
+    uint64_t r2 = park_round(dir, 2);
+    int      n2 = ioc_threads(&p2);
+    if (rl_rank == 0) {
+        CHECK(p2 == p1 && n2 == n1, "second file: progress thread %d (%d threads), the parked %d (%d) expected",
+              (int)p2, n2, (int)p1, n1);
+        CHECK(r1 > 0 && r2 == r1, "IOC requests: %llu for the first file, %llu for the same work in the second",
+              (unsigned long long)r1, (unsigned long long)r2);
+    }
+
+    /* Settings of the daemon changed: a new context with them. */
+    setenv("H5SF_IOC_MERGE_WAIT", "1000", 1);
+    park_round(dir, 3);
+    ioc_threads(&p3);
+    if (rl_rank == 0)
+        CHECK(p3 && p3 != p1, "after H5SF_IOC_MERGE_WAIT changed the old progress thread %d still serves", (int)p1);
+
+    /* H5close() ends the driver: nothing of ours may keep running. */
+    H5close();
+    int n4 = ioc_threads(&p);
+    CHECK(n4 == 0, "%d IOC threads still alive after H5close()", n4);
+    park_round(dir, 4);
+    unsetenv("H5SF_IOC_MERGE_WAIT");
+}
+
 int main(int argc, char **argv)
 {
     rl_init(&argc, &argv, "t_iocmem");
     if (argc < 3) {
         if (rl_rank == 0)
-            fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity [MIB]\n");
+            fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity|park [MIB]\n");
         MPI_Finalize();
         return 2;
     }
@@ -285,6 +413,8 @@ int main(int argc, char **argv)
         test_merge(argv[1]);
     else if (!strcmp(argv[2], "affinity"))
         test_affinity(argv[1]);
+    else if (!strcmp(argv[2], "park"))
+        test_park(argv[1]);
     else
         test_rss(argv[1], argc > 3 ? atoi(argv[3]) : 512);
     return rl_finish();

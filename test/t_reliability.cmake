@@ -88,6 +88,12 @@ endforeach()
 # core (and keep that core with H5SF_IOC_AFFINITY=inherit).
 h5sf_mpi_test(t_iocmem_affinity_np2 t_iocmem 2 ${_rel}/iocmem_aff affinity)
 h5sf_mpi_test(t_iocmem_affinity_inherit t_iocmem 1 ${_rel}/iocmem_aff_inh affinity ENV "H5SF_IOC_AFFINITY=inherit")
+# The IOC context outlives its files, asleep; a settings change or H5close()
+# ends it.
+foreach(np 1 3)
+  h5sf_mpi_test(t_iocmem_park_np${np} t_iocmem ${np} ${_rel}/iocmem_park_np${np} park
+                ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+endforeach()
 # 8 ranks x 512 MiB through one IOC capped at 64 MiB: peak RSS of the IOC
 # rank under cap + 128 MiB.  Not in the ASan build: its shadow memory would
 # be measured, not ours.

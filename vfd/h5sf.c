@@ -131,6 +131,7 @@ static void file_free(h5sf_file_t *f)
     }
     sf_plan_free(&f->plan);
     free(f->iocs);
+    free(f->leads);
     free(f->chan);
     free(f->chan_eoa);
     free(f->name);
@@ -267,7 +268,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     if (!creating && layout_setup(f, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     if (h5sf_topology_select(f->comm, &f->cfg, creating ? f->cfg.stripe_count : f->layout.stripe_count, &f->iocs,
-                             &f->nioc, &f->nnodes, &eb) < 0)
+                             &f->nioc, &f->nnodes, &f->leads, &eb) < 0)
         failed = 1;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
@@ -284,6 +285,8 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     }
 
     h5sf_log_open(f, provided);
+    free(f->leads); /* only local.c's setup needed it */
+    f->leads = NULL;
     h5sf_files_add(f);
     ret_value = &f->pub;
 done:
@@ -589,6 +592,8 @@ static herr_t h5sf_fapl_free(void *fa)
 
 static herr_t h5sf_term(void)
 {
+    /* Our code may be unloaded next (plugin): no thread may stay in it. */
+    h5sf_ioc_end_parked();
     h5sf_id = H5I_INVALID_HID;
     return 0;
 }

@@ -59,9 +59,11 @@ int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 /* ---- topology (topology.c) -------------------------------------------- */
 /* Choose IOC ranks of comm per config, for a file of nsubfiles subfiles (0:
  * as many as IOCs); *iocs is malloc'd, in the built-in driver's order (node
- * by node, see common/iocmap.h).  Collective. */
+ * by node, see common/iocmap.h).  *leads (malloc'd) names every rank's node
+ * by its lowest rank: ranks r and q share a node iff leads[r] == leads[q].
+ * Collective. */
 int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs,
-                         int *nioc, int *nnodes, h5sf_errbuf_t *e);
+                         int *nioc, int *nnodes, int **leads, h5sf_errbuf_t *e);
 
 /* ---- channels (channel.c) --------------------------------------------- */
 typedef struct h5sf_file h5sf_file_t;
@@ -93,6 +95,7 @@ struct h5sf_file {
     int                *iocs;     /* IOC ranks in comm, sorted               */
     int                 nioc;
     int                 nnodes;
+    int                *leads;    /* node of each rank, during open only     */
     int                 stub_fd;  /* superblock mirror for legacy tools      */
     haddr_t             eoa, eof;
     h5sf_ioc_ctx_t     *ctx;      /* IOC channel only                        */

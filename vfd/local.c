@@ -61,13 +61,12 @@ int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e)
     return bool_env("H5SF_IOC_LOCAL_WRITES", writes, e);
 }
 
-/* Collective: mark the subfiles whose owner shares this rank's node. */
+/* Collective: mark the subfiles whose owner shares this rank's node (the
+ * node map topology.c found while choosing the IOCs). */
 int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
-    bool      rd, wr;
-    int       N = f->layout.stripe_count, failed = 0;
-    MPI_Comm  node  = MPI_COMM_NULL;
-    MPI_Group gnode = MPI_GROUP_NULL, gall = MPI_GROUP_NULL;
+    bool rd, wr;
+    int  N = f->layout.stripe_count, failed = 0;
 
     if (f->channel != H5FD_H5SF_CHANNEL_IOC)
         return 0;
@@ -79,22 +78,9 @@ int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
     if (!(f->loc = calloc((size_t)N, sizeof *f->loc)) || !(f->loc_eoa = calloc((size_t)N, sizeof *f->loc_eoa)) ||
         !(f->loc_used = calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = calloc((size_t)N, 1)))
         failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
-    /* Every rank takes part in the split, whatever it decides. */
-    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        failed = h5sf_fail(e, 0, "MPI_Comm_split_type failed finding this rank's node") < 0;
-    if (!failed && (f->loc_reads || f->loc_writes)) {
-        MPI_Comm_group(node, &gnode);
-        MPI_Comm_group(f->comm, &gall);
-        for (int s = 0; s < N; s++) {
-            int owner = h5sf_owner(f, s), there = MPI_UNDEFINED;
-            MPI_Group_translate_ranks(gall, 1, &owner, gnode, &there);
-            f->loc_state[s] = there != MPI_UNDEFINED ? LOC_UNTRIED : LOC_NO;
-        }
-        MPI_Group_free(&gnode);
-        MPI_Group_free(&gall);
-    }
-    if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
+    if (!failed && (f->loc_reads || f->loc_writes))
+        for (int s = 0; s < N; s++)
+            f->loc_state[s] = f->leads[h5sf_owner(f, s)] == f->leads[f->rank] ? LOC_UNTRIED : LOC_NO;
     return h5sf_agree(f->comm, failed, e);
 }
 

@@ -13,7 +13,7 @@
 #include "iocmap.h"
 
 int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs_out,
-                         int *nioc_out, int *nnodes, h5sf_errbuf_t *e)
+                         int *nioc_out, int *nnodes, int **leads_out, h5sf_errbuf_t *e)
 {
     MPI_Comm node;
     int      rank, size, lead, rc;
@@ -35,6 +35,10 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     MPI_Allgather(&lead, 1, MPI_INT, leads, 1, MPI_INT, comm);
 
     rc = h5sf_iocmap_select(size, leads, cfg, nsubfiles, iocs_out, nioc_out, nnodes, e);
-    free(leads);
+    if (rc < 0) {
+        free(leads);
+        return rc;
+    }
+    *leads_out = leads;
     return rc;
 }
