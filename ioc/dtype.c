@@ -102,3 +102,24 @@ void ioc_backoff(unsigned *idle)
     struct timespec ts = {0, (long)(us < 200 ? us : 200) * 1000L};
     nanosleep(&ts, NULL);
 }
+
+/* The progress thread with nothing received: as ioc_backoff, then, after
+ * ~20 ms of 200 us sleeps, up to 1 ms.  Ranks on the IOC's node do most of
+ * their I/O themselves (vfd/local.c), so the IOC sits idle through whole
+ * phases, and 5000 wake-ups a second then cost the ranks sharing its cores
+ * (metadata reads at 4 ranks on 2 cores: 0.85x the direct channel with
+ * 200 us sleeps, 0.95x with 1 ms).  The price: at most 1 ms more for the
+ * first request after such a pause. */
+void ioc_backoff_idle(unsigned *idle)
+{
+    unsigned i = *idle;
+    if (i < 264) {
+        ioc_backoff(idle);
+        return;
+    }
+    if (i < UINT_MAX)
+        (*idle)++;
+    unsigned us = 200u + ((i - 264) < 100u ? (i - 264) * 8u : 800u);
+    struct timespec ts = {0, (long)us * 1000L};
+    nanosleep(&ts, NULL);
+}

@@ -231,5 +231,7 @@ void ioc_thread_setup(const h5sf_ioc_ctx_t *ctx, uv_thread_t t, const char *name
 uint64_t ioc_now_ns(void);
 /* Sleep for a progress loop that found nothing to do: grows to 200 us. */
 void ioc_backoff(unsigned *idle);
+/* The same for the idle progress thread: grows to 1 ms after ~20 ms. */
+void ioc_backoff_idle(unsigned *idle);
 
 #endif

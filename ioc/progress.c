@@ -141,7 +141,7 @@ static void progress_main(void *arg)
             idle = 0;
             continue;
         }
-        ioc_backoff(&idle);
+        ioc_backoff_idle(&idle);
     }
     free(pg);
 }
