@@ -107,8 +107,8 @@ void ioc_backoff(unsigned *idle)
  * ~20 ms of 200 us sleeps, up to 1 ms.  Ranks on the IOC's node do most of
  * their I/O themselves (vfd/local.c), so the IOC sits idle through whole
  * phases, and 5000 wake-ups a second then cost the ranks sharing its cores
- * (metadata reads at 4 ranks on 2 cores: 0.85x the direct channel with
- * 200 us sleeps, 0.95x with 1 ms).  The price: at most 1 ms more for the
+ * (metadata reads at 4 ranks on 2 cores: about 0.83x the direct channel
+ * with 200 us sleeps, about 0.9x with this).  The price: at most 1 ms more for the
  * first request after such a pause. */
 void ioc_backoff_idle(unsigned *idle)
 {
