@@ -208,6 +208,50 @@ static int thread_cpus(pid_t tid, cpu_set_t *set)
     return sched_getaffinity(tid, sizeof *set, set);
 }
 
+/* This process's IOC threads, found by name in /proc/self/task: up to max
+ * of them into tids (progress[i]: the progress thread); returns the count. */
+#define MAX_THREADS 64
+static int find_ioc_threads(pid_t *tids, bool *progress, int max)
+{
+    int            n  = 0;
+    DIR           *td = opendir("/proc/self/task");
+    struct dirent *de;
+    while (td && (de = readdir(td)) && n < max) {
+        char  comm[64] = "", p[300];
+        pid_t tid      = (pid_t)atoi(de->d_name);
+        if (tid <= 0)
+            continue;
+        snprintf(p, sizeof p, "/proc/self/task/%s/comm", de->d_name);
+        FILE *fp = fopen(p, "r");
+        if (!fp)
+            continue;
+        if (!fgets(comm, sizeof comm, fp))
+            comm[0] = '\0';
+        fclose(fp);
+        comm[strcspn(comm, "\n")] = '\0';
+        if (strcmp(comm, "h5sf-progress") && strcmp(comm, "h5sf-worker"))
+            continue;
+        tids[n]       = tid;
+        progress[n++] = !strcmp(comm, "h5sf-progress");
+    }
+    if (td)
+        closedir(td);
+    return n;
+}
+
+/* Count of IOC threads and the progress thread's id (0 if none). */
+static int ioc_threads(pid_t *progress)
+{
+    pid_t tids[MAX_THREADS];
+    bool  isp[MAX_THREADS];
+    int   n = find_ioc_threads(tids, isp, MAX_THREADS);
+    *progress = 0;
+    for (int i = 0; i < n; i++)
+        if (isp[i])
+            *progress = tids[i];
+    return n;
+}
+
 static void test_affinity(const char *dir)
 {
     char       path[4200];
@@ -235,38 +279,23 @@ static void test_affinity(const char *dir)
     hid_t d, f = make_file(path, "channel=ioc,ioc=per_node", 4096, &d);
     /* Both ranks of a node are IOCs only if per_node picks them: look at the
      * threads that exist here. */
-    int           progress = 0, workers = 0;
-    DIR          *td       = opendir("/proc/self/task");
-    struct dirent *de;
-    while (td && (de = readdir(td))) {
-        char  comm[64] = "", p[300];
-        pid_t tid      = (pid_t)atoi(de->d_name);
-        if (tid <= 0)
-            continue;
-        snprintf(p, sizeof p, "/proc/self/task/%s/comm", de->d_name);
-        FILE *fp = fopen(p, "r");
-        if (!fp)
-            continue;
-        if (!fgets(comm, sizeof comm, fp))
-            comm[0] = '\0';
-        fclose(fp);
-        comm[strcspn(comm, "\n")] = '\0';
-        bool is_p = !strcmp(comm, "h5sf-progress"), is_w = !strcmp(comm, "h5sf-worker");
-        if (!is_p && !is_w)
-            continue;
-        progress += is_p;
-        workers += is_w;
-        if (thread_cpus(tid, &t) < 0)
+    int   progress = 0, workers = 0;
+    pid_t tids[MAX_THREADS];
+    bool  isp[MAX_THREADS];
+    int   n = find_ioc_threads(tids, isp, MAX_THREADS);
+    for (int i = 0; i < n; i++) {
+        const char *comm = isp[i] ? "h5sf-progress" : "h5sf-worker";
+        progress += isp[i];
+        workers += !isp[i];
+        if (thread_cpus(tids[i], &t) < 0)
             continue;
         if (inherit)
             CHECK(CPU_EQUAL(&t, &one), "%s thread %d: %d CPUs allowed, the main thread's one expected (inherit)",
-                  comm, (int)tid, CPU_COUNT(&t));
+                  comm, (int)tids[i], CPU_COUNT(&t));
         else
             CHECK(CPU_EQUAL(&t, &all), "%s thread %d: %d CPUs allowed, %d expected (the process's)", comm,
-                  (int)tid, CPU_COUNT(&t), CPU_COUNT(&all));
+                  (int)tids[i], CPU_COUNT(&t), CPU_COUNT(&all));
     }
-    if (td)
-        closedir(td);
     H5FD_h5sf_layout_t lay;
     CHECK(H5FD_h5sf_get_layout(f, &lay) >= 0, "get_layout failed");
     if (rl_rank == 0) {
@@ -278,34 +307,6 @@ static void test_affinity(const char *dir)
     H5Dclose(d);
     CHECK(H5Fclose(f) >= 0, "close failed");
     sched_setaffinity(0, sizeof all, &all);
-}
-
-/* This rank's IOC threads: count, the progress thread's id (0 if none). */
-static int ioc_threads(pid_t *progress)
-{
-    int            n  = 0;
-    DIR           *td = opendir("/proc/self/task");
-    struct dirent *de;
-    *progress         = 0;
-    while (td && (de = readdir(td))) {
-        char comm[64] = "", p[300];
-        if (atoi(de->d_name) <= 0)
-            continue;
-        snprintf(p, sizeof p, "/proc/self/task/%s/comm", de->d_name);
-        FILE *fp = fopen(p, "r");
-        if (!fp)
-            continue;
-        if (!fgets(comm, sizeof comm, fp))
-            comm[0] = '\0';
-        fclose(fp);
-        comm[strcspn(comm, "\n")] = '\0';
-        if (!strcmp(comm, "h5sf-progress"))
-            *progress = (pid_t)atoi(de->d_name);
-        n += !strcmp(comm, "h5sf-progress") || !strcmp(comm, "h5sf-worker");
-    }
-    if (td)
-        closedir(td);
-    return n;
 }
 
 /* Voluntary plus involuntary context switches of thread tid so far. */
