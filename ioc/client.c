@@ -21,9 +21,9 @@ struct h5sf_ioc_req {
     uint32_t        file_id, subfile;
     uint64_t        total;
     MPI_Request     hdr_req, reply_req;
-    MPI_Request    *data;          /* one per payload chunk              */
+    MPI_Request    *data;          /* one per payload message            */
     MPI_Datatype   *dts;
-    uint64_t        ndata;
+    uint64_t        ndata;         /* payload messages                   */
     unsigned char  *hdr;
     unsigned char   reply[H5SF_WIRE_REPLY_SIZE];
     ioc_local_t     local;         /* requests to ourselves              */
@@ -60,41 +60,40 @@ static void count_inflight(h5sf_ioc_ctx_t *ctx)
         ;
 }
 
-/* Datatypes over the caller's pieces, one per H5SF_IOC_CHUNK of payload. */
-static int chunk_types(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
-                       int *counts, h5sf_errbuf_t *e)
+/* The payload's messages, chunk by chunk (payload.c): one per part for a
+ * chunk of a few large parts, else one with a datatype over the parts. */
+static int payload_msgs(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
+                        int *counts, h5sf_errbuf_t *e)
 {
-    size_t    i = 0;
-    uint64_t  po = 0;
-    void    **cb = malloc((count + 1) * sizeof *cb);
-    uint64_t *cl = malloc((count + 1) * sizeof *cl);
-    int       ret = 0;
-    if (!cb || !cl) {
+    ioc_cursor_t  c  = {0, 0};
+    ioc_cursor_t *at = malloc((count + 1) * sizeof *at);
+    void        **cb = malloc((count + 1) * sizeof *cb);
+    uint64_t     *cl = malloc((count + 1) * sizeof *cl);
+    int           ret = 0;
+    if (!at || !cb || !cl) {
         ret = h5sf_fail(e, ENOMEM, "out of memory describing %zu pieces", count);
         goto done;
     }
-    for (uint64_t k = 0; k < q->ndata && ret == 0; k++) {
+    for (uint64_t k = 0; k * H5SF_IOC_CHUNK < q->total && ret == 0; k++) {
         uint64_t want = q->total - k * H5SF_IOC_CHUNK;
-        size_t   n    = 0;
         if (want > H5SF_IOC_CHUNK)
             want = H5SF_IOC_CHUNK;
-        while (want > 0 && i < count) {
-            uint64_t m = lens[i] - po;
-            if (m > want)
-                m = want;
-            if (m) {
-                cb[n]   = (char *)bufs[i] + po;
-                cl[n++] = m;
-            }
-            want -= m;
-            if ((po += m) == lens[i]) {
-                i++;
-                po = 0;
-            }
+        /* A chunk has at most one part per piece, plus one cut piece. */
+        size_t n = ioc_parts(lens, count, &c, want, at, cl, count + 1);
+        for (size_t j = 0; j < n; j++)
+            cb[j] = (char *)bufs[at[j].i] + at[j].po;
+        if (ioc_chunk_msgs(n, want) == 1) {
+            ret = ioc_dtype_make(n, cb, cl, &bases[q->ndata], &q->dts[q->ndata], &counts[q->ndata], e);
+            q->ndata++;
+            continue;
         }
-        ret = ioc_dtype_make(n, cb, cl, &bases[k], &q->dts[k], &counts[k], e);
+        for (size_t j = 0; j < n; j++, q->ndata++) {
+            bases[q->ndata]  = cb[j];
+            counts[q->ndata] = (int)cl[j];
+        }
     }
 done:
+    free(at);
     free(cb);
     free(cl);
     return ret;
@@ -198,23 +197,24 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
                 memcpy(p, bufs[i], (size_t)lens[i]);
     }
     else if (total && (op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ)) {
-        q->ndata = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
-        q->data  = malloc(q->ndata * sizeof *q->data);
-        q->dts   = malloc(q->ndata * sizeof *q->dts);
-        bases    = malloc(q->ndata * sizeof *bases);
-        counts   = malloc(q->ndata * sizeof *counts);
+        /* Messages: at most IOC_SPLIT_MAX per chunk, and one per part. */
+        uint64_t nchunk = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
+        uint64_t most   = nchunk * IOC_SPLIT_MAX < count + nchunk ? nchunk * IOC_SPLIT_MAX : count + nchunk;
+        q->data         = malloc(most * sizeof *q->data);
+        q->dts          = malloc(most * sizeof *q->dts);
+        bases           = malloc(most * sizeof *bases);
+        counts          = malloc(most * sizeof *counts);
         if (!q->data || !q->dts || !bases || !counts) {
             free(bases);
             free(counts);
-            q->ndata = 0;
             req_free(q);
             return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
         }
-        for (uint64_t k = 0; k < q->ndata; k++) {
+        for (uint64_t k = 0; k < most; k++) {
             q->data[k] = MPI_REQUEST_NULL;
             q->dts[k]  = MPI_BYTE;
         }
-        if (chunk_types(q, count, lens, bufs, bases, counts, e) < 0) {
+        if (payload_msgs(q, count, lens, bufs, bases, counts, e) < 0) {
             free(bases);
             free(counts);
             req_free(q);

@@ -56,6 +56,23 @@ typedef struct ioc_runner {
  * its clients send (they wait in MPI's rendezvous: back-pressure). */
 #define H5SF_IOC_CHUNK ((uint64_t)8 << 20)
 
+/* payload.c: the MPI messages of a payload chunk.  A chunk of at most
+ * IOC_SPLIT_MAX parts (pieces cut at chunk borders), IOC_SPLIT_MIN bytes or
+ * more each on average, moves as one contiguous message per part; any other
+ * chunk as one message (a datatype over its parts at the client). */
+#define IOC_SPLIT_MAX 16
+#define IOC_SPLIT_MIN ((uint64_t)64 << 10)
+typedef struct ioc_cursor {
+    uint64_t i, po; /* piece i, byte po within it */
+} ioc_cursor_t;
+/* The parts of the next `want` payload bytes from *c, advancing it: the
+ * first `cap` are stored (position in at[] unless NULL, length in plen[]);
+ * returns how many there are. */
+size_t ioc_parts(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t want, ioc_cursor_t *at,
+                 uint64_t *plen, size_t cap);
+/* Messages a chunk of `len` bytes in `nparts` parts moves as: nparts or 1. */
+size_t ioc_chunk_msgs(size_t nparts, uint64_t len);
+
 /* Completion of a request the IOC rank made to itself (no MPI involved). */
 typedef struct ioc_local {
     bool              done;
@@ -188,8 +205,8 @@ void ioc_runner_free(ioc_runner_t *run);
 bool ioc_run_own(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
-/* Receive and discard a write payload from chunk `from` on (error paths). */
-void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, uint64_t from);
+/* Receive and discard a write payload (error paths). */
+void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 
 /* ctx.c: a context with everything but its communicator (MPI_COMM_NULL),
  * not registered; test/unit_sched_mt.c runs workers on such contexts, with

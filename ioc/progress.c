@@ -46,7 +46,7 @@ static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     char msg[H5SF_WIRE_REPLY_MSG];
     /* The client's payload sends complete only when received: take them. */
     if (r->h.op == H5SF_WIRE_WRITE && !r->data)
-        ioc_drain_payload(ctx, r, 0);
+        ioc_drain_payload(ctx, r);
     snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)",
              ctx->rank, r->h.subfile, r->h.file_id);
     ioc_reply_error(ctx, &r->h, r->source, EBADF, msg);

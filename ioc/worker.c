@@ -39,18 +39,36 @@ void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     free(r);
 }
 
+/* The daemon is stopping and the peer never completed *req: cancel it.  A
+ * transfer already under way cannot be cancelled; it may still complete
+ * while the peer is in MPI (closing), so wait a little.  If it does not,
+ * release it: MPI may still use its buffer, which the caller must then
+ * never free or reuse (-2).  -1 when MPI is done with it. */
+#define STOP_GRACE_NS (1000u * 1000000u)
+static int abandon_req(MPI_Request *req)
+{
+    int      flag = 0;
+    unsigned idle = 0;
+    uint64_t t0   = ioc_now_ns();
+    MPI_Cancel(req);
+    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag && ioc_now_ns() - t0 < STOP_GRACE_NS)
+        ioc_backoff(&idle);
+    if (flag)
+        return -1;
+    MPI_Request_free(req);
+    return -2;
+}
+
 /* Wait for a non-blocking operation, giving up if the daemon is stopping
- * (the peer has gone away and will never match it).  0 when complete. */
+ * (the peer has gone away and will never match it).  0 when complete, else
+ * as abandon_req(). */
 static int wait_req(h5sf_ioc_ctx_t *ctx, MPI_Request *req)
 {
     int      flag = 0;
     unsigned idle = 0;
     while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
-        if (atomic_load(&ctx->stop)) {
-            MPI_Cancel(req);
-            MPI_Request_free(req);
-            return -1;
-        }
+        if (atomic_load(&ctx->stop))
+            return abandon_req(req);
         ioc_backoff(&idle);
     }
     return flag ? 0 : -1;
@@ -79,16 +97,26 @@ static uint64_t chunk_len(uint64_t total, uint64_t k)
     return left < H5SF_IOC_CHUNK ? left : H5SF_IOC_CHUNK;
 }
 
-void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, uint64_t from)
+void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
     unsigned char *scratch = malloc(H5SF_IOC_CHUNK);
-    for (uint64_t k = from; k < nchunks(r->h.total); k++) {
-        uint64_t n = chunk_len(r->h.total, k);
-        if (!scratch || recv_bytes(ctx, scratch, n, r->source, H5SF_TAG_WDATA(r->h.tag)) < 0) {
-            /* Cannot take it: the client will time out with our error. */
-            break;
+    ioc_cursor_t   c       = {0, 0};
+    for (uint64_t k = 0; scratch && k < nchunks(r->h.total); k++) {
+        uint64_t n = chunk_len(r->h.total, k), plen[IOC_SPLIT_MAX];
+        size_t   np = ioc_parts(r->lens, r->h.count, &c, n, NULL, plen, IOC_SPLIT_MAX);
+        if (ioc_chunk_msgs(np, n) == 1) {
+            np      = 1;
+            plen[0] = n;
+        }
+        for (size_t j = 0; j < np; j++) {
+            int rc = recv_bytes(ctx, scratch, plen[j], r->source, H5SF_TAG_WDATA(r->h.tag));
+            if (rc == -2)
+                return; /* MPI may still write into scratch: leak it */
+            if (rc < 0)
+                goto done; /* cannot take it: the client times out with our error */
         }
     }
+done:
     free(scratch);
 }
 
@@ -194,10 +222,12 @@ static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t 
 typedef struct member {
     ioc_req_t        *r;
     uint64_t          i, po;  /* cursor: piece i, byte po within it       */
+    ioc_cursor_t      mc;     /* cursor of the next chunk's messages      */
     uint64_t          k, nk;  /* next round, rounds in all                */
     unsigned char    *slot;   /* transfer buffer (remote, not inline)     */
     unsigned char    *slot2;  /* a second one, if free: double buffering  */
-    MPI_Request       req[2]; /* the transfer in flight on each buffer    */
+    MPI_Request       req[2][IOC_SPLIT_MAX]; /* transfers in flight on each buffer */
+    int               nreq[2];
     unsigned char    *buf;    /* this round's bytes, NULL: client buffers */
     uint64_t          n;      /* bytes this round                         */
     bool              failed; /* I/O failed: skip its pieces from now on  */
@@ -320,22 +350,51 @@ static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t 
 static unsigned char *round_buf(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? m->slot2 : m->slot; }
 static int round_ix(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? 1 : 0; }
 
-static int post_recv(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
+/* Post the messages of chunk k on its buffer: receives of a write's
+ * payload, sends of a read's (payload.c decides how many). */
+static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
 {
-    ioc_req_t *r = m->r;
-    return MPI_Irecv(round_buf(m, k), (int)chunk_len(r->h.total, k), MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag),
-                     ctx->comm, &m->req[round_ix(m, k)]) == MPI_SUCCESS
-               ? 0
-               : -1;
+    ioc_req_t     *r  = m->r;
+    int            ix = round_ix(m, k);
+    unsigned char *p  = round_buf(m, k);
+    uint64_t       n  = chunk_len(r->h.total, k), plen[IOC_SPLIT_MAX];
+    size_t         np = ioc_parts(r->lens, r->h.count, &m->mc, n, NULL, plen, IOC_SPLIT_MAX);
+    if (ioc_chunk_msgs(np, n) == 1) {
+        np      = 1;
+        plen[0] = n;
+    }
+    for (size_t j = 0; j < np; p += plen[j], j++) {
+        MPI_Request *q  = &m->req[ix][m->nreq[ix]];
+        int          rc = r->h.op == H5SF_WIRE_WRITE
+                              ? MPI_Irecv(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag), ctx->comm, q)
+                              : MPI_Isend(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_RDATA(r->h.tag), ctx->comm, q);
+        if (rc != MPI_SUCCESS)
+            return -1;
+        m->nreq[ix]++;
+    }
+    return 0;
 }
 
-/* Complete the transfer on buffer i, if any; -1 if it cannot complete. */
+/* Complete the transfers on buffer i, if any; -1 if they cannot complete.
+ * A buffer MPI may still use (abandon_req) is dropped from the member, so
+ * it never returns to the pool. */
 static int settle(h5sf_ioc_ctx_t *ctx, member_t *m, int i)
 {
-    if (m->req[i] == MPI_REQUEST_NULL)
-        return 0;
-    int rc   = wait_req(ctx, &m->req[i]);
-    m->req[i] = MPI_REQUEST_NULL;
+    int  rc    = 0;
+    bool inuse = false;
+    for (int j = 0; j < m->nreq[i]; j++) {
+        int w = m->req[i][j] != MPI_REQUEST_NULL ? wait_req(ctx, &m->req[i][j]) : 0;
+        if (w < 0)
+            rc = -1;
+        inuse |= w == -2;
+    }
+    m->nreq[i] = 0;
+    if (inuse) {
+        if (i == 1)
+            m->slot2 = NULL;
+        else
+            m->slot = NULL;
+    }
     return rc;
 }
 
@@ -353,8 +412,8 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
     int       op = mb[0].r->h.op;
     ioc_sf_t *sf = mb[0].r->sf;
     for (int j = 0; j < nm; j++) {
-        mb[j].req[0] = mb[j].req[1] = MPI_REQUEST_NULL;
-        if (op == H5SF_WIRE_WRITE && !addressable(mb[j].r) && mb[j].nk > 0 && post_recv(ctx, &mb[j], 0) < 0)
+        mb[j].nreq[0] = mb[j].nreq[1] = 0;
+        if (op == H5SF_WIRE_WRITE && !addressable(mb[j].r) && mb[j].nk > 0 && post_chunk(ctx, &mb[j], 0) < 0)
             lose(ctx, &mb[j], "write payload from");
     }
     for (;;) {
@@ -383,7 +442,7 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
                 }
                 /* With two buffers, ask for the next chunk now: it arrives
                  * while this one is written. */
-                if (op == H5SF_WIRE_WRITE && m->slot2 && m->k + 1 < m->nk && post_recv(ctx, m, m->k + 1) < 0) {
+                if (op == H5SF_WIRE_WRITE && m->slot2 && m->k + 1 < m->nk && post_chunk(ctx, m, m->k + 1) < 0) {
                     lose(ctx, m, "write payload from");
                     continue;
                 }
@@ -406,14 +465,12 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
                 continue;
             if (op == H5SF_WIRE_WRITE) {
                 /* One buffer: it is free again, ask for the next chunk. */
-                if (!m->slot2 && m->k < m->nk && post_recv(ctx, m, m->k) < 0)
+                if (!m->slot2 && m->k < m->nk && post_chunk(ctx, m, m->k) < 0)
                     lose(ctx, m, "write payload from");
                 continue;
             }
             /* The client cancels its receives after an error reply. */
-            if (m->failed ||
-                MPI_Isend(round_buf(m, k), (int)m->n, MPI_BYTE, m->r->source, H5SF_TAG_RDATA(m->r->h.tag), ctx->comm,
-                          &m->req[round_ix(m, k)]) != MPI_SUCCESS)
+            if (m->failed || post_chunk(ctx, m, k) < 0)
                 m->lost = true;
         }
     }
@@ -683,12 +740,12 @@ static void execute(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, siz
             snprintf(mb[j].rep.msg, sizeof mb[j].rep.msg, "IOC rank %d: %s %s: %s (errno %d)", ctx->rank, why,
                      r0->sf->path, strerror(err), err);
             if (mb[j].r->h.op == H5SF_WIRE_WRITE && !addressable(mb[j].r))
-                ioc_drain_payload(ctx, mb[j].r, 0);
+                ioc_drain_payload(ctx, mb[j].r);
         }
     }
     else if (io) {
         if (mb[0].failed && r0->h.op == H5SF_WIRE_WRITE && !addressable(r0))
-            ioc_drain_payload(ctx, r0, 0); /* no buffer for it */
+            ioc_drain_payload(ctx, r0); /* no buffer for it */
         else
             run_group(ctx, mb, nm, *segs);
     }

@@ -21,7 +21,7 @@
  */
 #include "t_reliability.h"
 
-#define REGION    (256 * 1024)  /* bytes per rank: 4 stripes, every subfile */
+#define REGION    (1024 * 1024) /* bytes per rank: 16 stripes, 4 pieces per subfile */
 #define STRIPE    65536
 #define SEED_GOOD 11u
 #define SEED_OLD  22u            /* victim before the run */

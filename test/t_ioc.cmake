@@ -1,4 +1,4 @@
-# The I/O concentrators: scheduler and wire format units, ordering and
+# The I/O concentrators: scheduler, wire format and payload units, ordering and
 # message-count tests through both channels, MPI life cycles.
 add_executable(unit_sched ${CMAKE_CURRENT_SOURCE_DIR}/unit_sched.c)
 target_link_libraries(unit_sched PRIVATE h5sf_ioc)
@@ -6,7 +6,10 @@ add_test(NAME unit_sched COMMAND unit_sched)
 add_executable(unit_wire ${CMAKE_CURRENT_SOURCE_DIR}/unit_wire.c)
 target_link_libraries(unit_wire PRIVATE h5sf_common)
 add_test(NAME unit_wire COMMAND unit_wire)
-set_tests_properties(unit_sched unit_wire PROPERTIES LABELS "unit;asan")
+add_executable(unit_payload ${CMAKE_CURRENT_SOURCE_DIR}/unit_payload.c)
+target_link_libraries(unit_payload PRIVATE h5sf_ioc)
+add_test(NAME unit_payload COMMAND unit_payload)
+set_tests_properties(unit_sched unit_wire unit_payload PROPERTIES LABELS "unit;asan")
 
 # The scheduler, ready queue and workers under several threads, with an
 # overlap guard wrapped around the workers' pwritev/preadv.  Labelled tsan:

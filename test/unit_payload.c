@@ -1,0 +1,119 @@
+/*
+ * unit_payload.c -- how payload chunks are cut into parts and messages
+ * (ioc/payload.c), checked against a byte-by-byte model: every payload
+ * byte belongs to exactly one part, parts never cross a piece or a chunk
+ * border, and the cursor ends where the model says, whatever the cap.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../ioc/internal.h"
+
+static int fails;
+#define CHECK(c, ...)                                                                                       \
+    do {                                                                                                    \
+        if (!(c)) {                                                                                         \
+            fprintf(stderr, "unit_payload: %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                   \
+            fputc('\n', stderr);                                                                            \
+            fails++;                                                                                        \
+        }                                                                                                   \
+    } while (0)
+
+static uint64_t s = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+}
+
+#define NP   40
+#define MAXB (NP * 64)
+
+/* One random piece list (some pieces empty) cut into chunks of `chunk`
+ * bytes, each chunk walked with ioc_parts() and compared with the model. */
+static void one_list(uint64_t chunk, size_t cap)
+{
+    uint64_t lens[NP], total = 0;
+    size_t   n = 1 + rnd() % NP;
+    /* Model: payload byte b is byte pof[b] of piece pix[b]. */
+    static uint64_t pix[MAXB], pof[MAXB];
+    for (size_t i = 0; i < n; i++) {
+        lens[i] = rnd() % 4 == 0 ? 0 : rnd() % 64;
+        for (uint64_t j = 0; j < lens[i]; j++, total++) {
+            pix[total] = i;
+            pof[total] = j;
+        }
+    }
+    ioc_cursor_t c = {0, 0};
+    for (uint64_t start = 0; start < total; start += chunk) {
+        uint64_t     want = total - start < chunk ? total - start : chunk;
+        ioc_cursor_t at[NP + 1];
+        uint64_t     plen[NP + 1];
+        size_t       np = ioc_parts(lens, n, &c, want, at, plen, cap);
+        /* Expected parts: maximal runs of the chunk's bytes in one piece. */
+        size_t   want_np = 0;
+        uint64_t b       = start, sum = 0;
+        while (b < start + want) {
+            uint64_t e = b;
+            while (e < start + want && pix[e] == pix[b])
+                e++;
+            if (want_np < cap) {
+                CHECK(at[want_np].i == pix[b] && at[want_np].po == pof[b],
+                      "chunk at %llu, part %zu: at piece %llu+%llu, model %llu+%llu", (unsigned long long)start,
+                      want_np, (unsigned long long)at[want_np].i, (unsigned long long)at[want_np].po,
+                      (unsigned long long)pix[b], (unsigned long long)pof[b]);
+                CHECK(plen[want_np] == e - b, "chunk at %llu, part %zu: %llu bytes, model %llu",
+                      (unsigned long long)start, want_np, (unsigned long long)plen[want_np],
+                      (unsigned long long)(e - b));
+                sum += plen[want_np];
+            }
+            want_np++;
+            b = e;
+        }
+        CHECK(np == want_np, "chunk at %llu: %zu parts, model %zu", (unsigned long long)start, np, want_np);
+        if (np <= cap)
+            CHECK(sum == want, "chunk at %llu: parts hold %llu bytes of %llu", (unsigned long long)start,
+                  (unsigned long long)sum, (unsigned long long)want);
+        /* The cursor is at the next chunk's first byte (past empty pieces
+         * it has not reached yet is fine: the next walk skips them). */
+        if (start + want < total) {
+            uint64_t nb = start + want, i = c.i, po = c.po;
+            while (i < n && po == lens[i]) {
+                i++;
+                po = 0;
+            }
+            CHECK(i == pix[nb] && po == pof[nb], "cursor after chunk at %llu: piece %llu+%llu, model %llu+%llu",
+                  (unsigned long long)start, (unsigned long long)i, (unsigned long long)po,
+                  (unsigned long long)pix[nb], (unsigned long long)pof[nb]);
+        }
+    }
+    /* Nothing left: no more parts. */
+    uint64_t plen[1];
+    CHECK(ioc_parts(lens, n, &c, 1, NULL, plen, 1) == 0, "parts after the end of the payload");
+}
+
+int main(void)
+{
+    for (int t = 0; t < 3000; t++)
+        one_list(1 + rnd() % 200, rnd() % 2 ? NP + 1 : rnd() % 4);
+
+    /* Messages: a few large parts split, anything else one message. */
+    uint64_t M = H5SF_IOC_CHUNK;
+    CHECK(ioc_chunk_msgs(1, M) == 1, "one part is one message");
+    CHECK(ioc_chunk_msgs(2, M) == 2, "two 4 MiB parts move as two messages");
+    CHECK(ioc_chunk_msgs(IOC_SPLIT_MAX, M) == IOC_SPLIT_MAX, "%d parts of 512 KiB split", IOC_SPLIT_MAX);
+    CHECK(ioc_chunk_msgs(IOC_SPLIT_MAX + 1, M) == 1, "more than IOC_SPLIT_MAX parts: one datatype message");
+    CHECK(ioc_chunk_msgs(2048, M) == 1, "a strided chunk (2048 parts of 4 KiB) is one message");
+    CHECK(ioc_chunk_msgs(4, 4 * IOC_SPLIT_MIN) == 4, "parts of exactly IOC_SPLIT_MIN split");
+    CHECK(ioc_chunk_msgs(4, 4 * IOC_SPLIT_MIN - 1) == 1, "parts below IOC_SPLIT_MIN on average: one message");
+    CHECK(ioc_chunk_msgs(0, 0) == 1, "an empty chunk is not split");
+
+    if (fails)
+        fprintf(stderr, "unit_payload: %d failure(s)\n", fails);
+    else
+        printf("unit_payload: ok\n");
+    return fails ? 1 : 0;
+}
