@@ -14,49 +14,75 @@
 
 #define BLOCK_MAX ((uint64_t)1 << 30)
 
+/* Runs of pieces that follow each other in memory -- a contiguous buffer
+ * written or read strided in the file -- are one block each: fewer blocks
+ * for MPI to walk, and often a plain contiguous message.  fill(): the
+ * blocks go to bl/disp; else they are only counted. */
+static size_t blocks(size_t n, void *const *bufs, const uint64_t *lens, int *bl, MPI_Aint *disp, char **first,
+                     uint64_t *first_len)
+{
+    size_t   nblk = 0, nrun = 0;
+    char    *a    = NULL;
+    uint64_t len  = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && !lens[i])
+            continue;
+        if (i < n && nrun && (char *)bufs[i] == a + len) {
+            len += lens[i];
+            continue;
+        }
+        /* The run at a ends: cut it into blocks of at most BLOCK_MAX. */
+        for (uint64_t off = 0; nrun && off < len; off += BLOCK_MAX, nblk++)
+            if (bl) {
+                MPI_Aint at;
+                MPI_Get_address(a + off, &at);
+                bl[nblk]   = (int)(len - off < BLOCK_MAX ? len - off : BLOCK_MAX);
+                disp[nblk] = at;
+            }
+        if (nrun == 1 && first) {
+            *first     = a;
+            *first_len = len;
+        }
+        if (i < n) {
+            a   = bufs[i];
+            len = lens[i];
+            nrun++;
+        }
+    }
+    if (first && nrun != 1)
+        *first = NULL;
+    return nblk;
+}
+
 int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **base, MPI_Datatype *dt, int *count,
                    h5sf_errbuf_t *e)
 {
-    size_t    nblk = 0, k = 0;
     int      *bl   = NULL;
     MPI_Aint *disp = NULL;
     int       ret  = -1;
+    char     *one  = NULL;
+    uint64_t  one_len = 0;
 
-    *dt = MPI_BYTE;
-    /* The common case: one piece that fits an int count. */
-    size_t nonzero = 0, last = 0;
-    for (size_t i = 0; i < n; i++)
-        if (lens[i]) {
-            nonzero++;
-            last = i;
-        }
-    if (nonzero == 0) {
+    *dt         = MPI_BYTE;
+    size_t nblk = blocks(n, bufs, lens, NULL, NULL, &one, &one_len);
+    if (nblk == 0) {
         *base  = NULL;
         *count = 0;
         return 0;
     }
-    if (nonzero == 1 && lens[last] <= (uint64_t)INT_MAX) {
-        *base  = bufs[last];
-        *count = (int)lens[last];
+    /* The common case: one block that fits an int count. */
+    if (one && one_len <= (uint64_t)INT_MAX) {
+        *base  = one;
+        *count = (int)one_len;
         return 0;
     }
-    for (size_t i = 0; i < n; i++)
-        nblk += (size_t)((lens[i] + BLOCK_MAX - 1) / BLOCK_MAX);
     if (nblk > (size_t)INT_MAX)
         return h5sf_fail(e, EOVERFLOW, "too many pieces (%zu) for one MPI message", nblk);
     if (!(bl = malloc(nblk * sizeof *bl)) || !(disp = malloc(nblk * sizeof *disp))) {
         h5sf_fail(e, ENOMEM, "out of memory building an MPI datatype over %zu pieces", n);
         goto done;
     }
-    for (size_t i = 0; i < n; i++) {
-        MPI_Aint a;
-        MPI_Get_address(bufs[i], &a);
-        for (uint64_t off = 0; off < lens[i]; off += BLOCK_MAX, k++) {
-            uint64_t len = lens[i] - off < BLOCK_MAX ? lens[i] - off : BLOCK_MAX;
-            bl[k]        = (int)len;
-            disp[k]      = MPI_Aint_add(a, (MPI_Aint)off);
-        }
-    }
+    blocks(n, bufs, lens, bl, disp, NULL, NULL);
     if (MPI_Type_create_hindexed((int)nblk, bl, disp, MPI_BYTE, dt) != MPI_SUCCESS ||
         MPI_Type_commit(dt) != MPI_SUCCESS) {
         *dt = MPI_BYTE;

@@ -6,10 +6,12 @@ add_test(NAME unit_sched COMMAND unit_sched)
 add_executable(unit_wire ${CMAKE_CURRENT_SOURCE_DIR}/unit_wire.c)
 target_link_libraries(unit_wire PRIVATE h5sf_common)
 add_test(NAME unit_wire COMMAND unit_wire)
+set_tests_properties(unit_sched unit_wire PROPERTIES LABELS "unit;asan")
+# Payload messages and datatypes: MPI_Pack needs MPI, so one rank.
 add_executable(unit_payload ${CMAKE_CURRENT_SOURCE_DIR}/unit_payload.c)
 target_link_libraries(unit_payload PRIVATE h5sf_ioc)
-add_test(NAME unit_payload COMMAND unit_payload)
-set_tests_properties(unit_sched unit_wire unit_payload PROPERTIES LABELS "unit;asan")
+h5sf_mpi_test(unit_payload unit_payload 1)
+set_property(TEST unit_payload APPEND PROPERTY LABELS unit)
 
 # The scheduler, ready queue and workers under several threads, with an
 # overlap guard wrapped around the workers' pwritev/preadv.  Labelled tsan:

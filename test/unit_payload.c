@@ -3,6 +3,9 @@
  * (ioc/payload.c), checked against a byte-by-byte model: every payload
  * byte belongs to exactly one part, parts never cross a piece or a chunk
  * border, and the cursor ends where the model says, whatever the cap.
+ * And the datatypes over a client's pieces (ioc/dtype.c): MPI_Pack through
+ * them gives the pieces' bytes in order, and pieces that follow each other
+ * in memory become a plain contiguous message.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +98,51 @@ static void one_list(uint64_t chunk, size_t cap)
     CHECK(ioc_parts(lens, n, &c, 1, NULL, plen, 1) == 0, "parts after the end of the payload");
 }
 
-int main(void)
+/* Random pieces in an arena, often adjacent in memory, some empty. */
+static void one_dtype(void)
 {
+    static unsigned char arena[1 << 16], packed[1 << 16], want[1 << 16];
+    void    *bufs[64];
+    uint64_t lens[64], total = 0, at = rnd() % 64;
+    size_t   n = 1 + rnd() % 64;
+    int      adjacent = 1;
+    for (size_t i = 0; i < sizeof arena; i++)
+        arena[i] = (unsigned char)rnd();
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rnd() % 8;
+        lens[i]    = r == 0 ? 0 : rnd() % 200;
+        if ((r == 1 || at + lens[i] > sizeof arena) && i > 0) { /* jump: a gap, or back */
+            at       = rnd() % (sizeof arena - 256);
+            adjacent = 0;
+        }
+        bufs[i] = arena + at;
+        memcpy(want + total, arena + at, lens[i]);
+        at += lens[i];
+        total += lens[i];
+    }
+    void        *base;
+    MPI_Datatype dt;
+    int          count, pos = 0;
+    h5sf_errbuf_t e;
+    memset(&e, 0, sizeof e);
+    CHECK(ioc_dtype_make(n, bufs, lens, &base, &dt, &count, &e) == 0, "ioc_dtype_make failed");
+    if (total && adjacent)
+        CHECK(dt == MPI_BYTE && base == bufs[0] && count == (int)total,
+              "%zu pieces adjacent in memory (%llu bytes) are not one contiguous message", n,
+              (unsigned long long)total);
+    if (total) {
+        MPI_Pack(base, count, dt, packed, (int)sizeof packed, &pos, MPI_COMM_SELF);
+        CHECK(pos == (int)total && !memcmp(packed, want, total), "the datatype over %zu pieces packs %d bytes, "
+              "not the pieces' %llu in order", n, pos, (unsigned long long)total);
+    }
+    ioc_dtype_free(&dt);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    for (int t = 0; t < 2000; t++)
+        one_dtype();
     for (int t = 0; t < 3000; t++)
         one_list(1 + rnd() % 200, rnd() % 2 ? NP + 1 : rnd() % 4);
 
@@ -115,5 +161,6 @@ int main(void)
         fprintf(stderr, "unit_payload: %d failure(s)\n", fails);
     else
         printf("unit_payload: ok\n");
+    MPI_Finalize();
     return fails ? 1 : 0;
 }
