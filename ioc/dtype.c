@@ -16,41 +16,35 @@
 
 /* Runs of pieces that follow each other in memory -- a contiguous buffer
  * written or read strided in the file -- are one block each: fewer blocks
- * for MPI to walk, and often a plain contiguous message.  fill(): the
- * blocks go to bl/disp; else they are only counted. */
-static size_t blocks(size_t n, void *const *bufs, const uint64_t *lens, int *bl, MPI_Aint *disp, char **first,
-                     uint64_t *first_len)
+ * for MPI to walk, and often a plain contiguous message.  Counts the runs
+ * and blocks; with bl, also stores the blocks in bl/disp. */
+static size_t blocks(size_t n, void *const *bufs, const uint64_t *lens, int *bl, MPI_Aint *disp, size_t *nrun)
 {
-    size_t   nblk = 0, nrun = 0;
+    size_t   nblk = 0;
     char    *a    = NULL;
     uint64_t len  = 0;
+    *nrun         = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !lens[i])
             continue;
-        if (i < n && nrun && (char *)bufs[i] == a + len) {
+        if (i < n && *nrun && (char *)bufs[i] == a + len) {
             len += lens[i];
             continue;
         }
         /* The run at a ends: cut it into blocks of at most BLOCK_MAX. */
-        for (uint64_t off = 0; nrun && off < len; off += BLOCK_MAX, nblk++)
+        for (uint64_t off = 0; *nrun && off < len; off += BLOCK_MAX, nblk++)
             if (bl) {
                 MPI_Aint at;
                 MPI_Get_address(a + off, &at);
                 bl[nblk]   = (int)(len - off < BLOCK_MAX ? len - off : BLOCK_MAX);
                 disp[nblk] = at;
             }
-        if (nrun == 1 && first) {
-            *first     = a;
-            *first_len = len;
-        }
         if (i < n) {
             a   = bufs[i];
             len = lens[i];
-            nrun++;
+            (*nrun)++;
         }
     }
-    if (first && nrun != 1)
-        *first = NULL;
     return nblk;
 }
 
@@ -60,21 +54,28 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     int      *bl   = NULL;
     MPI_Aint *disp = NULL;
     int       ret  = -1;
-    char     *one  = NULL;
-    uint64_t  one_len = 0;
+    size_t    nrun;
 
     *dt         = MPI_BYTE;
-    size_t nblk = blocks(n, bufs, lens, NULL, NULL, &one, &one_len);
+    size_t nblk = blocks(n, bufs, lens, NULL, NULL, &nrun);
     if (nblk == 0) {
         *base  = NULL;
         *count = 0;
         return 0;
     }
-    /* The common case: one block that fits an int count. */
-    if (one && one_len <= (uint64_t)INT_MAX) {
-        *base  = one;
-        *count = (int)one_len;
-        return 0;
+    /* The common case: one run that fits an int count. */
+    if (nrun == 1) {
+        size_t   i     = 0;
+        uint64_t total = 0;
+        while (!lens[i])
+            i++;
+        for (size_t j = i; j < n; j++)
+            total += lens[j];
+        if (total <= (uint64_t)INT_MAX) {
+            *base  = bufs[i];
+            *count = (int)total;
+            return 0;
+        }
     }
     if (nblk > (size_t)INT_MAX)
         return h5sf_fail(e, EOVERFLOW, "too many pieces (%zu) for one MPI message", nblk);
@@ -82,7 +83,7 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
         h5sf_fail(e, ENOMEM, "out of memory building an MPI datatype over %zu pieces", n);
         goto done;
     }
-    blocks(n, bufs, lens, bl, disp, NULL, NULL);
+    blocks(n, bufs, lens, bl, disp, &nrun);
     if (MPI_Type_create_hindexed((int)nblk, bl, disp, MPI_BYTE, dt) != MPI_SUCCESS ||
         MPI_Type_commit(dt) != MPI_SUCCESS) {
         *dt = MPI_BYTE;

@@ -72,6 +72,10 @@ size_t ioc_parts(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t
                  uint64_t *plen, size_t cap);
 /* Messages a chunk of `len` bytes in `nparts` parts moves as: nparts or 1. */
 size_t ioc_chunk_msgs(size_t nparts, uint64_t len);
+/* The IOC's side: the messages of the next chunk of `len` bytes from *c,
+ * advancing it; their lengths go to mlen[IOC_SPLIT_MAX], their number is
+ * returned. */
+size_t ioc_chunk_plan(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t len, uint64_t *mlen);
 
 /* Completion of a request the IOC rank made to itself (no MPI involved). */
 typedef struct ioc_local {

@@ -51,3 +51,12 @@ size_t ioc_chunk_msgs(size_t nparts, uint64_t len)
 {
     return nparts >= 1 && nparts <= IOC_SPLIT_MAX && len >= (uint64_t)nparts * IOC_SPLIT_MIN ? nparts : 1;
 }
+
+size_t ioc_chunk_plan(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t len, uint64_t *mlen)
+{
+    size_t np = ioc_parts(lens, count, c, len, NULL, mlen, IOC_SPLIT_MAX);
+    if (ioc_chunk_msgs(np, len) > 1)
+        return np;
+    mlen[0] = len;
+    return 1;
+}

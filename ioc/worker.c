@@ -102,12 +102,8 @@ void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     unsigned char *scratch = malloc(H5SF_IOC_CHUNK);
     ioc_cursor_t   c       = {0, 0};
     for (uint64_t k = 0; scratch && k < nchunks(r->h.total); k++) {
-        uint64_t n = chunk_len(r->h.total, k), plen[IOC_SPLIT_MAX];
-        size_t   np = ioc_parts(r->lens, r->h.count, &c, n, NULL, plen, IOC_SPLIT_MAX);
-        if (ioc_chunk_msgs(np, n) == 1) {
-            np      = 1;
-            plen[0] = n;
-        }
+        uint64_t plen[IOC_SPLIT_MAX];
+        size_t   np = ioc_chunk_plan(r->lens, r->h.count, &c, chunk_len(r->h.total, k), plen);
         for (size_t j = 0; j < np; j++) {
             int rc = recv_bytes(ctx, scratch, plen[j], r->source, H5SF_TAG_WDATA(r->h.tag));
             if (rc == -2)
@@ -357,12 +353,8 @@ static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
     ioc_req_t     *r  = m->r;
     int            ix = round_ix(m, k);
     unsigned char *p  = round_buf(m, k);
-    uint64_t       n  = chunk_len(r->h.total, k), plen[IOC_SPLIT_MAX];
-    size_t         np = ioc_parts(r->lens, r->h.count, &m->mc, n, NULL, plen, IOC_SPLIT_MAX);
-    if (ioc_chunk_msgs(np, n) == 1) {
-        np      = 1;
-        plen[0] = n;
-    }
+    uint64_t       plen[IOC_SPLIT_MAX];
+    size_t         np = ioc_chunk_plan(r->lens, r->h.count, &m->mc, chunk_len(r->h.total, k), plen);
     for (size_t j = 0; j < np; p += plen[j], j++) {
         MPI_Request *q  = &m->req[ix][m->nreq[ix]];
         int          rc = r->h.op == H5SF_WIRE_WRITE
