@@ -22,6 +22,14 @@ run_ctest() { # build_dir, ctest args...
     )
 }
 
+# The three builds, the HDF5 cache and the largest test file (512 MiB) take
+# about 2 GiB.  Say so up front: a full disk otherwise shows up as ENOSPC in
+# whichever test runs out first.
+free_mib=$(df -Pm "$root" | awk 'NR == 2 { print $4 }')
+if [ -n "$free_mib" ] && [ "$free_mib" -lt 2048 ]; then
+    echo "warning: only $free_mib MiB free under $root; the suite needs about 2 GiB" >&2
+fi
+
 echo "== build (build/)"
 if H5SF_SANITIZE=0 H5SF_BUILD_DIR="$root/build" "$root/scripts/build.sh"; then
     echo "== ctest (build/)"

@@ -94,7 +94,8 @@ foreach(np 1 3)
   h5sf_mpi_test(t_iocmem_park_np${np} t_iocmem ${np} ${_rel}/iocmem_park_np${np} park
                 ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
 endforeach()
-# 8 ranks x 512 MiB through one IOC capped at 64 MiB: peak RSS of the IOC
+# 8 ranks x 512 MiB through one IOC capped at 64 MiB (each rank rewrites a
+# 64 MiB window: 512 MiB of disk in all): peak RSS of the IOC
 # rank under cap + 128 MiB.  Not in the ASan build: its shadow memory would
 # be measured, not ours.
 h5sf_mpi_test(t_iocmem_rss t_iocmem 8 ${_rel}/iocmem_rss rss 512 ENV "H5SF_IOC_MEMORY=67108864"
