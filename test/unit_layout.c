@@ -54,8 +54,9 @@ static void test_names(void)
         l->stripe_count = N;
         int idx[]       = {0, N / 2, N - 1};
         for (int j = 0; j < 3; j++) {
-            snprintf(want, sizeof want, "/scratch/run/" H5FD_SUBFILING_FILENAME_TEMPLATE, "data.h5",
-                     (uint64_t)1234567, digits(N), idx[j] + 1, N);
+            int w = snprintf(want, sizeof want, "/scratch/run/" H5FD_SUBFILING_FILENAME_TEMPLATE, "data.h5",
+                             (uint64_t)1234567, digits(N), idx[j] + 1, N);
+            CHECK(w > 0 && (size_t)w < sizeof want, "N=%d: reference name does not fit", N);
             CHECK(h5sf_subfile_path(l, idx[j], got, sizeof got, &e) == 0 && strcmp(got, want) == 0,
                   "N=%d idx=%d: %s vs %s (%s)", N, idx[j], got, want, e.msg);
         }
