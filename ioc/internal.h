@@ -56,6 +56,9 @@ typedef struct ioc_runner {
  * its clients send (they wait in MPI's rendezvous: back-pressure). */
 #define H5SF_IOC_CHUNK ((uint64_t)8 << 20)
 
+/* How long a parked context keeps its idle transfer slots (ctx.c). */
+#define H5SF_IOC_SLOT_KEEP_NS ((uint64_t)1000000000)
+
 /* payload.c: the MPI messages of a payload chunk.  A chunk of at most
  * IOC_SPLIT_MAX parts (pieces cut at chunk borders), IOC_SPLIT_MIN bytes or
  * more each on average, moves as one contiguous message per part; any other
@@ -198,6 +201,7 @@ void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **r
 /* worker.c */
 int  ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
 void ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
+void ioc_slots_trim(h5sf_ioc_ctx_t *ctx);
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
 /* Admit r in arrival order; queue it if it may run now.  Returns false if
  * the subfile is unknown (r untouched).  After a true return r belongs to

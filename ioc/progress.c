@@ -111,11 +111,18 @@ static void progress_main(void *arg)
         MPI_Message msg;
         MPI_Status  st;
         /* Parked (no file open, ctx.c): nothing can arrive; sleep until a
-         * file opens or the daemon stops. */
+         * file opens or the daemon stops.  Idle transfer slots outlive a
+         * short pause between files (codes that write a file per step
+         * reuse them) and are freed after a long one. */
         if (atomic_load(&ctx->parked)) {
             uv_mutex_lock(&ctx->lock);
-            while (atomic_load(&ctx->parked) && !atomic_load(&ctx->stop))
-                uv_cond_wait(&ctx->park_cond, &ctx->lock);
+            while (atomic_load(&ctx->parked) && !atomic_load(&ctx->stop)) {
+                if (ctx->nslots_free == 0)
+                    uv_cond_wait(&ctx->park_cond, &ctx->lock);
+                else if (uv_cond_timedwait(&ctx->park_cond, &ctx->lock, H5SF_IOC_SLOT_KEEP_NS) == UV_ETIMEDOUT &&
+                         atomic_load(&ctx->parked))
+                    ioc_slots_trim(ctx);
+            }
             uv_mutex_unlock(&ctx->lock);
             idle = 0;
             continue;

@@ -535,6 +535,16 @@ static unsigned char *slot_get(h5sf_ioc_ctx_t *ctx, bool wait)
     }
 }
 
+/* Free the idle slots (the memory goes back to the application); workers
+ * make new ones on demand.  Lock held. */
+void ioc_slots_trim(h5sf_ioc_ctx_t *ctx)
+{
+    while (ctx->nslots_free > 0) {
+        free(ctx->slots[--ctx->nslots_free]);
+        ctx->nslots_made--;
+    }
+}
+
 static void slot_put(h5sf_ioc_ctx_t *ctx, unsigned char *p)
 {
     if (!p)
@@ -904,7 +914,5 @@ void ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
     ctx->workers  = NULL;
     ctx->nworkers = 0;
     /* Every slot is back now. */
-    while (ctx->nslots_free > 0)
-        free(ctx->slots[--ctx->nslots_free]);
-    ctx->nslots_made = 0;
+    ioc_slots_trim(ctx);
 }

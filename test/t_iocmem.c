@@ -27,7 +27,9 @@
  *          rank 0 still has its IOC threads, asleep: the progress thread
  *          makes no context switch in 200 ms (a polling one makes
  *          thousands).  The second file is served by the same threads, and
- *          its request count is its own, not the sum of both files'.  After
+ *          its request count is its own, not the sum of both files', and
+ *          it finds the first file's transfer slots kept; a file opened
+ *          after 1.5 s parked finds them freed (1 s keep).  After
  *          H5SF_IOC_MERGE_WAIT changes, the third file gets new threads.
  *          After H5close() no IOC thread is left on any rank (the plugin
  *          may be unloaded), and the fourth file still works.
@@ -346,7 +348,10 @@ static long switches(pid_t tid)
 
 /* One file: strided write, read back, check; returns its IOC request count
  * on rank 0 (the only IOC). */
-static uint64_t park_round(const char *dir, int round)
+/* One file written and read strided through the IOC; returns its IOC
+ * request count, and the transfer slots the IOC held at open (slots[0])
+ * and at the end (slots[1]). */
+static uint64_t park_round(const char *dir, int round, uint64_t slots[2])
 {
     char           path[4200];
     hid_t          d;
@@ -356,6 +361,8 @@ static uint64_t park_round(const char *dir, int round)
     snprintf(path, sizeof path, "%s/park%d.h5", dir, round);
     hid_t f = make_file(path, "channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=2",
                         (hsize_t)n * (hsize_t)rl_size, &d);
+    ioc_stats(f, &st);
+    slots[0] = st.ioc_slots;
     for (size_t b = 0; b < K; b++)
         rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK, BLOCK, round);
     CHECK(strided_io(d, 1, buf) >= 0, "file %d: strided H5Dwrite failed", round);
@@ -370,6 +377,7 @@ static uint64_t park_round(const char *dir, int round)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     ioc_stats(f, &st);
+    slots[1] = st.ioc_slots;
     H5Dclose(d);
     CHECK(H5Fclose(f) >= 0, "file %d: close failed", round);
     free(buf);
@@ -379,9 +387,10 @@ static uint64_t park_round(const char *dir, int round)
 
 static void test_park(const char *dir)
 {
-    pid_t p1, p2, p3, p;
+    pid_t    p1, p2, p3, p;
+    uint64_t sl1[2], sl2[2], sl5[2], sl[2];
     CHECK(ioc_threads(&p) == 0, "IOC threads exist before any file was opened");
-    uint64_t r1 = park_round(dir, 1);
+    uint64_t r1 = park_round(dir, 1, sl1);
     int      n1 = ioc_threads(&p1);
     if (rl_rank == 0) {
         CHECK(n1 >= 2 && p1, "after the first file: %d IOC threads left on the IOC rank, a parked set expected", n1);
@@ -394,18 +403,32 @@ static void test_park(const char *dir)
     else
         CHECK(n1 == 0, "rank %d is no IOC but has %d IOC threads", rl_rank, n1);
 
-    uint64_t r2 = park_round(dir, 2);
+    uint64_t r2 = park_round(dir, 2, sl2);
     int      n2 = ioc_threads(&p2);
     if (rl_rank == 0) {
         CHECK(p2 == p1 && n2 == n1, "second file: progress thread %d (%d threads), the parked %d (%d) expected",
               (int)p2, n2, (int)p1, n1);
         CHECK(r1 > 0 && r2 == r1, "IOC requests: %llu for the first file, %llu for the same work in the second",
               (unsigned long long)r1, (unsigned long long)r2);
+        /* 200 ms after the first file: its transfer slots were kept.  (At
+         * one rank its payload travels inline, without slots.) */
+        CHECK(sl1[0] == 0 && sl2[0] == sl1[1],
+              "slots at open: %llu for the first file, %llu for the second (0 and the first's %llu expected)",
+              (unsigned long long)sl1[0], (unsigned long long)sl2[0], (unsigned long long)sl1[1]);
     }
+    /* Parked longer than H5SF_IOC_SLOT_KEEP_NS (1 s): the slots are gone. */
+    usleep(1500000);
+    park_round(dir, 5, sl5);
+    if (rl_rank == 0)
+        printf("t_iocmem park: slots at open: %llu, %llu (the first file made %llu), %llu after 1.5 s\n",
+               (unsigned long long)sl1[0], (unsigned long long)sl2[0], (unsigned long long)sl1[1],
+               (unsigned long long)sl5[0]);
+    if (rl_rank == 0)
+        CHECK(sl5[0] == 0, "%llu transfer slots still held after 1.5 s parked", (unsigned long long)sl5[0]);
 
     /* Settings of the daemon changed: a new context with them. */
     setenv("H5SF_IOC_MERGE_WAIT", "1000", 1);
-    park_round(dir, 3);
+    park_round(dir, 3, sl);
     ioc_threads(&p3);
     if (rl_rank == 0)
         CHECK(p3 && p3 != p1, "after H5SF_IOC_MERGE_WAIT changed the old progress thread %d still serves", (int)p1);
@@ -414,7 +437,7 @@ static void test_park(const char *dir)
     H5close();
     int n4 = ioc_threads(&p);
     CHECK(n4 == 0, "%d IOC threads still alive after H5close()", n4);
-    park_round(dir, 4);
+    park_round(dir, 4, sl);
     unsetenv("H5SF_IOC_MERGE_WAIT");
 }
 
