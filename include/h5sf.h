@@ -90,7 +90,7 @@ typedef struct h5sf_stats_t {
     uint64_t ioc_merged;                        /* of those, merged into another's run */
     uint64_t ioc_syscalls;                      /* pwritev/preadv calls           */
     uint64_t ioc_open_fds, ioc_reopens;         /* subfile descriptors open now; reopened */
-    uint64_t ioc_slots;                         /* transfer buffers allocated (8 MiB each) */
+    uint64_t ioc_slots;                         /* transfer buffers held now (8 MiB each) */
     uint64_t local_reads;                       /* subfile reads that skipped the IOC (same node) */
     uint64_t local_writes;                      /* subfile writes that skipped the IOC (same node, not sparse) */
 } h5sf_stats_t;
