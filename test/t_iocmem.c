@@ -153,6 +153,7 @@ static void test_rss(const char *dir, int mib)
 {
     char           path[4200];
     hid_t          d;
+    const char    *cfg   = "channel=ioc,ioc=total:1,stripe_size=64MiB,stripe_count=1";
     const size_t   piece = (size_t)32 << 20, window = 2 * piece;
     uint64_t       per = (uint64_t)mib << 20, base = window * (uint64_t)rl_rank;
     uint64_t       last = per / window - 1; /* the pass whose bytes stay */
@@ -170,8 +171,7 @@ static void test_rss(const char *dir, int mib)
      * sees MIB MiB per rank, the disk holds 64 MiB per rank (CI machines
      * may have little disk; the memory bound does not depend on where the
      * bytes land). */
-    hid_t f =
-        make_file(path, "channel=ioc,ioc=total:1,stripe_size=64MiB,stripe_count=1", window * (hsize_t)rl_size, &d);
+    hid_t f = make_file(path, cfg, window * (hsize_t)rl_size, &d);
     rl_step(600, "rss: write %d MiB per rank", mib);
     for (uint64_t w = 0; ok && w < per; w += piece) {
         uint64_t off = base + w % window;
@@ -215,7 +215,7 @@ static void test_rss(const char *dir, int mib)
     }
     /* Hundreds of MiB: never leave them to the next test, pass or fail
      * (removing the stub alone would leave the subfile). */
-    hid_t fapl = rl_fapl("channel=ioc,ioc=total:1,stripe_size=64MiB,stripe_count=1");
+    hid_t fapl = rl_fapl(cfg);
     CHECK(H5Fdelete(path, fapl) >= 0, "H5Fdelete(%s) failed", path);
     H5Pclose(fapl);
     free(buf);
@@ -346,11 +346,9 @@ static long switches(pid_t tid)
     return n;
 }
 
-/* One file: strided write, read back, check; returns its IOC request count
- * on rank 0 (the only IOC). */
-/* One file written and read strided through the IOC; returns its IOC
- * request count, and the transfer slots the IOC held at open (slots[0])
- * and at the end (slots[1]). */
+/* One file: strided write, read back, check.  Returns its IOC request count
+ * on rank 0 (the only IOC), and the transfer slots that IOC held at open
+ * (slots[0]) and at the end (slots[1]). */
 static uint64_t park_round(const char *dir, int round, uint64_t slots[2])
 {
     char           path[4200];
@@ -419,12 +417,12 @@ static void test_park(const char *dir)
     /* Parked longer than H5SF_IOC_SLOT_KEEP_NS (1 s): the slots are gone. */
     usleep(1500000);
     park_round(dir, 5, sl5);
-    if (rl_rank == 0)
+    if (rl_rank == 0) {
         printf("t_iocmem park: slots at open: %llu, %llu (the first file made %llu), %llu after 1.5 s\n",
                (unsigned long long)sl1[0], (unsigned long long)sl2[0], (unsigned long long)sl1[1],
                (unsigned long long)sl5[0]);
-    if (rl_rank == 0)
         CHECK(sl5[0] == 0, "%llu transfer slots still held after 1.5 s parked", (unsigned long long)sl5[0]);
+    }
 
     /* Settings of the daemon changed: a new context with them. */
     setenv("H5SF_IOC_MERGE_WAIT", "1000", 1);
