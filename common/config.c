@@ -90,8 +90,9 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "How long an IOC worker holding a request with gaps between its pieces (a strided selection) waits "
      "for other ranks' requests that fill the gaps, to write or read all of them as contiguous runs.  It "
      "stops waiting as soon as the gaps are filled.  By default the wait is also at most 2 us per piece; "
-     "an explicit value drops that bound.  0 turns waiting off (requests already queued are still "
-     "merged)."},
+     "an explicit value drops that bound.  A default-length wait nobody joined is not repeated on that "
+     "subfile for 100 ms, and a file opened by one rank alone never waits.  0 turns waiting off "
+     "(requests already queued are still merged)."},
     {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
      "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
      "instead of two).  0: every read goes through the IOC."},

@@ -217,6 +217,7 @@ static void unpark(h5sf_ioc_ctx_t *ctx)
     atomic_store(&ctx->io_ns, 0);
     atomic_store(&ctx->groups, 0);
     atomic_store(&ctx->merged, 0);
+    atomic_store(&ctx->merge_waits, 0);
     atomic_store(&ctx->syscalls, 0);
     atomic_store(&ctx->reopens, 0);
 }
@@ -331,6 +332,7 @@ void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out)
     out->io_ns           = atomic_load(&c->io_ns);
     out->groups          = atomic_load(&c->groups);
     out->merged          = atomic_load(&c->merged);
+    out->merge_waits     = atomic_load(&c->merge_waits);
     out->syscalls        = atomic_load(&c->syscalls);
     out->reopens         = atomic_load(&c->reopens);
     uv_mutex_lock(&c->lock);

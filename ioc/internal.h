@@ -179,7 +179,7 @@ struct h5sf_ioc_ctx {
     uint64_t         use_clock;
     /* counters */
     atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
-    atomic_uint_fast64_t groups, merged, syscalls, reopens;
+    atomic_uint_fast64_t groups, merged, merge_waits, syscalls, reopens;
     h5sf_ioc_ctx_t  *next;
 };
 

@@ -82,6 +82,7 @@ typedef struct h5sf_ioc_counters {
     uint64_t io_ns;          /* total time executing requests (I/O and transfer) */
     uint64_t groups;         /* worker executions (a request and those merged)  */
     uint64_t merged;         /* requests merged into another's execution        */
+    uint64_t merge_waits;    /* times a worker waited for other ranks' requests */
     uint64_t syscalls;       /* pwritev/preadv calls                            */
     uint64_t reopens;        /* subfiles reopened after the descriptor cap      */
     uint64_t open_fds;       /* subfile descriptors open now                    */

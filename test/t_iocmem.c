@@ -7,7 +7,9 @@
  *          each request briefly, so the ranks' requests queue up together.
  *          The IOC must merge them: its pwritev/preadv count stays far
  *          below the number of pieces (without merging every block is a
- *          call of its own).  Data checked against the pattern.
+ *          call of its own).  Data checked against the pattern.  One
+ *          rank alone writes blocks 0, 2, 4, ... (a selection with gaps), and
+ *          its IOC must not wait for companions that cannot come.
  *   rss    Every rank writes MIB MiB (default 512) through one IOC, 32 MiB
  *          per H5Dwrite from one reused buffer, into a 64 MiB window of its
  *          own that it overwrites pass after pass (64 MiB of disk per rank),
@@ -60,10 +62,14 @@ static hid_t make_file(const char *path, const char *cfg, hsize_t n, hid_t *d)
     return f;
 }
 
-/* This rank's blocks: r, r+N, ... as one regular hyperslab. */
+/* Blocks per row of the interleaved pattern: one per rank, and two with one
+ * rank, so that a lone rank's selection still has gaps (is sparse). */
+static int row(void) { return rl_size > 1 ? rl_size : 2; }
+
+/* This rank's blocks: r, r+R, r+2R, ... (R = row()) as one regular hyperslab. */
 static herr_t strided_io(hid_t d, int write, unsigned char *buf)
 {
-    hsize_t start = (hsize_t)rl_rank * BLOCK, stride = (hsize_t)rl_size * BLOCK, count = K, blk = BLOCK;
+    hsize_t start = (hsize_t)rl_rank * BLOCK, stride = (hsize_t)row() * BLOCK, count = K, blk = BLOCK;
     hsize_t n  = (hsize_t)K * BLOCK;
     hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &blk);
@@ -87,14 +93,14 @@ static void test_merge(const char *dir)
     size_t         n   = (size_t)K * BLOCK;
     unsigned char *buf = malloc(n), *got = malloc(n);
     h5sf_stats_t   s0, s1, s2;
-    uint64_t       pieces = (uint64_t)K * (uint64_t)rl_size;
+    uint64_t       pieces = (uint64_t)K * (uint64_t)row();
 
     snprintf(path, sizeof path, "%s/merge.h5", dir);
     rl_step(120, "merge: create");
     hid_t f = make_file(path, "channel=ioc,ioc=total:1,threads=1,stripe_size=64MiB,stripe_count=1",
-                        (hsize_t)n * (hsize_t)rl_size, &d);
+                        (hsize_t)n * (hsize_t)row(), &d);
     for (size_t b = 0; b < K; b++) /* block b of this rank sits at (b*N + r) * BLOCK */
-        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK, BLOCK, 7);
+        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK, BLOCK, 7);
     H5Fflush(f, H5F_SCOPE_GLOBAL);
     MPI_Barrier(MPI_COMM_WORLD);
     ioc_stats(f, &s0);
@@ -109,7 +115,7 @@ static void test_merge(const char *dir)
     MPI_Barrier(MPI_COMM_WORLD);
     ioc_stats(f, &s2);
     for (size_t b = 0; b < K; b++) {
-        uint64_t off = ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK;
+        uint64_t off = ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK;
         size_t   bad = rl_mismatch(got + b * BLOCK, off, BLOCK, 7);
         CHECK(bad == BLOCK, "block %zu (file offset %llu): byte %zu differs from the pattern", b,
               (unsigned long long)off, bad);
@@ -119,10 +125,15 @@ static void test_merge(const char *dir)
     if (rl_rank == 0) { /* the IOC */
         uint64_t wcalls = s1.ioc_syscalls - s0.ioc_syscalls, rcalls = s2.ioc_syscalls - s1.ioc_syscalls;
         uint64_t wmerged = s1.ioc_merged - s0.ioc_merged, rmerged = s2.ioc_merged - s1.ioc_merged;
+        uint64_t waits = s2.ioc_merge_waits - s0.ioc_merge_waits;
         printf("t_iocmem merge: %d ranks x %d blocks: write %llu calls (%llu requests merged), read %llu calls "
-               "(%llu merged)\n",
+               "(%llu merged), %llu merge waits\n",
                rl_size, K, (unsigned long long)wcalls, (unsigned long long)wmerged, (unsigned long long)rcalls,
-               (unsigned long long)rmerged);
+               (unsigned long long)rmerged, (unsigned long long)waits);
+        /* Alone on the communicator nobody can fill the gaps: no waiting,
+         * even with H5SF_IOC_MERGE_WAIT set (2 s here). */
+        if (rl_size == 1)
+            CHECK(waits == 0, "%llu merge waits with one rank", (unsigned long long)waits);
         if (rl_size > 1) {
             CHECK(wmerged >= 1 && rmerged >= 1, "no requests merged (write %llu, read %llu)",
                   (unsigned long long)wmerged, (unsigned long long)rmerged);
@@ -358,16 +369,16 @@ static uint64_t park_round(const char *dir, int round, uint64_t slots[2])
     h5sf_stats_t   st;
     snprintf(path, sizeof path, "%s/park%d.h5", dir, round);
     hid_t f = make_file(path, "channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=2",
-                        (hsize_t)n * (hsize_t)rl_size, &d);
+                        (hsize_t)n * (hsize_t)row(), &d);
     ioc_stats(f, &st);
     slots[0] = st.ioc_slots;
     for (size_t b = 0; b < K; b++)
-        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK, BLOCK, round);
+        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK, BLOCK, round);
     CHECK(strided_io(d, 1, buf) >= 0, "file %d: strided H5Dwrite failed", round);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(strided_io(d, 0, got) >= 0, "file %d: strided H5Dread failed", round);
     for (size_t b = 0; b < K; b++) {
-        uint64_t off = ((uint64_t)b * (uint64_t)rl_size + (uint64_t)rl_rank) * BLOCK;
+        uint64_t off = ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK;
         size_t   bad = rl_mismatch(got + b * BLOCK, off, BLOCK, round);
         CHECK(bad == BLOCK, "file %d, block %zu: byte %zu differs from the pattern", round, b, bad);
         if (bad != BLOCK)

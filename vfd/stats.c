@@ -31,13 +31,13 @@ void h5sf_stats_report(h5sf_file_t *f)
             max_inflight = c.max_inflight;
     }
     uint64_t served = c.requests_served, served_all = 0, qwait = c.queue_wait_ns, qwait_all = 0, io = c.io_ns,
-             io_all = 0, ic[2] = {c.merged, c.syscalls}, ic_all[2] = {0, 0};
+             io_all = 0, ic[3] = {c.merged, c.syscalls, c.merge_waits}, ic_all[3] = {0, 0, 0};
     MPI_Reduce(mine, sum, NF, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(&max_inflight, &all_inflight, 1, MPI_UINT64_T, MPI_MAX, 0, f->comm);
     MPI_Reduce(&served, &served_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(&qwait, &qwait_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(&io, &io_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
-    MPI_Reduce(ic, ic_all, 2, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+    MPI_Reduce(ic, ic_all, 3, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     if (f->rank != 0)
         return;
     fprintf(stderr,
@@ -48,6 +48,7 @@ void h5sf_stats_report(h5sf_file_t *f)
             "                   %llu reads and %llu writes straight to subfiles on the IOC's node\n"
             "  bytes            %llu read, %llu written\n"
             "  IOC              %llu requests served (%llu merged into another's runs), %llu pwritev/preadv\n"
+            "                   %llu waits for other ranks' requests to merge with\n"
             "                   %.3f s queue wait, %.3f s executing\n",
             f->name, f->size, f->nioc, f->layout.stripe_count,
             f->channel == H5FD_H5SF_CHANNEL_IOC ? "IOC" : "direct", (unsigned long long)sum[0],
@@ -55,7 +56,7 @@ void h5sf_stats_report(h5sf_file_t *f)
             (unsigned long long)sum[4], (unsigned long long)all_inflight, (unsigned long long)sum[7],
             (unsigned long long)sum[8], (unsigned long long)sum[5],
             (unsigned long long)sum[6], (unsigned long long)served_all, (unsigned long long)ic_all[0],
-            (unsigned long long)ic_all[1], qwait_all / 1e9, io_all / 1e9);
+            (unsigned long long)ic_all[1], (unsigned long long)ic_all[2], qwait_all / 1e9, io_all / 1e9);
 }
 
 /* ---- H5SF_LOG (h5sf_log_open and its helpers) ------------------------- */
