@@ -99,7 +99,7 @@ static void test_merge(const char *dir)
     rl_step(120, "merge: create");
     hid_t f = make_file(path, "channel=ioc,ioc=total:1,threads=1,stripe_size=64MiB,stripe_count=1",
                         (hsize_t)n * (hsize_t)row(), &d);
-    for (size_t b = 0; b < K; b++) /* block b of this rank sits at (b*N + r) * BLOCK */
+    for (size_t b = 0; b < K; b++) /* block b of this rank sits at (b*R + r) * BLOCK */
         rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK, BLOCK, 7);
     H5Fflush(f, H5F_SCOPE_GLOBAL);
     MPI_Barrier(MPI_COMM_WORLD);

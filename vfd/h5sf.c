@@ -499,13 +499,13 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
                 h5sf_ioc_get_counters(f->ctx, &c);
                 if (c.max_inflight > st->cobegin_max_inflight)
                     st->cobegin_max_inflight = c.max_inflight;
-                st->ioc_requests = c.requests_served;
-                st->ioc_merged   = c.merged;
+                st->ioc_requests    = c.requests_served;
+                st->ioc_merged      = c.merged;
                 st->ioc_merge_waits = c.merge_waits;
-                st->ioc_syscalls = c.syscalls;
-                st->ioc_open_fds = c.open_fds;
-                st->ioc_reopens  = c.reopens;
-                st->ioc_slots    = c.slots;
+                st->ioc_syscalls    = c.syscalls;
+                st->ioc_open_fds    = c.open_fds;
+                st->ioc_reopens     = c.reopens;
+                st->ioc_slots       = c.slots;
             }
             break;
         }
