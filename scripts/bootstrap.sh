@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent setup: Debian packages, then parallel HDF5 1.14.5 built from
-# Debian's trixie source package into a versioned cache prefix.
+# Debian's trixie source package into a versioned cache prefix.  HDF5's own
+# test/ and testpar/ programs are built in the same tree (kept in
+# $CACHE/hdf5-build) for the conformance suite (scripts/conformance.sh), with
+# the harness patch from test/conformance/ applied to test/h5test.c.
 #
 # The deb-src line is derived at run time from the mirror URI already in the
 # machine's apt sources, so no registry host name lives in this repository.
@@ -25,7 +28,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [ -f "$PREFIX/.complete" ]; then
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HARNESS_PATCH="$ROOT/test/conformance/hdf5-harness.patch"
+if [ -f "$PREFIX/.complete" ] && [ -f "$CACHE/hdf5-build/.tests-complete" ]; then
     log "HDF5 ${HDF5_DEB_VERSION} already in $PREFIX"
     exit 0
 fi
@@ -79,17 +84,33 @@ if [ ! -d hdf5-src ]; then
     mv "hdf5-unpack/$(ls hdf5-unpack | head -1)" hdf5-src && rm -rf hdf5-unpack
 fi
 
-log "building parallel HDF5 into $PREFIX"
+# The harness patch only touches test/ (never the library), so it can be
+# applied to the shared source tree; reverse-applies cleanly means done.
+if [ -f "$HARNESS_PATCH" ] && ! patch -d hdf5-src -p1 -R --dry-run -s -f <"$HARNESS_PATCH" >/dev/null 2>&1; then
+    patch -d hdf5-src -p1 -s -f <"$HARNESS_PATCH" || { log "harness patch does not apply"; exit 1; }
+fi
+
+if [ -f "$PREFIX/.complete" ] && [ -f "$CACHE/hdf5-build/CMakeCache.txt" ]; then
+    # Installed by an older bootstrap without the test programs: add them.
+    log "building HDF5's test programs in $CACHE/hdf5-build"
+    cmake -S hdf5-src -B "$CACHE/hdf5-build" -DBUILD_TESTING=ON >>"$CACHE/hdf5-configure.log" 2>&1
+    cmake --build "$CACHE/hdf5-build" -j"$(nproc)" >"$CACHE/hdf5-build.log" 2>&1 \
+        || { tail -40 "$CACHE/hdf5-build.log"; exit 1; }
+    touch "$CACHE/hdf5-build/.tests-complete"
+    exit 0
+fi
+
+log "building parallel HDF5 and its test programs into $PREFIX"
 rm -rf "$CACHE/hdf5-build"
 CC=mpicc cmake -S hdf5-src -B "$CACHE/hdf5-build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DBUILD_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF \
     -DHDF5_ENABLE_PARALLEL=ON -DHDF5_ENABLE_SUBFILING_VFD=ON -DHDF5_BUILD_TOOLS=ON \
-    -DBUILD_TESTING=OFF -DHDF5_BUILD_EXAMPLES=OFF -DHDF5_BUILD_FORTRAN=OFF -DHDF5_BUILD_CPP_LIB=OFF \
+    -DBUILD_TESTING=ON -DHDF5_TEST_PARALLEL=ON -DHDF5_TEST_SERIAL=ON -DHDF5_BUILD_EXAMPLES=OFF -DHDF5_BUILD_FORTRAN=OFF -DHDF5_BUILD_CPP_LIB=OFF \
     -DHDF5_BUILD_HL_LIB=ON -DHDF5_ENABLE_Z_LIB_SUPPORT=ON -DHDF5_ENABLE_SZIP_SUPPORT=OFF \
     -DHDF5_BUILD_UTILS=ON >"$CACHE/hdf5-configure.log" 2>&1 \
     || { tail -40 "$CACHE/hdf5-configure.log"; exit 1; }
 cmake --build "$CACHE/hdf5-build" -j"$(nproc)" >"$CACHE/hdf5-build.log" 2>&1 \
     || { tail -40 "$CACHE/hdf5-build.log"; exit 1; }
 cmake --install "$CACHE/hdf5-build" >/dev/null
-touch "$PREFIX/.complete"
+touch "$PREFIX/.complete" "$CACHE/hdf5-build/.tests-complete"
 log "HDF5 installed in $PREFIX"
