@@ -67,14 +67,16 @@ typedef struct H5FD_h5sf_config_t {
     char                 subfile_dir[H5FD_H5SF_PATH_MAX]; /* default: stub's directory */
     char                 config_dir[H5FD_H5SF_PATH_MAX];  /* default: stub's directory */
     MPI_Comm             comm;         /* MPI_COMM_NULL: fapl's MPI params, else MPI_COMM_WORLD */
-    MPI_Info             info;
+    MPI_Info             info;         /* duplicated by H5Pset_fapl_h5sf, as H5Pset_fapl_mpio does */
 } H5FD_h5sf_config_t;
 
 /* Fill *config with defaults (all "default" markers, comm = MPI_COMM_NULL). */
 H5_DLL herr_t H5FD_h5sf_config_init(H5FD_h5sf_config_t *config);
 H5_DLL hid_t  H5FD_h5sf_init(void);
 H5_DLL herr_t H5Pset_fapl_h5sf(hid_t fapl_id, const H5FD_h5sf_config_t *config);
-/* Reports the values in effect: fapl, then environment overrides applied. */
+/* Reports the values in effect: fapl, then environment overrides applied.
+ * comm and info, when not MPI_COMM_NULL / MPI_INFO_NULL, are duplicates the
+ * caller frees (MPI_Comm_free, MPI_Info_free), as with H5Pget_fapl_mpio. */
 H5_DLL herr_t H5Pget_fapl_h5sf(hid_t fapl_id, H5FD_h5sf_config_t *config);
 
 /* Per-file statistics, summed over this rank's calls (H5FD_H5SF_CTL_GET_STATS). */

@@ -193,9 +193,6 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     H5FD_t       *ret_value = NULL;
     h5sf_errbuf_t eb        = {0};
     int           provided  = 0, failed = 0;
-    MPI_Comm      comm      = MPI_COMM_NULL;
-    MPI_Info      info      = MPI_INFO_NULL;
-    bool          own_comm  = false;
 
     if (!name || !*name)
         H5SF_GOTO(NULL, H5E_ARGS, H5E_BADVALUE, "invalid file name");
@@ -216,29 +213,29 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
      * every rank reaches the first agreement below. */
     if (h5sf_fapl_resolve(fapl_id, &f->cfg, &eb) < 0)
         failed = 1;
-    if (!failed && f->cfg.comm != MPI_COMM_NULL) {
-        comm = f->cfg.comm;
-        info = f->cfg.info;
+    if (failed) {
+        /* Bad settings: still agree on the fapl's communicator, whose
+         * other ranks may be fine and waiting. */
+        const H5FD_h5sf_config_t *di = NULL;
+        h5sf_config_defaults(&f->cfg);
+        H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); } H5E_END_TRY
+        if (di) {
+            f->cfg.comm = di->comm;
+            f->cfg.info = di->info;
+        }
     }
-    else {
-        H5E_BEGIN_TRY { own_comm = H5Pget_mpi_params(fapl_id, &comm, &info) >= 0; } H5E_END_TRY
-        if (!own_comm || comm == MPI_COMM_NULL)
-            comm = MPI_COMM_WORLD;
+    {
+        h5sf_errbuf_t ceb = {0};
+        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &ceb) < 0)
+            H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &ceb);
     }
-    if (MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
-        H5SF_GOTO(NULL, H5E_VFL, H5E_CANTINIT, "MPI_Comm_dup failed");
+    /* cfg's handles belong to the fapl; the file keeps only its dups. */
+    f->cfg.comm = MPI_COMM_NULL;
+    f->cfg.info = MPI_INFO_NULL;
     /* HDF5 insists on a real info object (H5Fget_access_plist fails on
      * MPI_INFO_NULL), so keep an empty one when none was given. */
-    if (info != MPI_INFO_NULL)
-        MPI_Info_dup(info, &f->info);
-    else
+    if (f->info == MPI_INFO_NULL)
         MPI_Info_create(&f->info);
-    if (own_comm) {
-        if (comm != MPI_COMM_NULL && comm != MPI_COMM_WORLD)
-            MPI_Comm_free(&comm);
-        if (info != MPI_INFO_NULL)
-            MPI_Info_free(&info);
-    }
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
     if (h5sf_agree(f->comm, failed, &eb) < 0)
@@ -426,15 +423,18 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     h5sf_errbuf_t      eb        = {0};
     herr_t             ret_value = 0;
     int                provided, rank = 0, failed = 0;
-    MPI_Comm           comm = MPI_COMM_WORLD;
+    MPI_Comm           comm = MPI_COMM_NULL;
+    MPI_Info           info = MPI_INFO_NULL;
     char               path[2 * H5SF_LAYOUT_PATH_MAX];
 
     if (h5sf_mpi_ensure(&provided, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
     if (h5sf_fapl_resolve(fapl_id, &cfg, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
-    if (cfg.comm != MPI_COMM_NULL)
-        comm = cfg.comm;
+    /* Collective on the fapl's communicator only: IOR deletes from one
+     * rank with MPI_COMM_SELF, split groups each delete their own file. */
+    if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, &eb) < 0)
+        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
         struct stat st;
@@ -463,6 +463,10 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     if (h5sf_agree(comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
 done:
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_free(&comm);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
     free(l);
     return ret_value;
 }
@@ -565,29 +569,46 @@ done:
 
 /* ---- fapl callbacks ---------------------------------------------------- */
 
+/* Driver info owns duplicates of its comm and info, like the MPI-IO
+ * driver's fapl: the caller may free its own right after
+ * H5Pset_fapl_h5sf, and every copy HDF5 makes is freed on its own. */
+static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info info)
+{
+    H5FD_h5sf_config_t *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c      = *src;
+    c->comm = MPI_COMM_NULL;
+    c->info = MPI_INFO_NULL;
+    if (comm != MPI_COMM_NULL && h5sf_mpi_usable() && MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS)
+        c->comm = MPI_COMM_NULL;
+    if (info != MPI_INFO_NULL && h5sf_mpi_usable() && MPI_Info_dup(info, &c->info) != MPI_SUCCESS)
+        c->info = MPI_INFO_NULL;
+    return c;
+}
+
 static void *h5sf_fapl_get(H5FD_t *file)
 {
-    h5sf_file_t        *f = (h5sf_file_t *)file;
-    H5FD_h5sf_config_t *c = malloc(sizeof *c);
-    if (c) {
-        *c      = f->cfg;
-        c->comm = MPI_COMM_NULL; /* our dup dies with the file */
-        c->info = MPI_INFO_NULL;
-    }
-    return c;
+    h5sf_file_t *f = (h5sf_file_t *)file;
+    return config_dup(&f->cfg, f->comm, f->info);
 }
 
 static void *h5sf_fapl_copy(const void *fa)
 {
-    H5FD_h5sf_config_t *c = malloc(sizeof *c);
-    if (c)
-        memcpy(c, fa, sizeof *c);
-    return c;
+    const H5FD_h5sf_config_t *c = fa;
+    return config_dup(c, c->comm, c->info);
 }
 
 static herr_t h5sf_fapl_free(void *fa)
 {
-    free(fa);
+    H5FD_h5sf_config_t *c = fa;
+    if (c && h5sf_mpi_usable()) {
+        if (c->comm != MPI_COMM_NULL)
+            MPI_Comm_free(&c->comm);
+        if (c->info != MPI_INFO_NULL)
+            MPI_Info_free(&c->info);
+    }
+    free(c);
     return 0;
 }
 

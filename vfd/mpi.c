@@ -25,6 +25,57 @@ bool h5sf_mpi_finalizing(void)
     return fin != 0;
 }
 
+bool h5sf_mpi_usable(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    return init && !fin && !finalizing;
+}
+
+/* The communicator a fapl names for h5sf's collective steps: h5sf's driver
+ * info first, then the fapl's MPI parameters (H5Pset_mpi_params,
+ * H5Pset_fapl_mpio redirected), else MPI_COMM_WORLD.  *comm and *info are
+ * new duplicates (or MPI_INFO_NULL) the caller frees. */
+int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info,
+                   h5sf_errbuf_t *e)
+{
+    MPI_Comm c   = MPI_COMM_NULL;
+    MPI_Info i   = MPI_INFO_NULL;
+    bool     own = false;
+
+    *comm = MPI_COMM_NULL;
+    *info = MPI_INFO_NULL;
+    if (cfg->comm != MPI_COMM_NULL) {
+        c = cfg->comm;
+        i = cfg->info;
+    }
+    else if (fapl_id != H5P_DEFAULT && fapl_id != H5I_INVALID_HID) {
+        herr_t r = -1;
+        H5E_BEGIN_TRY { r = H5Pget_mpi_params(fapl_id, &c, &i); } H5E_END_TRY
+        own = r >= 0;
+        if (!own)
+            c = MPI_COMM_NULL, i = MPI_INFO_NULL;
+    }
+    if (c == MPI_COMM_NULL)
+        c = MPI_COMM_WORLD;
+    int rc = MPI_Comm_dup(c, comm);
+    if (rc == MPI_SUCCESS && i != MPI_INFO_NULL)
+        rc = MPI_Info_dup(i, info);
+    if (own) {
+        if (c != MPI_COMM_WORLD && c != MPI_COMM_NULL)
+            MPI_Comm_free(&c);
+        if (i != MPI_INFO_NULL)
+            MPI_Info_free(&i);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (*comm != MPI_COMM_NULL)
+            MPI_Comm_free(comm);
+        return h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator");
+    }
+    return 0;
+}
+
 static int on_self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)attr; (void)extra;
