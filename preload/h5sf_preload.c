@@ -15,12 +15,16 @@
  * H5Fset_mpi_atomicity / H5Fget_mpi_atomicity on a redirected file are
  * answered here (HDF5 itself would crash, see below).
  *
+ * With H5SF_PRELOAD_THREAD_MULTIPLE=1, the program's plain MPI_Init becomes
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE), so programs that never ask for
+ * threads can use I/O concentrators (which need MPI_THREAD_MULTIPLE); a
+ * program's own MPI_Init_thread is left alone.
+ *
  * Limits (docs/user-guide.md): H5Fget_vfd_handle gives h5sf's handle (a
  * pointer to the stub's file descriptor), not an MPI_File; a program that
- * checks H5Pget_driver() == H5FD_MPIO sees h5sf instead; the IOC channel
- * needs MPI_THREAD_MULTIPLE, so programs that call plain MPI_Init get the
- * direct channel; a program linked statically against HDF5 cannot be
- * interposed at all.
+ * checks H5Pget_driver() == H5FD_MPIO sees h5sf instead; without the
+ * MPI_Init opt-in, programs that call plain MPI_Init get the direct channel;
+ * a program linked statically against HDF5 cannot be interposed at all.
  *
  * The plugin is found through HDF5_PLUGIN_PATH, else in the installed plugin
  * directory next to this library (<libdir>/hdf5/plugin).
@@ -141,6 +145,24 @@ herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
     if (!real && !(real = (get_mpio_fn)next_symbol("H5Pget_fapl_mpio")))
         return -1;
     return real(fapl_id, comm, info);
+}
+
+/* Plain MPI_Init through the profiling interface, upgraded on request. */
+int MPI_Init(int *argc, char ***argv)
+{
+    const char *v = getenv("H5SF_PRELOAD_THREAD_MULTIPLE");
+    int         provided;
+    if (!v || strcmp(v, "1") != 0)
+        return PMPI_Init(argc, argv);
+    int rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    if (rc == MPI_SUCCESS && provided != MPI_THREAD_MULTIPLE) {
+        int rank = 0;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            fprintf(stderr, SHIM ": H5SF_PRELOAD_THREAD_MULTIPLE=1 but MPI provides thread level %d only\n",
+                    provided);
+    }
+    return rc;
 }
 
 /* HDF5 1.14 hands H5Fset/get_mpi_atomicity to MPI_File_set/get_atomicity on

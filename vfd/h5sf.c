@@ -575,8 +575,18 @@ done:
 static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info info)
 {
     H5FD_h5sf_config_t *c = malloc(sizeof *c);
+    int                 init = 0, fin = 0, provided;
     if (!c)
         return NULL;
+    /* Like the built-in driver's H5Pset_fapl_subfiling: a serial program
+     * that selects h5sf may call MPI on the fapl (HDF5's test harness asks
+     * for its rank) before any open has started MPI. */
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (!init && !fin) {
+        h5sf_errbuf_t eb = {0};
+        (void)h5sf_mpi_ensure(&provided, &eb); /* on failure, open reports it */
+    }
     *c      = *src;
     c->comm = MPI_COMM_NULL;
     c->info = MPI_INFO_NULL;

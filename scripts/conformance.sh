@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# HDF5's own test programs through h5sf (the conformance suite).
+#
+#   scripts/conformance.sh PART [REGEX]
+#     PART   serial            every program of HDF5's test/ that takes its
+#                              fapl from the harness, with HDF5_DRIVER=h5sf
+#            parallel-direct   every testpar/ program at 4 ranks, H5Pset_fapl_mpio
+#            parallel-ioc      redirected to h5sf by libh5sf_preload.so, with
+#                              the direct or the IOC channel
+#            report            write docs/conformance.md from the last runs
+#     REGEX  run only the programs whose name matches
+#
+# The programs come from the HDF5 build scripts/bootstrap.sh keeps in
+# $H5SF_CACHE/hdf5-build (built from the same source, with the harness patch
+# test/conformance/hdf5-harness.patch).  Results go to
+# $H5SF_BUILD_DIR/conformance/<part>.tsv: program, result (pass, FAIL,
+# TIMEOUT), seconds, and for a failure the same program's result under a
+# reference driver (serial: HDF5's mpio and subfiling; parallel: HDF5's own
+# MPI-IO driver, no redirect).  test/conformance/expected.tsv lists the
+# failures that are expected, with their reason; any other failure or any
+# timeout makes the part fail (exit 1).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+part="${1:?usage: conformance.sh serial|parallel-direct|parallel-ioc|report [REGEX]}"
+filter="${2:-.}"
+
+if [ "$part" = report ]; then
+    source "$root/scripts/env.sh"
+    exec python3 "$root/scripts/conformance-report.py" "$H5SF_BUILD_DIR/conformance" \
+        "$root/test/conformance/expected.tsv" "$root/docs/conformance.md"
+fi
+
+"$root/scripts/bootstrap.sh" || exit 1
+source "$root/scripts/env.sh"
+CACHE="${H5SF_CACHE:-$HOME/.cache/h5sf}"
+HB="$CACHE/hdf5-build"
+SRC="$CACHE/src/hdf5-src"
+OUT="$H5SF_BUILD_DIR/conformance"
+PRELOAD="$H5SF_BUILD_DIR/preload/libh5sf_preload.so"
+EXPECTED="$root/test/conformance/expected.tsv"
+SERIAL_TIMEOUT="${H5SF_CONFORMANCE_SERIAL_TIMEOUT:-600}"
+PAR_TIMEOUT="${H5SF_CONFORMANCE_PAR_TIMEOUT:-900}"
+NP="${H5SF_CONFORMANCE_NP:-4}"
+[ -f "$H5SF_BUILD_DIR/lib/libh5sf.so" ] && [ -f "$PRELOAD" ] || {
+    echo "conformance: build h5sf first (scripts/build.sh): no plugin or shim in $H5SF_BUILD_DIR" >&2; exit 1; }
+mkdir -p "$OUT"
+# More ranks than cores: let HDF5's own tests yield instead of spinning.
+export OMPI_MCA_mpi_yield_when_idle=1
+export HDF5_ALARM_SECONDS=$((PAR_TIMEOUT + 60))
+
+# Names from a `set (VAR ...)` block of one of HDF5's CMakeLists files.
+cmake_list() { # file var
+    awk -v v="$2" '
+        $0 ~ "set \\(" v "$" || $0 ~ "set \\(" v " " { on = 1; next }
+        on && /\)/ { exit }
+        on { sub(/#.*/, ""); for (i = 1; i <= NF; i++) print $i }' "$1"
+}
+
+# A fresh working directory holding HDF5's test files, as HDF5's ctest has.
+workdir() { # name
+    local d="$OUT/work/$1"
+    rm -rf "$d" && mkdir -p "$d"
+    case "$1" in
+        serial*) cp -r "$HB/test/H5TEST/testfiles" "$d/" 2>/dev/null
+                 cp "$HB/test/H5TEST/"*.h5 "$d/" 2>/dev/null ;;
+        *)       cp "$HB/testpar/"*.h5 "$d/" 2>/dev/null ;;
+    esac
+    echo "$d"
+}
+
+# Run one program; prints "pass|FAIL|TIMEOUT seconds".
+run_one() { # timeout dir log cmd...
+    local t="$1" dir="$2" log="$3"; shift 3
+    local start end rc
+    start=$(date +%s)
+    (cd "$dir" && srcdir="$dir" timeout -k 15 "$t" "$@") >"$log" 2>&1
+    rc=$?
+    end=$(date +%s)
+    if [ "$rc" -eq 0 ]; then echo "pass $((end - start))"
+    elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "TIMEOUT $((end - start))"
+    else echo "FAIL $((end - start))"; fi
+    # leftover processes of a killed mpiexec would disturb the next program
+    pkill -f "$dir" >/dev/null 2>&1 || true
+}
+
+expected_reason() { # program mode
+    awk -F'\t' -v p="$1" -v m="$2" '$1 == p && ($2 == m || $2 == "*") { print $3; exit }' "$EXPECTED" 2>/dev/null
+}
+
+tsv="$OUT/$part.tsv"
+: >"$tsv"
+bad=0
+
+case "$part" in
+serial)
+    # HDF5's VFD test set (test/CMakeVFDTests.cmake): its programs minus
+    # those that pick their own driver or test one (the skip list, less
+    # big and cache, which HDF5 removes from it on Linux too).
+    skip=" $(cmake_list "$SRC/test/CMakeVFDTests.cmake" H5_VFD_SKIP_TESTS | tr '\n' ' ') "
+    skip="${skip/ big / }"; skip="${skip/ cache / }"
+    progs=$( (cmake_list "$SRC/test/CMakeLists.txt" H5_EXPRESS_TESTS; cmake_list "$SRC/test/CMakeLists.txt" H5_TESTS) )
+    wd=$(workdir serial-h5sf)
+    for p in $progs; do
+        [[ "$skip" == *" $p "* ]] && continue
+        [[ "$p" =~ $filter ]] || continue
+        [ -x "$HB/bin/$p" ] || continue
+        read -r res secs < <(HDF5_DRIVER=h5sf run_one "$SERIAL_TIMEOUT" "$wd" "$OUT/serial-$p.log" "$HB/bin/$p")
+        ref="-"
+        if [ "$res" != pass ]; then
+            rd=$(workdir serial-ref)
+            read -r r1 _ < <(HDF5_DRIVER=mpio run_one "$SERIAL_TIMEOUT" "$rd" "$OUT/serial-$p.mpio.log" "$HB/bin/$p")
+            rd=$(workdir serial-ref)
+            read -r r2 _ < <(HDF5_DRIVER=subfiling run_one "$SERIAL_TIMEOUT" "$rd" "$OUT/serial-$p.subfiling.log" "$HB/bin/$p")
+            ref="mpio:$r1 subfiling:$r2"
+        fi
+        printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee -a "$tsv"
+        if [ "$res" != pass ] && { [ "$res" = TIMEOUT ] || [ -z "$(expected_reason "$p" h5sf)" ]; }; then
+            bad=1
+            echo "conformance: $p under h5sf: $res (log: $OUT/serial-$p.log)" >&2
+            grep -m5 -iE 'FAILED|error|Assertion|signal' "$OUT/serial-$p.log" >&2
+        fi
+    done
+    ;;
+parallel-direct|parallel-ioc)
+    ch="${part#parallel-}"
+    progs="testphdf5 $(cmake_list "$SRC/testpar/CMakeLists.txt" H5P_TESTS | tr '\n' ' ')"
+    for p in $progs; do
+        [[ "$p" =~ $filter ]] || continue
+        [ -x "$HB/bin/$p" ] || continue
+        wd=$(workdir "par-$ch-$p")
+        read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" \
+            mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=1 \
+            -x H5SF_PRELOAD_THREAD_MULTIPLE=1 -x H5SF_CHANNEL="$ch" -x HDF5_PLUGIN_PATH \
+            -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS -x srcdir="$wd" "$HB/bin/$p")
+        ref="-"
+        if [ "$res" != pass ]; then
+            rd=$(workdir "par-ref-$p")
+            read -r r1 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.mpio.log" \
+                mpiexec -n "$NP" --oversubscribe -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS \
+                -x srcdir="$rd" "$HB/bin/$p")
+            ref="mpio:$r1"
+        fi
+        printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee -a "$tsv"
+        if [ "$res" != pass ] && { [ "$res" = TIMEOUT ] || [ -z "$(expected_reason "$p" "$ch")" ]; }; then
+            bad=1
+            echo "conformance: $p at $NP ranks, $ch channel: $res (log: $OUT/$part-$p.log)" >&2
+            grep -m5 -iE 'FAILED|error|Assertion|signal' "$OUT/$part-$p.log" >&2
+        fi
+        rm -rf "$wd"
+    done
+    ;;
+*)
+    echo "conformance.sh: unknown part $part" >&2; exit 2 ;;
+esac
+
+{ date -u +%Y-%m-%d; basename "$(readlink -f "$H5SF_HDF5_PREFIX")"; mpirun --version 2>/dev/null | head -1; } \
+    >"$OUT/$part.meta"
+echo "conformance $part: $(grep -c $'\tpass\t' "$tsv") of $(wc -l <"$tsv") programs pass"
+exit "$bad"
