@@ -35,6 +35,18 @@ uint64_t sf_logical_eof(const uint64_t *sizes, uint64_t S, int N)
     return eof;
 }
 
+uint64_t sf_complete_eof(const uint64_t *sizes, uint64_t S, int N)
+{
+    uint64_t eof = sf_logical_eof(sizes, S, N);
+    for (int s = 0; s < N; s++) {
+        /* Subfile s ends inside (or at the start of) its row-th stripe. */
+        uint64_t row = sizes[s] / S, end = (row * (uint64_t)N + (uint64_t)s) * S + sizes[s] % S;
+        if (end < eof)
+            eof = end;
+    }
+    return eof;
+}
+
 int sf_plan_init(sf_plan_t *p, uint64_t stripe_size, int nsubfiles)
 {
     memset(p, 0, sizeof *p);

@@ -31,6 +31,11 @@ uint64_t sf_subfile_size(uint64_t eof, uint64_t S, int N, int subfile);
 /* Logical EOF implied by subfile sizes (inverse of sf_subfile_size: the
  * largest logical address + 1 that any subfile holds). */
 uint64_t sf_logical_eof(const uint64_t *sizes, uint64_t S, int N);
+/* End of the longest logical prefix every subfile holds completely: what a
+ * reader can trust.  Equals sf_logical_eof when every subfile has exactly
+ * the size sf_subfile_size gives; smaller when one was cut short; a subfile
+ * longer than needed does not raise it. */
+uint64_t sf_complete_eof(const uint64_t *sizes, uint64_t S, int N);
 
 /*
  * The plan: per-subfile piece lists for one request.  A request is a list of

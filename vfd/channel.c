@@ -188,55 +188,42 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
     return h5sf_agree(f->comm, failed, e);
 }
 
-/* Logical EOF from the subfile sizes each owner sees. */
-static int compute_eof(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
+/* Logical EOF from the subfile sizes the owners see: the longest prefix
+ * every subfile holds.  A subfile longer than that (a job killed after a
+ * flush) is ignored and cut back by the next read-write close; one cut short
+ * makes the EOF smaller than the superblock's end of allocation, which HDF5
+ * reports as a truncated file. */
+static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int       N = f->layout.stripe_count, failed = 0;
-    uint64_t *sizes = calloc((size_t)N, sizeof *sizes), mine = 0, all = 0;
-    if (!sizes)
+    uint64_t *mine = calloc((size_t)N, sizeof *mine), *all = calloc((size_t)N, sizeof *all);
+    if (!mine || !all)
         failed = h5sf_fail(e, ENOMEM, "out of memory");
     for (int s = 0; s < N && !failed; s++) {
         if (!owns(f, s))
             continue;
         if (f->channel == H5FD_H5SF_CHANNEL_IOC)
-            failed = h5sf_ioc_get_size(f->ctx, f->rank, f->file_id, (uint32_t)s, &sizes[s], e) < 0;
+            failed = h5sf_ioc_get_size(f->ctx, f->rank, f->file_id, (uint32_t)s, &mine[s], e) < 0;
         else {
             haddr_t eof = H5FDget_eof(f->chan[s], H5FD_MEM_DRAW);
             if (eof == HADDR_UNDEF)
                 failed = h5sf_fail(e, 0, "cannot get the size of subfile %d", s) < 0;
             else
-                sizes[s] = eof;
+                mine[s] = eof;
         }
     }
-    if (!failed)
-        mine = sf_logical_eof(sizes, (uint64_t)f->layout.stripe_size, N);
     if (h5sf_agree(f->comm, failed, e) < 0) {
-        free(sizes);
+        free(mine);
+        free(all);
         return -1;
     }
-    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm);
-    /* h5sf leaves every subfile at exactly the size the logical EOF implies
-     * (truncate at close), so on reopen a shorter one lost data: say so
-     * instead of reading zeros.  (A longer one is harmless.) */
-    if (!(flags & H5F_ACC_CREAT))
-        for (int s = 0; s < N && !failed; s++) {
-            uint64_t want = sf_subfile_size(all, (uint64_t)f->layout.stripe_size, N, s);
-            if (owns(f, s) && sizes[s] < want) {
-                char path[2 * H5SF_LAYOUT_PATH_MAX];
-                if (subfile_path(f, s, path, sizeof path, e) == 0)
-                    failed = h5sf_fail(e, EIO,
-                                       "subfile %.3000s is %llu bytes, but the file's end (%llu) needs %llu: it was "
-                                       "truncated or damaged (h5sf-info shows the whole layout)",
-                                       path, (unsigned long long)sizes[s], (unsigned long long)all,
-                                       (unsigned long long)want) < 0;
-                else
-                    failed = 1;
-            }
-        }
-    free(sizes);
-    if (h5sf_agree(f->comm, failed, e) < 0)
-        return -1;
-    f->eof = all;
+    /* Each subfile has one owner; the others contribute 0. */
+    MPI_Allreduce(mine, all, N, MPI_UINT64_T, MPI_MAX, f->comm);
+    const uint64_t S = (uint64_t)f->layout.stripe_size;
+    f->eof      = sf_complete_eof(all, S, N);
+    f->eof_long = sf_logical_eof(all, S, N) > f->eof;
+    free(mine);
+    free(all);
     return 0;
 }
 
@@ -252,7 +239,8 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         return -1;
     if (h5sf_local_init(f, e) < 0)
         return -1;
-    return compute_eof(f, flags, e);
+    (void)flags;
+    return compute_eof(f, e);
 }
 
 int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)

@@ -376,7 +376,9 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     int           failed    = 0;
     (void)dxpl; (void)closing;
 
-    if (f->mpi_dead || f->eoa == f->eof)
+    /* Writes never pass the EOA, so subfiles can only be off their exact
+     * sizes after an EOA change or when one was found too long at open. */
+    if (f->mpi_dead || (f->eoa == f->eof && !f->eof_long))
         goto done;
     if (!(f->flags & H5F_ACC_RDWR))
         goto done;
@@ -388,7 +390,8 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
                            (unsigned long long)f->eoa, strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, H5E_TRUNCATED, &eb);
-    f->eof = f->eoa;
+    f->eof      = f->eoa;
+    f->eof_long = false;
 done:
     return ret_value;
 }

@@ -1,0 +1,171 @@
+/*
+ * t_eof.c -- subfiles longer or shorter than the file's end.
+ *
+ * A job killed after H5Fflush can leave subfiles that extend past the last
+ * flushed end of allocation; HDF5 needs only eof >= EOA (MPI-IO reopens such
+ * files).  With 1 MiB stripes over 2 subfiles and 2 MiB of data:
+ *   long   the first subfile grown by 1 MiB (as `truncate -s +1M`): the file
+ *          opens read-only and reads the pattern; a read-write open and
+ *          close leaves every subfile at its size from before;
+ *   short  the last subfile cut to half: the open fails with an error on
+ *          every rank (no hang, no zeros read as data).
+ * Sizes are checked with stat(2), data against a known pattern.
+ * usage: t_eof DIR
+ */
+#include <dirent.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MIB (1 << 20)
+#define NSUB 2
+
+static int rank, size, failures;
+
+#define CHECK(c, ...)                                                                                        \
+    do {                                                                                                     \
+        if (!(c)) {                                                                                          \
+            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                    \
+            fputc('\n', stderr);                                                                             \
+            failures++;                                                                                      \
+        }                                                                                                    \
+    } while (0)
+
+static hid_t fapl(void)
+{
+    hid_t p = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_mpi_params(p, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_driver_by_name(p, "h5sf", "stripe_size=1MiB,stripe_count=2");
+    return p;
+}
+
+static size_t total(void) { return (size_t)2 * MIB / sizeof(int); }
+
+static int write_file(const char *path)
+{
+    hsize_t n = total(), per = n / (hsize_t)size, start = per * (hsize_t)rank;
+    hsize_t count = rank == size - 1 ? n - start : per;
+    int    *buf   = malloc(count * sizeof(int) + 1);
+    for (hsize_t i = 0; i < count; i++)
+        buf[i] = (int)(start + i) ^ 0x5a5a;
+    hid_t  p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
+    herr_t rc = -1;
+    if (f >= 0) {
+        hid_t sp = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &count, NULL);
+        hid_t d  = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
+        rc = H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf);
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(d);
+        if (H5Fclose(f) < 0)
+            rc = -1;
+    }
+    H5Pclose(p);
+    free(buf);
+    return rc < 0 ? -1 : 0;
+}
+
+/* 0: opened and read the pattern; -1: the open failed; 1: wrong data. */
+static int read_file(const char *path, unsigned flags)
+{
+    hid_t p = fapl(), f = -1;
+    H5E_BEGIN_TRY { f = H5Fopen(path, flags, p); } H5E_END_TRY
+    H5Pclose(p);
+    if (f < 0)
+        return -1;
+    size_t n   = total();
+    int   *buf = malloc(n * sizeof(int)), bad = 0;
+    hid_t  d   = H5Dopen2(f, "d", H5P_DEFAULT);
+    if (d < 0 || H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+        bad = 1;
+    for (size_t i = 0; i < n && !bad; i++)
+        bad = buf[i] != ((int)i ^ 0x5a5a);
+    free(buf);
+    if (d >= 0)
+        H5Dclose(d);
+    if (H5Fclose(f) < 0)
+        bad = 1;
+    return bad;
+}
+
+/* Path of subfile k (1-based, as in the names) of base in dir. */
+static int subfile(const char *dir, const char *base, int k, char *out, size_t len)
+{
+    char           tail[32];
+    DIR           *dp = opendir(dir);
+    struct dirent *de;
+    int            found = -1;
+    snprintf(tail, sizeof tail, "_%d_of_%d", k, NSUB);
+    while (dp && (de = readdir(dp))) {
+        size_t n = strlen(de->d_name), t = strlen(tail);
+        if (!strncmp(de->d_name, base, strlen(base)) && strstr(de->d_name, ".subfile_") && n > t &&
+            !strcmp(de->d_name + n - t, tail)) {
+            snprintf(out, len, "%s/%s", dir, de->d_name);
+            found = 0;
+        }
+    }
+    if (dp)
+        closedir(dp);
+    return found;
+}
+
+static long long file_size(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+int main(int argc, char **argv)
+{
+    int  provided;
+    char path[4096], s1[4096], s2[4096];
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc != 2) {
+        if (rank == 0)
+            fprintf(stderr, "usage: t_eof DIR\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    snprintf(path, sizeof path, "%s/eof.h5", argv[1]);
+
+    /* long */
+    CHECK(write_file(path) == 0, "write failed");
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(subfile(argv[1], "eof.h5", 1, s1, sizeof s1) == 0 && subfile(argv[1], "eof.h5", 2, s2, sizeof s2) == 0,
+          "subfiles not found");
+    long long z1 = file_size(s1), z2 = file_size(s2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK(truncate(s1, z1 + MIB) == 0, "cannot grow %s", s1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int r = read_file(path, H5F_ACC_RDONLY);
+    CHECK(r == 0, "read-only open with a subfile 1 MiB too long: %s", r < 0 ? "open failed" : "wrong data");
+    r = read_file(path, H5F_ACC_RDWR);
+    CHECK(r == 0, "read-write open with a subfile 1 MiB too long: %s", r < 0 ? "open failed" : "wrong data");
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(file_size(s1) == z1 && file_size(s2) == z2,
+          "after a read-write open and close the subfiles are %lld and %lld bytes, expected %lld and %lld",
+          file_size(s1), file_size(s2), z1, z2);
+
+    /* short */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK(truncate(s2, z2 / 2) == 0, "cannot cut %s", s2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    r = read_file(path, H5F_ACC_RDONLY);
+    CHECK(r < 0, "open with the last subfile cut to half: %s", r == 0 ? "succeeded" : "read wrong data");
+
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("t_eof: %s (%d ranks)\n", all ? "FAILED" : "passed", size);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
