@@ -71,6 +71,9 @@ int  h5sf_ioc_get_size(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint
                        uint64_t *size, h5sf_errbuf_t *e);
 int  h5sf_ioc_truncate(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
                        uint64_t size, h5sf_errbuf_t *e);
+/* Test-only fault injection (H5SF_FAULT, ioc/fault.c) for I/O h5sf does
+ * outside an IOC: the errno to fail this call with, or 0. */
+int  h5sf_fault(const char *op, int rank);
 int  h5sf_ioc_fsync(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
                     h5sf_errbuf_t *e);
 

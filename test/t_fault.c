@@ -58,6 +58,9 @@ static const scenario_t scenarios[] = {
     {"fsync", "op=fsync,errno=EIO,rank=2", ",fsync=1", A_FLUSH, EIO, 0},
     {"fsync_ioc0", "op=fsync,errno=EIO,rank=0", ",fsync=1", A_FLUSH, EIO, 0},
     {"fsync_second", "op=fsync,errno=EIO,rank=2,after=1,count=1", ",fsync=1", A_FLUSH, EIO, 0},
+    /* Direct channel: rank 1 owns no subfile but wrote through descriptors
+     * of its own, which it must sync too. */
+    {"fsync_direct", "op=fsync,errno=EIO,rank=1", ",fsync=1,channel=direct", A_FLUSH, EIO, 0},
     {"stall", "op=stall,ms=300,rank=2", "", A_WRITE, 0, 0},
     /* Every request to IOC 2 hangs; the first call that needs it (the open:
      * sizes of its subfiles) must give up after timeout=3. */

@@ -301,21 +301,32 @@ int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e)
     return 0;
 }
 
+/* IOC channel: the owner's IOC syncs each subfile once.  Direct channel:
+ * every rank wrote through descriptors of its own, and fsync covers only
+ * what went through the descriptor's open file, so every rank syncs every
+ * subfile it has open. */
 int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     for (int s = 0; s < f->layout.stripe_count; s++) {
-        if (!owns(f, s))
-            continue;
         if (f->channel == H5FD_H5SF_CHANNEL_IOC) {
-            if (h5sf_ioc_fsync(f->ctx, f->rank, f->file_id, (uint32_t)s, e) < 0)
+            if (owns(f, s) && h5sf_ioc_fsync(f->ctx, f->rank, f->file_id, (uint32_t)s, e) < 0)
                 return -1;
             continue;
         }
+        if (!f->chan[s])
+            continue;
         int *fd = NULL;
         if (H5FDget_vfd_handle(f->chan[s], H5P_DEFAULT, (void **)&fd) < 0 || !fd)
             return h5sf_fail(e, 0, "cannot get the descriptor of subfile %d", s);
-        if (fsync(*fd) < 0)
-            return h5sf_fail(e, errno, "fsync of subfile %d failed: %s", s, strerror(errno));
+        int fault = h5sf_fault("fsync", f->rank);
+        if (fault || fsync(*fd) < 0) {
+            int  err = fault ? fault : errno;
+            char path[2 * H5SF_LAYOUT_PATH_MAX];
+            if (subfile_path(f, s, path, sizeof path, e) < 0)
+                snprintf(path, sizeof path, "%d", s);
+            return h5sf_fail(e, err, "rank %d: fsync of subfile %.3000s failed: %s (errno %d)", f->rank, path,
+                             strerror(err), err);
+        }
     }
     return 0;
 }
