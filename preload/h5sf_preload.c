@@ -139,8 +139,22 @@ herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
     if (h5sf_driver_id >= 0 && redirect_mode() == 1) {
         hid_t drv = H5I_INVALID_HID;
         H5E_BEGIN_TRY { drv = H5Pget_driver(fapl_id); } H5E_END_TRY
-        if (drv == h5sf_driver_id) /* a redirected fapl: answer as MPI-IO would (duplicates) */
-            return H5Pget_mpi_params(fapl_id, comm, info);
+        if (drv == h5sf_driver_id) { /* a redirected fapl: answer as MPI-IO would (duplicates) */
+            /* H5Pget_fapl_mpio takes NULL for either; H5Pget_mpi_params does not. */
+            MPI_Comm c = MPI_COMM_NULL;
+            MPI_Info i = MPI_INFO_NULL;
+            if (H5Pget_mpi_params(fapl_id, &c, &i) < 0)
+                return -1;
+            if (comm)
+                *comm = c;
+            else if (c != MPI_COMM_NULL)
+                MPI_Comm_free(&c);
+            if (info)
+                *info = i;
+            else if (i != MPI_INFO_NULL)
+                MPI_Info_free(&i);
+            return 0;
+        }
     }
     if (!real && !(real = (get_mpio_fn)next_symbol("H5Pget_fapl_mpio")))
         return -1;

@@ -108,6 +108,18 @@ static void write_file(const char *path)
         MPI_Comm_free(&c);
     if (i != MPI_INFO_NULL)
         MPI_Info_free(&i);
+    /* Either output may be NULL, as HDF5's testphdf5 (mpiodup) asks. */
+    c = MPI_COMM_NULL;
+    H5OK(H5Pget_fapl_mpio(fapl, &c, NULL));
+    check_comm(c, "H5Pget_fapl_mpio(comm only)");
+    if (c != MPI_COMM_NULL)
+        MPI_Comm_free(&c);
+    i = MPI_INFO_NULL;
+    H5OK(H5Pget_fapl_mpio(fapl, NULL, &i));
+    check_info(i, "H5Pget_fapl_mpio(info only)");
+    if (i != MPI_INFO_NULL)
+        MPI_Info_free(&i);
+    H5OK(H5Pget_fapl_mpio(fapl, NULL, NULL));
 
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5OK(file);
