@@ -12,6 +12,13 @@
  * parameters, so programs that read them back keep working.  Unset or 0:
  * both calls go straight to HDF5 (dlsym(RTLD_NEXT)).
  *
+ * A subfiled file opened with the default (sec2) driver -- rank 0 reading
+ * back alone what every rank wrote -- is opened by the same driver on
+ * MPI_COMM_SELF instead, since sec2 would read the stub as the whole file.
+ *
+ * H5SF_REDIRECT_MPIO=subfiling selects HDF5's built-in subfiling driver
+ * instead, so a program can be compared under both drivers.
+ *
  * H5Fset_mpi_atomicity / H5Fget_mpi_atomicity on a redirected file are
  * answered here (HDF5 itself would crash, see below).
  *
@@ -48,6 +55,10 @@
 typedef herr_t (*set_mpio_fn)(hid_t, MPI_Comm, MPI_Info);
 typedef herr_t (*get_mpio_fn)(hid_t, MPI_Comm *, MPI_Info *);
 
+/* The driver a redirect selects: "h5sf", or HDF5's built-in "subfiling"
+ * (H5SF_REDIRECT_MPIO=subfiling, to compare the two under one program). */
+static const char *target = "h5sf";
+
 /* 1: redirect, 0: pass through, -1: bad value (said once). */
 static int redirect_mode(void)
 {
@@ -57,10 +68,14 @@ static int redirect_mode(void)
         return 0;
     if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
         return 1;
+    if (!strcmp(v, "subfiling")) {
+        target = "subfiling";
+        return 1;
+    }
     static int said;
     if (!said++)
-        fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=\"%.100s\": expected 1 (redirect H5Pset_fapl_mpio to h5sf) "
-                        "or 0 (leave it alone)\n", v);
+        fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=\"%.100s\": expected 1 (redirect H5Pset_fapl_mpio to h5sf), "
+                        "subfiling (to HDF5's built-in subfiling driver) or 0 (leave it alone)\n", v);
     return -1;
 }
 
@@ -98,11 +113,23 @@ static herr_t select_h5sf(hid_t fapl_id)
 {
     static int tried_install_dir;
     herr_t     ret = -1;
-    H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, "h5sf", NULL); } H5E_END_TRY
+    if (!strcmp(target, "subfiling")) {
+        /* Built-in drivers are not found by name before their first use. */
+        typedef herr_t (*set_sf_fn)(hid_t, const void *);
+        set_sf_fn set_sf = (set_sf_fn)dlsym(RTLD_DEFAULT, "H5Pset_fapl_subfiling");
+        if (!set_sf || set_sf(fapl_id, NULL) < 0) {
+            fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=subfiling but HDF5's subfiling driver is %s\n",
+                    set_sf ? "refused" : "not built in");
+            return -1;
+        }
+        h5sf_driver_id = H5Pget_driver(fapl_id);
+        return 0;
+    }
+    H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, target, NULL); } H5E_END_TRY
     if (ret < 0 && !tried_install_dir) {
         tried_install_dir = 1;
         add_installed_plugin_dir();
-        H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, "h5sf", NULL); } H5E_END_TRY
+        H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, target, NULL); } H5E_END_TRY
     }
     if (ret >= 0)
         h5sf_driver_id = H5Pget_driver(fapl_id);
@@ -159,6 +186,45 @@ herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
     if (!real && !(real = (get_mpio_fn)next_symbol("H5Pget_fapl_mpio")))
         return -1;
     return real(fapl_id, comm, info);
+}
+
+/* A serial open of a subfiled file: H5Fopen with a fapl that names no MPI
+ * driver (typically rank 0 reading back, alone, what all ranks wrote through
+ * H5Pset_fapl_mpio).  The default driver would read the stub as if it were
+ * the whole file, so such an open goes to the redirect's driver on
+ * MPI_COMM_SELF.  A subfiled file is a stub whose config file
+ * <name>.subfile_<inode>.config sits next to it. */
+typedef hid_t (*fopen_fn)(const char *, unsigned, hid_t);
+
+static int is_subfiled(const char *name)
+{
+    struct stat st;
+    char        cfg[PATH_MAX + 64];
+    if (!name || stat(name, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    int n = snprintf(cfg, sizeof cfg, "%s.subfile_%llu.config", name, (unsigned long long)st.st_ino);
+    return n > 0 && (size_t)n < sizeof cfg && stat(cfg, &st) == 0;
+}
+
+hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
+{
+    static fopen_fn real;
+    if (!real && !(real = (fopen_fn)next_symbol("H5Fopen")))
+        return H5I_INVALID_HID;
+    if (redirect_mode() != 1 || !is_subfiled(name))
+        return real(name, flags, fapl_id);
+    hid_t drv = H5I_INVALID_HID;
+    H5E_BEGIN_TRY {
+        drv = H5Pget_driver(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id);
+    } H5E_END_TRY
+    if (drv < 0 || drv != H5FD_SEC2)
+        return real(name, flags, fapl_id);
+    hid_t fapl = H5Pcopy(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id), ret = H5I_INVALID_HID;
+    if (fapl >= 0 && H5Pset_mpi_params(fapl, MPI_COMM_SELF, MPI_INFO_NULL) >= 0 && select_h5sf(fapl) >= 0)
+        ret = real(name, flags, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return ret;
 }
 
 /* Plain MPI_Init through the profiling interface, upgraded on request. */

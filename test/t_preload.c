@@ -7,6 +7,10 @@
  *   t_preload verify-h5sf DIR        read with h5sf (by name)
  *   t_preload verify-subfiling DIR   read with HDF5's built-in subfiling driver
  *   t_preload verify-mpio DIR        read with the MPI-IO driver
+ *   t_preload verify-serial DIR      each group's rank 0 alone reads with the
+ *                                    default driver (under the shim: h5sf on
+ *                                    MPI_COMM_SELF), as HDF5's
+ *                                    t_filters_parallel does
  *
  * The ranks are split into two groups (rank % 2) and each group writes its
  * own file DIR/group<g>.h5 through its own communicator, with an info object
@@ -196,6 +200,8 @@ static void write_file(const char *path)
 static hid_t reader_fapl(const char *how)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (!strcmp(how, "verify-serial"))
+        return fapl;
     if (!strcmp(how, "verify-mpio"))
         H5OK(H5Pset_fapl_mpio(fapl, gcomm, MPI_INFO_NULL));
     else if (!strcmp(how, "verify-h5sf")) {
@@ -258,7 +264,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (argc != 3) {
         if (wrank == 0)
-            fprintf(stderr, "usage: t_preload write|verify-h5sf|verify-subfiling|verify-mpio DIR\n");
+            fprintf(stderr, "usage: t_preload write|verify-h5sf|verify-subfiling|verify-mpio|verify-serial DIR\n");
         MPI_Finalize();
         return 2;
     }
@@ -274,6 +280,10 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "verify-h5sf") || !strcmp(argv[1], "verify-subfiling") ||
              !strcmp(argv[1], "verify-mpio"))
         verify_file(path, argv[1]);
+    else if (!strcmp(argv[1], "verify-serial")) {
+        if (grank == 0)
+            verify_file(path, argv[1]);
+    }
     else {
         if (wrank == 0)
             fprintf(stderr, "t_preload: unknown mode '%s'\n", argv[1]);

@@ -7,6 +7,8 @@
 #    H5SF_STRIPE_COUNT subfiles), and its data verifies with h5sf and with
 #    HDF5's built-in subfiling driver (an independent reader).  Reading the
 #    stub alone with MPI-IO must fail: the data is really in the subfiles.
+#    Each group's rank 0 alone reads it back with the default driver (the
+#    shim opens it with h5sf on MPI_COMM_SELF).
 # 2. Unset and =0: a plain MPI-IO file, no subfiles, verified with MPI-IO.
 # 3. A bad value fails with a message naming the variable.
 # T_PRELOAD_NO_PLUGIN_PATH=1: the redirected write runs without
@@ -44,6 +46,8 @@ done
 ls -l "$work/redirect"
 run "$np" -- "$exe" verify-h5sf "$work/redirect" || fail "verify the redirected file with h5sf"
 run "$np" -- "$exe" verify-subfiling "$work/redirect" || fail "verify the redirected file with the built-in subfiling driver"
+run "$np" LD_PRELOAD="$preload" H5SF_REDIRECT_MPIO=1 -- "$exe" verify-serial "$work/redirect" \
+    || fail "rank 0 alone reading the redirected file with the default driver"
 echo "(expected to fail: the stub alone holds no data)"
 if run "$np" -- "$exe" verify-mpio "$work/redirect" >"$work/neg.log" 2>&1; then
     fail "the stub of a subfiled file verified with MPI-IO: the verify cannot tell"
