@@ -89,7 +89,7 @@ run_one() { # timeout dir log cmd...
 nfail() { grep -a -c -E 'FAILED|UNEXPECTED' "$1" 2>/dev/null; }
 
 expected_reason() { # program mode
-    awk -F'\t' -v p="$1" -v m="$2" '$1 == p && ($2 == m || $2 == "*") { print $3; exit }' "$EXPECTED" 2>/dev/null
+    awk -F'\t' -v p="$1" -v m="$2" '$1 == p && ($2 == m || ($2 == "*" && m != "skip")) { print $3; exit }' "$EXPECTED" 2>/dev/null
 }
 
 tsv="$OUT/$part.tsv"
@@ -114,6 +114,10 @@ serial)
         [[ "$skip" == *" $exe "* ]] && continue
         [[ "$p" =~ $filter ]] || continue
         [ -x "$HB/bin/$exe" ] || continue
+        if [ -n "$(expected_reason "$p" skip)" ]; then
+            printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
+            continue
+        fi
         read -r res secs < <(HDF5_DRIVER=h5sf run_one "$SERIAL_TIMEOUT" "$wd" "$OUT/serial-$p.log" "$HB/bin/$exe" "${args[@]}")
         ref="-"
         if [ "$res" != pass ] && { [ "${H5SF_CONFORMANCE_REFERENCE:-0}" = 1 ] || [ -z "$(expected_reason "$p" h5sf)" ]; }; then
@@ -140,6 +144,10 @@ parallel-direct|parallel-ioc)
     for p in $progs; do
         [[ "$p" =~ $filter ]] || continue
         [ -x "$HB/bin/$p" ] || continue
+        if [ -n "$(expected_reason "$p" skip)" ]; then
+            printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
+            continue
+        fi
         wd=$(workdir "par-$ch-$p")
         read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" \
             mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=1 \
