@@ -6,8 +6,12 @@
  * reads; both described by one derived datatype), and the reply receive.
  * Receives are posted before the header leaves, so an IOC never waits for a
  * client to post.  Each request has its own tag pair, so replies of requests
- * in flight at once cannot be confused.  Every wait is bounded by the
- * context's timeout: an IOC that never answers becomes an error, not a hang.
+ * in flight at once cannot be confused: tags repeat only every "span"
+ * requests, so a client never has span remote requests posted -- before
+ * posting one more it finishes its oldest (whose later wait then returns at
+ * once) -- and every reply must carry its request's id.  Every wait is
+ * bounded by the context's timeout: an IOC that never answers becomes an
+ * error, not a hang.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +21,7 @@
 
 struct h5sf_ioc_req {
     h5sf_ioc_ctx_t *ctx;
+    uint64_t        id;            /* the reply must carry it back       */
     int             op, ioc, tag;
     uint32_t        file_id, subfile;
     uint64_t        total;
@@ -29,7 +34,41 @@ struct h5sf_ioc_req {
     ioc_local_t     local;         /* requests to ourselves              */
     ioc_req_t      *lreq;          /* ... and the IOC's copy (until done) */
     bool            is_local;
+    /* Finished early to free its tag (finish): the outcome, kept for the wait. */
+    bool            finished, abandoned;
+    int             ret;
+    uint64_t        value;
+    h5sf_errbuf_t   err;
+    struct h5sf_ioc_req *prev, *next; /* ctx->posted list */
 };
+
+static void posted_add(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
+{
+    q->prev = ctx->posted_tail;
+    q->next = NULL;
+    if (ctx->posted_tail)
+        ctx->posted_tail->next = q;
+    else
+        ctx->posted_head = q;
+    ctx->posted_tail = q;
+    ctx->nposted++;
+}
+
+static void posted_remove(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
+{
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        ctx->posted_head = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    else
+        ctx->posted_tail = q->prev;
+    q->prev = q->next = NULL;
+    ctx->nposted--;
+}
+
+static int finish(h5sf_ioc_req_t *q);
 
 static const char *opname(int op)
 {
@@ -147,6 +186,10 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         total += lens[i];
     uint64_t id   = atomic_fetch_add(&ctx->next_id, 1);
     int      span = (ctx->tag_ub - H5SF_TAG_FIRST) / 4;
+    /* Tags repeat every span requests: with span posted, two replies could
+     * match one receive.  Finish the oldest first (its wait returns later). */
+    while (ctx->nposted >= (uint64_t)span)
+        finish(ctx->posted_head);
     memset(&h, 0, sizeof h);
     h.op      = (uint16_t)op;
     h.id      = id;
@@ -156,7 +199,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     h.total   = total;
     h.arg     = arg;
     h.tag     = H5SF_TAG_FIRST + 4 * (int)(id % (uint64_t)span);
-    q->ctx = ctx, q->op = op, q->ioc = ioc, q->tag = h.tag, q->file_id = file_id, q->subfile = subfile;
+    q->ctx = ctx, q->id = id, q->op = op, q->ioc = ioc, q->tag = h.tag, q->file_id = file_id, q->subfile = subfile;
     q->total     = total;
     q->hdr_req   = MPI_REQUEST_NULL;
     q->reply_req = MPI_REQUEST_NULL;
@@ -239,6 +282,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     if (rc != MPI_SUCCESS) /* what was posted cannot be taken back: leak q */
         return h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
     count_inflight(ctx);
+    posted_add(ctx, q);
     *out = q;
     return 0;
 }
@@ -276,16 +320,20 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     return ret;
 }
 
-static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
+/* Wait for a remote request's reply and payload and keep the outcome in q
+ * (q->ret, q->err, q->value); q leaves the posted list.  A request given up
+ * on (timeout, MPI failure) is marked abandoned: MPI may still use it. */
+static int finish(h5sf_ioc_req_t *q)
 {
     h5sf_ioc_ctx_t   *ctx = q->ctx;
+    h5sf_errbuf_t    *e   = &q->err;
     uint64_t          t0 = ioc_now_ns(), limit = (uint64_t)ctx->timeout_s * 1000000000u;
     unsigned          idle = 0;
     int               flag = 0, ret = 0;
     h5sf_wire_reply_t rep;
 
-    if (q->is_local)
-        return wait_local(q, value, e);
+    posted_remove(ctx, q);
+    q->finished = true;
     /* The reply comes last; once it is here, the payload has moved too (or,
      * after a failed read, never will). */
     while (!flag) {
@@ -309,6 +357,11 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
         ret = -1;
         goto abandon;
     }
+    if (rep.id != q->id) {
+        ret = h5sf_fail(e, EPROTO, "IOC rank %d answered request %llu with the reply to request %llu (tag %d)",
+                        q->ioc, (unsigned long long)q->id, (unsigned long long)rep.id, q->tag);
+        goto abandon;
+    }
     if (rep.status != 0) {
         ret = h5sf_fail(e, rep.status > 0 ? rep.status : 0, "%s", rep.msg);
         if (q->op == H5SF_WIRE_READ)
@@ -321,10 +374,9 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE);
     if (q->ndata)
         MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE);
-    if (value)
-        *value = rep.value;
+    q->value = rep.value;
+    q->ret   = ret;
     atomic_fetch_sub(&ctx->inflight, 1);
-    req_free(q);
     return ret;
 
 abandon:
@@ -340,8 +392,26 @@ abandon:
                 MPI_Cancel(&q->data[k]);
                 MPI_Request_free(&q->data[k]);
             }
+    q->abandoned = true;
+    q->ret       = -1;
     atomic_fetch_sub(&ctx->inflight, 1);
     return -1;
+}
+
+static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
+{
+    if (q->is_local)
+        return wait_local(q, value, e);
+    if (!q->finished)
+        finish(q);
+    int ret = q->ret;
+    if (ret < 0 && e)
+        *e = q->err;
+    if (value && ret == 0)
+        *value = q->value;
+    if (!q->abandoned) /* else MPI may still use it: leak it */
+        req_free(q);
+    return ret;
 }
 
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,

@@ -148,6 +148,10 @@ struct h5sf_ioc_ctx {
     unsigned char   *dead;           /* dead[r]: IOC r missed a timeout      */
     uint32_t         next_file_id;
     atomic_uint_fast64_t next_id;    /* client request ids                  */
+    /* Remote requests posted and not yet finished, oldest first (client
+     * side, the application's thread only): fewer than the tag span. */
+    struct h5sf_ioc_req *posted_head, *posted_tail;
+    uint64_t             nposted;
     int              tag_ub;
     uv_mutex_t       lock;
     uv_cond_t        cond;           /* workers: ready queue non-empty; close: sf idle */
