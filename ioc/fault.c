@@ -102,7 +102,7 @@ void ioc_fault_delay(h5sf_ioc_ctx_t *ctx)
     uv_once(&once, init);
     if (!F.on || (F.rank >= 0 && F.rank != ctx->rank))
         return;
-    /* Issue 6 fix: honour after/count for stall and hang too (ioc_fault does
+    /* Honour after/count for stall and hang too (ioc_fault does
      * the counting), so a test can let the open pass and hang a write. */
     if ((!strcmp(F.op, "stall") || !strcmp(F.op, "hang")) && !ioc_fault(F.op, ctx->rank))
         return;

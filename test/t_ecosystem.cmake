@@ -1,4 +1,4 @@
-# Ecosystem tests (issue 7), scripts in test/ecosystem/:
+# Ecosystem tests, scripts in test/ecosystem/:
 #   eco_install            cmake --install into <build>/eco/prefix (fixture)
 #   eco_find_package       outside CMake project: find_package(h5sf CONFIG), h5sf::h5sf
 #   eco_pkgconfig          outside compile with pkg-config --cflags --libs h5sf

@@ -302,7 +302,7 @@ static herr_t h5sf_close(H5FD_t *file)
     h5sf_file_t  *f         = (h5sf_file_t *)file;
     h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
-    /* Issue 6 fix: HDF5 also closes us while unwinding a failed open (bad
+    /* HDF5 also closes us while unwinding a failed open (bad
      * driver info, truncated file); the public calls below (H5FDclose of the
      * channels) would clear its error stack and hide the reason.  Keep it,
      * unless this close fails itself. */
