@@ -143,7 +143,7 @@ herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t co
                             hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
                             const void *bufs[]);
 
-/* coll.c: extents of a collective call described by HDF5's MPI datatypes
+/* mpitype.c: extents of a collective call described by HDF5's MPI datatypes
  * (memory btype at buf, file ftype at addr), added to the plan. */
 int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
                       MPI_Datatype ftype, h5sf_errbuf_t *e);
