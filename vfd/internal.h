@@ -9,7 +9,7 @@
  *   topology.c    which ranks are I/O concentrators
  *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
  *   fapl.c        H5Pset/get_fapl_h5sf and the fapl callbacks
- *   err.c         the error class and H5SF_GOTO
+ *   err.c         the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
  *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
  *   plugin.c      the HDF5 plugin entry points
  */
@@ -32,13 +32,23 @@
 extern hid_t h5sf_err_class;
 int  h5sf_err_init(void);
 void h5sf_err_term(void);
-void h5sf_err_push(const char *func, int line, hid_t maj, hid_t min, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* Compile-time printf check of H5SF_PUSH's arguments (never called). */
+static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char *fmt, ...) { (void)fmt; }
+
+/* Push an error on h5sf's class naming the caller's file, function and line
+ * (the one call of H5Epush2 in h5sf). */
+#define H5SF_PUSH(maj, min, ...)                                                                    \
+    do {                                                                                            \
+        if (0)                                                                                      \
+            h5sf_err_fmt(__VA_ARGS__);                                                              \
+        if (h5sf_err_init() == 0)                                                                   \
+            H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, h5sf_err_class, maj, min, __VA_ARGS__); \
+    } while (0)
 
 /* Push an error and jump to the function's single `done:` exit. */
 #define H5SF_GOTO(ret, maj, min, ...)                                                               \
     do {                                                                                            \
-        h5sf_err_push(__func__, __LINE__, maj, min, __VA_ARGS__);                                   \
+        H5SF_PUSH(maj, min, __VA_ARGS__);                                                           \
         ret_value = (ret);                                                                          \
         goto done;                                                                                  \
     } while (0)
