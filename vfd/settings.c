@@ -7,7 +7,7 @@
  * it, so the getter reports exactly what an open would use.  Also the
  * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) local.c reads.
  * Reads property lists and the environment only: opens nothing, calls no
- * other file of vfd/ (common/config.c does the parsing).
+ * other file of vfd/ (common/ does the parsing).
  */
 #include <errno.h>
 #include <stdlib.h>
