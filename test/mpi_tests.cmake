@@ -14,6 +14,9 @@ foreach(t t_roundtrip t_interop t_config t_errstack)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
   target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)
 endforeach()
+# t_roundtrip's data and passes live in files of their own (t_roundtrip.h).
+target_sources(t_roundtrip PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/t_roundtrip_data.c
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/t_roundtrip_io.c)
 # No link to libh5sf: the driver must come in through the plugin loader.
 add_executable(t_envdriver ${CMAKE_CURRENT_SOURCE_DIR}/t_envdriver.c)
 target_link_libraries(t_envdriver PRIVATE MPI::MPI_C hdf5::hdf5-shared)
