@@ -8,6 +8,7 @@
 #   eco_docs_options       docs/configuration.md table == h5sf-options --markdown
 #   eco_docs_paths         every file README.md and docs/*.md name in `backquotes` exists
 #                          (eco_docs_paths_fail: a document naming missing files fails)
+#   eco_vfd_layers         calls between vfd/ files go one way (nm over libh5sf's objects)
 #   eco_log                H5SF_LOG=json / debug trace of the layout decision
 set(H5SF_ECO_DIR ${CMAKE_BINARY_DIR}/eco)
 set(H5SF_ECO_PREFIX ${H5SF_ECO_DIR}/prefix)
@@ -100,6 +101,16 @@ add_test(NAME eco_docs_paths_fail
                  -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
 set_tests_properties(eco_docs_paths eco_docs_paths_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_docs_paths_fail PROPERTIES WILL_FAIL TRUE)
+# Calls inside vfd/ go down the layers of docs/architecture.md; the _fail
+# variant checks the same objects against a wrong order (must fail).
+set(_objs "$<JOIN:$<TARGET_OBJECTS:h5sf>,,>")
+add_test(NAME eco_vfd_layers COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs}
+                                     -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
+add_test(NAME eco_vfd_layers_fail
+         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats files|io|mpitype topology|channel|local ioc_channel|settings registry"
+                 -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
+set_tests_properties(eco_vfd_layers eco_vfd_layers_fail PROPERTIES LABELS "ecosystem")
+set_tests_properties(eco_vfd_layers_fail PROPERTIES WILL_FAIL TRUE)
 h5sf_eco_test(eco_log
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_log.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>
           ${H5SF_ECO_DIR}/log)
