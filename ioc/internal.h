@@ -6,8 +6,10 @@
  *   dtype.c     MPI derived datatypes over (buffer, length) pieces
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
- *   worker.c    the libuv worker threads: merged groups, transfer slots,
- *               pwritev/preadv, replies
+ *   worker.c    the libuv worker threads, the ready queue, submission
+ *   group.c     forming groups: which ready requests run together
+ *   run.c       running a group: merged pwritev/preadv, payload chunks, replies
+ *   slots.c     the pool of transfer slots
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
  *   fault.c     test-only fault injection (H5SF_FAULT)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
@@ -202,10 +204,75 @@ bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r);
  * (the caller checks payload_pending before running them). */
 void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **ready_tail);
 
+/* ---- groups: formed by group.c, run by run.c ------------------------------
+ *
+ * A worker runs a *group*: the request it took plus other ready requests of
+ * the same kind on the same subfile whose extents touch it -- typically the
+ * interleaved strided pieces of several ranks.  Ready requests never
+ * conflict (the scheduler saw to that), so their pieces can be sorted by
+ * offset and written or read as merged runs: one pwritev per contiguous run
+ * instead of one per piece per rank.
+ *
+ * The group moves in rounds: in round k every member's chunk k is in memory
+ * (its own slot, its inline payload, or for local requests the client's
+ * buffers), the pieces of those chunks are sorted into runs, and the runs go
+ * to the disk.  Equal-sized requests of an interleaved pattern thus meet
+ * chunk by chunk.  A lone request is a group of one, in its own piece order.
+ */
+#define GROUP_MAX 16 /* members of one group                      */
+
+typedef struct member {
+    ioc_req_t        *r;
+    uint64_t          i, po;  /* cursor: piece i, byte po within it       */
+    ioc_cursor_t      mc;     /* cursor of the next chunk's messages      */
+    uint64_t          k, nk;  /* next round, rounds in all                */
+    unsigned char    *slot;   /* transfer buffer (remote, not inline)     */
+    unsigned char    *slot2;  /* a second one, if free: double buffering  */
+    MPI_Request       req[2][IOC_SPLIT_MAX]; /* transfers in flight on each buffer */
+    int               nreq[2];
+    unsigned char    *buf;    /* this round's bytes, NULL: client buffers */
+    uint64_t          n;      /* bytes this round                         */
+    bool              failed; /* I/O failed: skip its pieces from now on  */
+    bool              lost;   /* the client connection broke: stop        */
+    h5sf_wire_reply_t rep;
+} member_t;
+
+typedef struct seg {
+    uint64_t       off, len;
+    unsigned char *p;
+    uint32_t       m;
+} seg_t;
+
+/* Bytes of r can be addressed without a slot: local, inline, or empty. */
+static inline bool ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
+static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
+
+/* group.c (lock held) */
+/* The first ready request no lingering worker has claimed, unlinked; NULL
+ * if there is none. */
+ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx);
+/* q could join the group a waiting worker has claimed. */
+bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
+/* Unlink q (after prev; NULL: the head) from the ready queue. */
+void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
+/* Form a group around r (unlinked) in mb[0..GROUP_MAX); returns its size.
+ * May wait on ctx->cond for companions. */
+int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
+
+/* run.c (lock not held): the group's I/O, then release the requests that
+ * waited for its members, then answer.  *segs (capacity *cap) is the
+ * caller's reusable workspace. */
+void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap);
+
+/* slots.c (lock held): a slot, waiting for one if `wait`, else NULL when
+ * none is free; give one back (NULL is ignored); free the idle ones. */
+unsigned char *ioc_slot_get(h5sf_ioc_ctx_t *ctx, bool wait);
+void           ioc_slot_put(h5sf_ioc_ctx_t *ctx, unsigned char *p);
+void           ioc_slots_trim(h5sf_ioc_ctx_t *ctx);
+
 /* worker.c */
 int  ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
 void ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
-void ioc_slots_trim(h5sf_ioc_ctx_t *ctx);
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
 /* Admit r in arrival order; queue it if it may run now.  Returns false if
  * the subfile is unknown (r untouched).  After a true return r belongs to
@@ -215,6 +282,7 @@ void ioc_runner_free(ioc_runner_t *run);
 /* The IOC rank runs its own queued request r itself (lock held in and out);
  * false if a worker has it already (or it must stay with the workers). */
 bool ioc_run_own(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+/* run.c */
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* Receive and discard a write payload (error paths). */

@@ -56,7 +56,7 @@ for x in ("independent", "collective"):
                              f"{ratio('h5sf-ioc', 'posix')} |")
         lines.append("")
 
-# The performance issue's targets at 4 ranks (or the largest count run),
+# The performance targets at 4 ranks (or the largest count run),
 # independent transfers: (workload, min ratio vs built-in, min vs MPI-IO).
 TARGETS = [("strided", 50.0, 1.0), ("contiguous", 2.0, 0.7), ("multi", 2.0, 0.7), ("metadata", 1.0, 0.5)]
 tn = 4 if 4 in ranks else (ranks[-1] if ranks else None)

@@ -11,8 +11,8 @@
 #   h5sf-fuse  h5sf-fuse INPUT OUTPUT (threads: -t, default 4)
 #   h5fuse     HDF5's h5fuse -q -f CONFIG, on a copy of the set made with
 #              h5sf-mv --copy (h5fuse writes into the stub)
-# and prints MiB/s, the best of -r runs (default 3), plus the ratios the
-# issue asks for (h5sf-fuse >= 5x h5fuse, >= 0.7x cat).  The outputs of
+# and prints MiB/s, the best of -r runs (default 3), plus the target ratios
+# (h5sf-fuse >= 5x h5fuse, >= 0.7x cat).  The outputs of
 # h5sf-fuse and h5fuse are compared with cmp.  Nothing is asserted: timings
 # on a shared machine are noise for a test suite.  -k keeps the files.
 set -u -o pipefail

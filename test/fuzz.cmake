@@ -81,7 +81,7 @@ function(h5sf_fuzz_target name corpus)
   add_custom_command(OUTPUT ${exe}
                      COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common -I${CMAKE_SOURCE_DIR}/include
                              ${_fz_mpi_compile} ${_fz_h5flags} ${src} ${_fz_common} ${_fz_mpi_link} -o ${exe}
-                     DEPENDS ${src} ${_fz_common} ${CMAKE_SOURCE_DIR}/common/config.h
+                     DEPENDS ${src} ${_fz_common} ${CMAKE_SOURCE_DIR}/common/config.h ${CMAKE_SOURCE_DIR}/common/config_impl.h
                              ${CMAKE_SOURCE_DIR}/common/layout.h ${CMAKE_SOURCE_DIR}/common/wire.h
                              ${CMAKE_SOURCE_DIR}/common/errbuf.h
                      COMMENT "Building libFuzzer target ${name}"

@@ -4,15 +4,19 @@
 #   t_interop     h5sf <-> HDF5's built-in subfiling driver, both directions
 #   t_config      fapl struct, config strings, environment, bad values
 #   t_envdriver   HDF5_DRIVER=h5sf / HDF5_DRIVER_CONFIG with H5P_DEFAULT only
+#   t_errstack    h5sf's error stack entries name the raising file, function, line
 # Executables land in ${CMAKE_BINARY_DIR}/bin (CMAKE_RUNTIME_OUTPUT_DIRECTORY).
 # h5sf_mpi_test() and the MPI test environment (HDF5_PLUGIN_PATH, Open MPI as
 # root, ASAN_OPTIONS; TIMEOUT 300; LABELS mpi;asan) come from
 # test/CMakeLists.txt.
 
-foreach(t t_roundtrip t_interop t_config)
+foreach(t t_roundtrip t_interop t_config t_errstack)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
   target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)
 endforeach()
+# t_roundtrip's data and passes live in files of their own (t_roundtrip.h).
+target_sources(t_roundtrip PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/t_roundtrip_data.c
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/t_roundtrip_io.c)
 # No link to libh5sf: the driver must come in through the plugin loader.
 add_executable(t_envdriver ${CMAKE_CURRENT_SOURCE_DIR}/t_envdriver.c)
 target_link_libraries(t_envdriver PRIVATE MPI::MPI_C hdf5::hdf5-shared)
@@ -35,6 +39,9 @@ endforeach()
 h5sf_mpi_test(t_interop_builtin_np2 t_interop 2 --builtin-only)
 foreach(np 1 2 3)
   h5sf_mpi_test(t_config_np${np} t_config ${np})
+endforeach()
+foreach(np 1 2)
+  h5sf_mpi_test(t_errstack_np${np} t_errstack ${np})
 endforeach()
 foreach(np 1 3)
   h5sf_mpi_test(t_envdriver_np${np} t_envdriver ${np}

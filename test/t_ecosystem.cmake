@@ -1,4 +1,4 @@
-# Ecosystem tests (issue 7), scripts in test/ecosystem/:
+# Ecosystem tests, scripts in test/ecosystem/:
 #   eco_install            cmake --install into <build>/eco/prefix (fixture)
 #   eco_find_package       outside CMake project: find_package(h5sf CONFIG), h5sf::h5sf
 #   eco_pkgconfig          outside compile with pkg-config --cflags --libs h5sf
@@ -6,6 +6,9 @@
 #   eco_preload_installed  the installed shim, finding the installed plugin by itself
 #   eco_example_*          docs/examples built and run, their files checked on disk
 #   eco_docs_options       docs/configuration.md table == h5sf-options --markdown
+#   eco_docs_paths         every file README.md and docs/*.md name in `backquotes` exists
+#                          (eco_docs_paths_fail: a document naming missing files fails)
+#   eco_vfd_layers         calls between vfd/ files go one way (nm over libh5sf's objects)
 #   eco_log                H5SF_LOG=json / debug trace of the layout decision
 set(H5SF_ECO_DIR ${CMAKE_BINARY_DIR}/eco)
 set(H5SF_ECO_PREFIX ${H5SF_ECO_DIR}/prefix)
@@ -92,6 +95,22 @@ add_test(NAME eco_docs_options
          COMMAND ${CMAKE_COMMAND} -DOPTIONS_EXE=$<TARGET_FILE:h5sf-options> -DSRC=${CMAKE_SOURCE_DIR}
                  -P ${H5SF_ECO_SCRIPTS}/check_docs.cmake)
 set_tests_properties(eco_docs_options PROPERTIES LABELS "ecosystem")
+add_test(NAME eco_docs_paths COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
+add_test(NAME eco_docs_paths_fail
+         COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -DDOCS=${H5SF_ECO_SCRIPTS}/check_paths_missing.md
+                 -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
+set_tests_properties(eco_docs_paths eco_docs_paths_fail PROPERTIES LABELS "ecosystem")
+set_tests_properties(eco_docs_paths_fail PROPERTIES WILL_FAIL TRUE)
+# Calls inside vfd/ go down the layers of docs/architecture.md; the _fail
+# variant checks the same objects against a wrong order (must fail).
+set(_objs "$<JOIN:$<TARGET_OBJECTS:h5sf>,,>")
+add_test(NAME eco_vfd_layers COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs}
+                                     -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
+add_test(NAME eco_vfd_layers_fail
+         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats files|io|mpitype topology|channel|local ioc_channel|settings registry"
+                 -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
+set_tests_properties(eco_vfd_layers eco_vfd_layers_fail PROPERTIES LABELS "ecosystem")
+set_tests_properties(eco_vfd_layers_fail PROPERTIES WILL_FAIL TRUE)
 h5sf_eco_test(eco_log
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_log.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>
           ${H5SF_ECO_DIR}/log)

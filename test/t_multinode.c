@@ -41,57 +41,31 @@
  *   ROOT/H seen from everywhere (netns-cluster.sh: <state>/hosts and
  *   <state>/local); --subfile-dir must then lie under MOUNT.
  * Exit status 1 on any failure (agreed over all ranks).
+ * The datasets and their checks are in t_multinode_data.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
+#include "t_multinode.h"
 
-#include <mpi.h>
-#include <hdf5.h>
-#include <H5FDsubfiling.h>
-#include <H5FDioc.h>
-#include "h5sf.h"
+int  g_rank, g_size;
+long g_fail;
 
-#define HOSTLEN 256
-#define MAXREP  8
-
-static int  g_rank, g_size;
-static long g_fail;
-
-static void fatal(int line, const char *what)
+void fatal_at(const char *file, int line, const char *what)
 {
-    fprintf(stderr, "[rank %d] FATAL t_multinode.c:%d: %s failed\n", g_rank, line, what);
+    const char *base = strrchr(file, '/');
+    fprintf(stderr, "[rank %d] FATAL %s:%d: %s failed\n", g_rank, base ? base + 1 : file, line, what);
     H5Eprint2(H5E_DEFAULT, stderr);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
-#define H5X(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) < 0)                                                                            \
-            fatal(__LINE__, #call);                                                                \
-    } while (0)
-static hid_t h5id(hid_t id, const char *what, int line)
+
+hid_t h5id_at(hid_t id, const char *what, const char *file, int line)
 {
     if (id < 0)
-        fatal(line, what);
+        fatal_at(file, line, what);
     return id;
 }
-#define H5ID(call) h5id((call), #call, __LINE__)
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        g_fail++;                                                                                  \
-        fprintf(stderr, "[rank %d] FAIL ", g_rank);                                                \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fputc('\n', stderr);                                                                       \
-    } while (0)
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -279,187 +253,6 @@ static void topology(void)
         printf("\n");
         fflush(stdout);
     }
-}
-
-/* ---- data ---------------------------------------------------------------- */
-
-#define C_N   8011  /* "contig": int64 slab per rank                        */
-#define S_BLK 300   /* "strided": blocks of doubles interleaved over ranks  */
-#define S_NB  9
-#define G_ROW 9     /* "grid": 2-D int, chunked, rows per rank              */
-#define G_COL 1001
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-static int64_t cval(uint64_t g) { return (int64_t)mix64(g + 11); }
-static double  sval(uint64_t g) { return (double)g * 0.5 - 7.0; }
-static int     gval(uint64_t g) { return (int)(mix64(g * 3 + 1) & 0x7fffffff); }
-
-/* Same calls for every driver: the reference differs only in the fapl. */
-static void write_data(hid_t file, int iter)
-{
-    const hsize_t R = (hsize_t)g_rank, NP = (hsize_t)g_size;
-    hid_t         coll = H5ID(H5Pcreate(H5P_DATASET_XFER)), ind = H5ID(H5Pcreate(H5P_DATASET_XFER));
-    H5X(H5Pset_dxpl_mpio(coll, H5FD_MPIO_COLLECTIVE));
-    H5X(H5Pset_dxpl_mpio(ind, H5FD_MPIO_INDEPENDENT));
-    { /* contig, collective; iter > 0 (crash phase) rewrites it */
-        hsize_t dims = NP * C_N, start = R * C_N, count = C_N;
-        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &count, NULL));
-        hid_t   d  = iter ? H5ID(H5Dopen2(file, "contig", H5P_DEFAULT))
-                          : H5ID(H5Dcreate2(file, "contig", H5T_STD_I64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        int64_t *b = malloc(sizeof *b * C_N);
-        if (!b)
-            fatal(__LINE__, "malloc");
-        for (hsize_t i = 0; i < C_N; i++)
-            b[i] = cval(start + i) + iter;
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
-        if (H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, coll, b) < 0)
-            FAIL("write contig");
-        if (!iter) {
-            hsize_t two = 2;
-            int     av[2] = {g_size, 4242};
-            hid_t   as = H5ID(H5Screate_simple(1, &two, NULL));
-            hid_t   a  = H5ID(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
-            if (H5Awrite(a, H5T_NATIVE_INT, av) < 0)
-                FAIL("write attr");
-            H5Aclose(a);
-            H5Sclose(as);
-        }
-        free(b);
-        H5Dclose(d);
-        H5Sclose(ms);
-        H5Sclose(fs);
-    }
-    if (iter)
-        goto done;
-    { /* strided: blocks interleaved across ranks (and so across hosts), independent */
-        hsize_t dims = NP * S_BLK * S_NB, start = R * S_BLK, stride = NP * S_BLK, count = S_NB, block = S_BLK;
-        hsize_t n  = S_BLK * S_NB;
-        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &n, NULL));
-        hid_t   d  = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        double *b  = malloc(sizeof *b * n);
-        if (!b)
-            fatal(__LINE__, "malloc");
-        for (hsize_t k = 0; k < n; k++)
-            b[k] = sval((k / S_BLK) * stride + start + k % S_BLK);
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
-        if (H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, ind, b) < 0)
-            FAIL("write strided");
-        free(b);
-        H5Dclose(d);
-        H5Sclose(ms);
-        H5Sclose(fs);
-    }
-    { /* grid: 2-D chunked, chunks straddle ranks, collective */
-        hsize_t dims[2] = {NP * G_ROW, G_COL}, start[2] = {R * G_ROW, 0}, count[2] = {G_ROW, G_COL};
-        hsize_t chunk[2] = {4, 250};
-        hid_t   dcpl = H5ID(H5Pcreate(H5P_DATASET_CREATE));
-        H5X(H5Pset_chunk(dcpl, 2, chunk));
-        hid_t fs = H5ID(H5Screate_simple(2, dims, NULL)), ms = H5ID(H5Screate_simple(2, count, NULL));
-        hid_t d  = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-        int  *b  = malloc(sizeof *b * G_ROW * G_COL);
-        if (!b)
-            fatal(__LINE__, "malloc");
-        for (hsize_t k = 0; k < G_ROW * G_COL; k++)
-            b[k] = gval(start[0] * G_COL + k);
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
-        if (H5Dwrite(d, H5T_NATIVE_INT, ms, fs, coll, b) < 0)
-            FAIL("write grid");
-        free(b);
-        H5Dclose(d);
-        H5Sclose(ms);
-        H5Sclose(fs);
-        H5Pclose(dcpl);
-    }
-done:
-    H5Pclose(coll);
-    H5Pclose(ind);
-}
-
-/* Read share (r + 1) mod size of dataset ds (a block of its first
- * dimension): every element is read once, by another rank than the one that
- * wrote it.  Sets *first, the global index of the block's first element, and
- * *n; NULL (and a failure) if the read fails. */
-static void *read_share(hid_t file, const char *ds, hid_t mtype, size_t esize, uint64_t *first, uint64_t *n,
-                        const char *ctx)
-{
-    hsize_t dims[2] = {0, 1}, start[2] = {0, 0}, count[2];
-    void   *b  = NULL;
-    hid_t   d  = H5Dopen2(file, ds, H5P_DEFAULT), fs = -1, ms = -1;
-    int     nd = 0, share = (g_rank + 1) % g_size;
-    if (d < 0 || (fs = H5Dget_space(d)) < 0 || (nd = H5Sget_simple_extent_dims(fs, dims, NULL)) < 1 || nd > 2) {
-        FAIL("%s: cannot open dataset %s", ctx, ds);
-        goto done;
-    }
-    start[0] = dims[0] * (hsize_t)share / (hsize_t)g_size;
-    count[0] = dims[0] * (hsize_t)(share + 1) / (hsize_t)g_size - start[0];
-    count[1] = dims[1];
-    *first   = start[0] * dims[1];
-    *n       = count[0] * count[1];
-    if (!(b = calloc(*n ? *n : 1, esize)))
-        fatal(__LINE__, "calloc");
-    hsize_t mn = *n;
-    ms = H5ID(H5Screate_simple(1, &mn, NULL));
-    H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
-    if (H5Dread(d, mtype, ms, fs, H5P_DEFAULT, b) < 0) {
-        FAIL("%s: cannot read dataset %s", ctx, ds);
-        free(b);
-        b = NULL;
-    }
-done:
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    if (d >= 0)
-        H5Dclose(d);
-    return b;
-}
-
-/* Every rank reads its share of every dataset from file and from the MPI-IO
- * reference and compares both with the pattern. */
-static void check(hid_t file, hid_t ref, const char *ctx)
-{
-    long     bad = 0;
-    uint64_t f1 = 0, n1 = 0, f2 = 0, n2 = 0;
-#define CMP(type, mtype, ds, want, fmt)                                                            \
-    {                                                                                              \
-        type *x = read_share(file, ds, mtype, sizeof(type), &f1, &n1, ctx);                        \
-        type *y = read_share(ref, ds, mtype, sizeof(type), &f2, &n2, "MPI-IO reference");          \
-        if (x && y && (f1 != f2 || n1 != n2))                                                      \
-            FAIL("%s: dataset %s has another shape than in the MPI-IO reference", ctx, ds);        \
-        else if (x && y)                                                                           \
-            for (uint64_t k = 0, i = f1; k < n1; k++, i++)                                         \
-                if (x[k] != (want) || y[k] != (want)) {                                            \
-                    if (++bad <= MAXREP)                                                           \
-                        FAIL("%s: %s[%" PRIu64 "] = " fmt ", MPI-IO reference " fmt                \
-                             ", pattern " fmt, ctx, ds, i, x[k], y[k], (want));                    \
-                }                                                                                  \
-        free(x);                                                                                   \
-        free(y);                                                                                   \
-    }
-    CMP(int64_t, H5T_NATIVE_INT64, "contig", cval(i), "%" PRId64)
-    CMP(double, H5T_NATIVE_DOUBLE, "strided", sval(i), "%g")
-    CMP(int, H5T_NATIVE_INT, "grid", gval(i), "%d")
-#undef CMP
-    if (bad > MAXREP)
-        FAIL("%s: %ld mismatching elements in all", ctx, bad);
-    int   av[2] = {0, 0};
-    hid_t d     = H5Dopen2(file, "contig", H5P_DEFAULT);
-    hid_t a     = d < 0 ? -1 : H5Aopen(d, "attr", H5P_DEFAULT);
-    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, av) < 0 || av[0] != g_size || av[1] != 4242)
-        FAIL("%s: attribute contig/attr reads {%d, %d}, expected {%d, 4242}", ctx, av[0], av[1], g_size);
-    if (a >= 0)
-        H5Aclose(a);
-    if (d >= 0)
-        H5Dclose(d);
 }
 
 /* ---- files and drivers ----------------------------------------------------- */

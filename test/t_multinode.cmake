@@ -21,7 +21,7 @@
 #                       a clear error, no hang
 #   multinode_crash     a host dies mid-job: the job ends, non-zero
 
-add_executable(t_multinode ${CMAKE_CURRENT_SOURCE_DIR}/t_multinode.c)
+add_executable(t_multinode ${CMAKE_CURRENT_SOURCE_DIR}/t_multinode.c ${CMAKE_CURRENT_SOURCE_DIR}/t_multinode_data.c)
 target_link_libraries(t_multinode PRIVATE h5sf hdf5::hdf5-shared)
 # The per-message / per-byte benchmark behind docs/multinode.md (not a test).
 add_executable(bench_msgcost ${CMAKE_CURRENT_SOURCE_DIR}/bench_msgcost.c)

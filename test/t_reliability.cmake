@@ -1,4 +1,4 @@
-# Reliability tests (issue 6): injected faults, bad input, damaged files,
+# Reliability tests: injected faults, bad input, damaged files,
 # stress.  Executables share test/t_reliability.h.
 #   t_fault     one fixture chain per scenario: prepare -> run (H5SF_FAULT
 #               set by the program) -> verify; 4 ranks, 2 IOCs

@@ -1,4 +1,4 @@
-# Tools tests (issue 5), label "tools"; test/t_tools.sh does the work:
+# Tools tests, label "tools"; test/t_tools.sh does the work:
 #   tools_fuse_*    write with h5sf at 1, 2, 4 ranks and several stripe
 #                   settings (+ the same data through MPI-IO); h5sf-fuse;
 #                   h5diff against the MPI-IO file; cmp against HDF5's own

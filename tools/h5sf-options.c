@@ -4,7 +4,7 @@
  *   h5sf-options             plain text, one block per setting
  *   h5sf-options --markdown  the reference tables of docs/configuration.md
  *
- * Both forms read h5sf_options[] and h5sf_runtime_vars[] (common/config.c),
+ * Both forms read h5sf_options[] and h5sf_runtime_vars[] (common/options.c),
  * the same tables the parser uses; a test compares the Markdown form with
  * the text between the OPTIONS markers of docs/configuration.md, so the
  * documentation cannot drift from the code.

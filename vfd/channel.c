@@ -53,7 +53,7 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *err, void *data)
 {
     h5sf_errbuf_t *eb = data;
     (void)n;
-    /* Issue 6 fix: keep the innermost entry (a downward walk visits it last):
+    /* Keep the innermost entry (a downward walk visits it last):
      * it holds the cause (subfile, offset, errno from the IOC); the outermost
      * is HDF5's generic "file vector write request failed", which is all the
      * other ranks of a collective call got to see. */

@@ -3,9 +3,9 @@
  *
  * Errors carry h5sf's own class so users see "h5sf" in the error stack next
  * to HDF5's entries; major/minor numbers are HDF5's own (H5E_VFL, ...).
+ * Pushing is the H5SF_PUSH macro (internal.h), so every entry names the
+ * file, function and line that raised it; nothing here pushes.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include "internal.h"
 
 hid_t h5sf_err_class = H5I_INVALID_HID;
@@ -22,17 +22,4 @@ void h5sf_err_term(void)
     if (h5sf_err_class != H5I_INVALID_HID)
         H5Eunregister_class(h5sf_err_class);
     h5sf_err_class = H5I_INVALID_HID;
-}
-
-void h5sf_err_push(const char *func, int line, hid_t maj, hid_t min, const char *fmt, ...)
-{
-    char    msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (h5sf_err_init() < 0)
-        return;
-    /* "%s" keeps user text (paths) from being read as a format. */
-    H5Epush2(H5E_DEFAULT, __FILE__, func, (unsigned)line, h5sf_err_class, maj, min, "%s", msg);
 }

@@ -18,57 +18,6 @@
 
 #define H5SF_MAXADDR ((haddr_t)(((haddr_t)1 << 62) - 1))
 
-int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);
-void h5sf_stats_report(h5sf_file_t *f);
-void h5sf_log_open(h5sf_file_t *f, int provided);
-
-static hid_t h5sf_id = H5I_INVALID_HID;
-
-hid_t h5sf_register(void)
-{
-    if (h5sf_id >= 0 && H5Iis_valid(h5sf_id) > 0)
-        return h5sf_id;
-    if (H5FDis_driver_registered_by_value(H5FD_H5SF_VALUE) > 0) {
-        /* Already registered by HDF5's plugin loader: fetch its id. */
-        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-        if (fapl >= 0 && H5Pset_driver_by_value(fapl, H5FD_H5SF_VALUE, NULL) >= 0)
-            h5sf_id = H5Pget_driver(fapl);
-        H5Pclose(fapl);
-        /* The fapl held a reference; the id stays valid while registered. */
-    }
-    else
-        h5sf_id = H5FDregister(&h5sf_class);
-    return h5sf_id;
-}
-
-/* ---- registry of open files: the finalize hook closes them locally ---- */
-static h5sf_file_t *open_files;
-
-void h5sf_files_add(h5sf_file_t *f)
-{
-    f->next    = open_files;
-    open_files = f;
-}
-
-h5sf_file_t *h5sf_files_first(void) { return open_files; }
-
-h5sf_file_t *h5sf_files_find(const void *f)
-{
-    for (h5sf_file_t *p = open_files; p; p = p->next)
-        if ((const void *)p == f)
-            return p;
-    return NULL;
-}
-
-void h5sf_files_remove(h5sf_file_t *f)
-{
-    for (h5sf_file_t **p = &open_files; *p; p = &(*p)->next)
-        if (*p == f) {
-            *p = f->next;
-            return;
-        }
-}
-
 /* Close, through the public API, every file open with h5sf and the objects
  * in it.  Run from the MPI_Finalize hook, when every rank is in MPI_Finalize
  * and MPI still works, so the closes are collective as they must be. */
@@ -85,7 +34,7 @@ static void close_open_h5sf_files(void)
         char name[4096];
         bool ours = false;
         if (H5Fget_name(ids[i], name, sizeof name) > 0)
-            for (h5sf_file_t *f = open_files; f && !ours; f = f->next)
+            for (h5sf_file_t *f = h5sf_files_first(); f && !ours; f = f->next)
                 ours = strcmp(f->name, name) == 0;
         if (!ours)
             continue;
@@ -107,10 +56,10 @@ static void close_open_h5sf_files(void)
  * stop the IOC daemons. */
 static void on_mpi_finalize(void)
 {
-    if (open_files) {
+    if (h5sf_files_first()) {
         H5E_BEGIN_TRY { close_open_h5sf_files(); } H5E_END_TRY
     }
-    for (h5sf_file_t *f = open_files; f; f = f->next)
+    for (h5sf_file_t *f = h5sf_files_first(); f; f = f->next)
         f->mpi_dead = true;
     h5sf_ioc_shutdown_all();
 }
@@ -299,7 +248,7 @@ static herr_t h5sf_close(H5FD_t *file)
     h5sf_file_t  *f         = (h5sf_file_t *)file;
     h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
-    /* Issue 6 fix: HDF5 also closes us while unwinding a failed open (bad
+    /* HDF5 also closes us while unwinding a failed open (bad
      * driver info, truncated file); the public calls below (H5FDclose of the
      * channels) would clear its error stack and hide the reason.  Keep it,
      * unless this close fails itself. */
@@ -361,9 +310,6 @@ static herr_t h5sf_get_handle(H5FD_t *file, hid_t fapl, void **handle)
 }
 
 /* ---- truncate, flush -------------------------------------------------- */
-
-int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
-int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e);
 
 /* Collective (HDF5 calls it on every rank with the same EOA): subfiles get
  * exactly the sizes the EOA implies, and the stub becomes a sparse file of
@@ -624,6 +570,10 @@ static herr_t h5sf_fapl_free(void *fa)
     free(c);
     return 0;
 }
+
+/* The driver's id as h5sf_register() (plugin.c) found it; forgotten when
+ * HDF5 terminates the driver (a later id may be another driver's). */
+hid_t h5sf_id = H5I_INVALID_HID;
 
 static herr_t h5sf_term(void)
 {

@@ -1,17 +1,30 @@
 /*
  * internal.h -- shared by the files of the VFD layer (vfd/).
  *
+ * Layers; a file calls only files of its own line or lines below it, and
+ * within the top line only to the right (docs/architecture.md):
+ *
+ *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  files.c
+ *   I/O planning        io.c, mpitype.c, topology.c
+ *   channels            channel.c -> local.c, ioc_channel.c
+ *   (ioc/ client, sec2)
+ *   services            settings.c, registry.c, mpi.c, err.c
+ *
+ *   fapl.c        H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
+ *   plugin.c      the HDF5 plugin entry points, h5sf_register()
  *   h5sf.c        the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
+ *   stats.c       H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout
+ *   files.c       H5FD_h5sf_get_files (no open file)
  *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
- *   channel.c     per-subfile channels (direct = sec2, or the IOC channel) and COBEGIN/COEND
- *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
- *   local.c       IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
- *   topology.c    which ranks are I/O concentrators
- *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
- *   fapl.c        H5Pset/get_fapl_h5sf and the fapl callbacks
- *   err.c         the error class and H5SF_GOTO
  *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
- *   plugin.c      the HDF5 plugin entry points
+ *   topology.c    which ranks are I/O concentrators
+ *   channel.c     per-subfile channels (direct = sec2, or the IOC channel) and COBEGIN/COEND
+ *   local.c       IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
+ *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
+ *   settings.c    the settings in effect for a fapl (driver info, config string, environment)
+ *   registry.c    the list of open files
+ *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
+ *   err.c         the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
  */
 #ifndef H5SF_VFD_INTERNAL_H
 #define H5SF_VFD_INTERNAL_H
@@ -32,13 +45,23 @@
 extern hid_t h5sf_err_class;
 int  h5sf_err_init(void);
 void h5sf_err_term(void);
-void h5sf_err_push(const char *func, int line, hid_t maj, hid_t min, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* Compile-time printf check of H5SF_PUSH's arguments (never called). */
+static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char *fmt, ...) { (void)fmt; }
+
+/* Push an error on h5sf's class naming the caller's file, function and line
+ * (the one call of H5Epush2 in h5sf). */
+#define H5SF_PUSH(maj, min, ...)                                                                    \
+    do {                                                                                            \
+        if (0)                                                                                      \
+            h5sf_err_fmt(__VA_ARGS__);                                                              \
+        if (h5sf_err_init() == 0)                                                                   \
+            H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, h5sf_err_class, maj, min, __VA_ARGS__); \
+    } while (0)
 
 /* Push an error and jump to the function's single `done:` exit. */
 #define H5SF_GOTO(ret, maj, min, ...)                                                               \
     do {                                                                                            \
-        h5sf_err_push(__func__, __LINE__, maj, min, __VA_ARGS__);                                   \
+        H5SF_PUSH(maj, min, __VA_ARGS__);                                                           \
         ret_value = (ret);                                                                          \
         goto done;                                                                                  \
     } while (0)
@@ -58,6 +81,13 @@ void h5sf_mpi_on_finalize(void (*fn)(void));
 /* Collective: if any rank failed, every rank fails with the message of the
  * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
 int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
+
+/* ---- settings (settings.c) -------------------------------------------- */
+/* The settings an open of fapl_id would use: driver info or defaults, the
+ * driver config string, the environment; validated. */
+int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);
+/* H5SF_IOC_LOCAL_READS / H5SF_IOC_LOCAL_WRITES (default on). */
+int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e);
 
 /* ---- topology (topology.c) -------------------------------------------- */
 /* Choose IOC ranks of comm per config, for a file of nsubfiles subfiles (0:
@@ -83,6 +113,12 @@ void  h5sf_ioc_channel_counters(uint64_t *max_inflight);
 
 int  h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e);
 int  h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* Collective: every subfile sized to what eoa implies. */
+int  h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
+/* fsync (or flush) every channel. */
+int  h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* Send the planned request (f->plan) down the channels. */
+int  h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e);
 
 /* ---- the file --------------------------------------------------------- */
 struct h5sf_file {
@@ -124,7 +160,6 @@ static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs
 #define H5SF_CHAN_MAXADDR (((haddr_t)1 << 62) - 1)
 
 /* local.c: IOC-channel I/O straight to subfiles on this node. */
-int     h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e);
 int     h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
 /* The sec2 channel for this request to subfile s (sorted piece list l,
  * ending at `end`), or NULL: send it to the IOC. */
@@ -147,18 +182,23 @@ herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t co
                             hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
                             const void *bufs[]);
 
-/* coll.c: extents of a collective call described by HDF5's MPI datatypes
+/* mpitype.c: extents of a collective call described by HDF5's MPI datatypes
  * (memory btype at buf, file ftype at addr), added to the plan. */
 int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
                       MPI_Datatype ftype, h5sf_errbuf_t *e);
 /* channel.c: save the newest HDF5 error text (public calls clear the stack). */
 void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback);
 
-/* h5sf.c */
+/* ---- public API and class (h5sf.c, plugin.c, stats.c) ------------------ */
 extern const H5FD_class_t h5sf_class;
+extern hid_t              h5sf_id; /* h5sf.c: set by h5sf_register() */
+/* plugin.c: the driver's id (registers it if the plugin loader did not). */
 hid_t h5sf_register(void);
+/* stats.c: H5SF_STATS summary at close (collective), H5SF_LOG at open. */
+void h5sf_stats_report(h5sf_file_t *f);
+void h5sf_log_open(h5sf_file_t *f, int provided);
 
-/* Global registry of open files (for the finalize hook). */
+/* ---- registry of open files (registry.c) -------------------------------- */
 void h5sf_files_add(h5sf_file_t *f);
 void h5sf_files_remove(h5sf_file_t *f);
 /* The first open file (then ->next), for walks over all of them. */

@@ -23,8 +23,6 @@
 extern herr_t H5CX_get_io_xfer_mode(H5FD_mpio_xfer_t *io_xfer_mode);
 extern herr_t H5CX_get_mpi_coll_datatypes(MPI_Datatype *btype, MPI_Datatype *ftype);
 
-int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e);
-
 static bool collective_call(void)
 {
     H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;

@@ -41,26 +41,6 @@ static int      loc_nopen; /* local channels open, all files */
 static uint64_t loc_clock; /* use counter for the LRU choice */
 static uint64_t loc_pin;   /* channels used since: in the running request */
 
-static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
-{
-    const char *v = getenv(name);
-    *on           = true;
-    if (!v || !*v || !strcmp(v, "1"))
-        return 0;
-    if (!strcmp(v, "0")) {
-        *on = false;
-        return 0;
-    }
-    return h5sf_fail(e, EINVAL, "%s=\"%.200s\": must be 0 or 1", name, v);
-}
-
-int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e)
-{
-    if (bool_env("H5SF_IOC_LOCAL_READS", reads, e) < 0)
-        return -1;
-    return bool_env("H5SF_IOC_LOCAL_WRITES", writes, e);
-}
-
 /* Collective: mark the subfiles whose owner shares this rank's node (the
  * node map topology.c found while choosing the IOCs). */
 int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)

@@ -8,6 +8,9 @@
  * before MPI_Finalize runs our MPI_COMM_SELF hook or our atexit handler.
  * Code they point to must stay mapped, so the library pins itself
  * (RTLD_NODELETE) the first time HDF5 asks for it.
+ *
+ * h5sf_register() gives the driver's id to the public API (fapl.c), the
+ * same id whether the plugin loader or the program registered it first.
  */
 
 #include <dlfcn.h>
@@ -30,4 +33,21 @@ H5SF_API const void *H5PLget_plugin_info(void)
 {
     pin_self();
     return &h5sf_class;
+}
+
+hid_t h5sf_register(void)
+{
+    if (h5sf_id >= 0 && H5Iis_valid(h5sf_id) > 0)
+        return h5sf_id;
+    if (H5FDis_driver_registered_by_value(H5FD_H5SF_VALUE) > 0) {
+        /* Already registered by HDF5's plugin loader: fetch its id. */
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (fapl >= 0 && H5Pset_driver_by_value(fapl, H5FD_H5SF_VALUE, NULL) >= 0)
+            h5sf_id = H5Pget_driver(fapl);
+        H5Pclose(fapl);
+        /* The fapl held a reference; the id stays valid while registered. */
+    }
+    else
+        h5sf_id = H5FDregister(&h5sf_class);
+    return h5sf_id;
 }

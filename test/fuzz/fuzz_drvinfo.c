@@ -6,7 +6,8 @@
  *
  *   clang -g -fsanitize=fuzzer,address,undefined -Icommon -Iinclude \
  *         $(mpicc -showme:compile) -I<hdf5>/include test/fuzz/fuzz_drvinfo.c \
- *         common/config.c common/layout.c common/stripe.c $(mpicc -showme:link) -o fuzz_drvinfo
+ *         common/options.c common/values.c common/config.c common/cfgstring.c common/layout.c \
+ *         common/stripe.c $(mpicc -showme:link) -o fuzz_drvinfo
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,0 +1,105 @@
+/*
+ * options.c -- the settings table: every option's config-string key,
+ * environment variables, default, syntax and help, and the runtime
+ * variables that are not options.  Data only; h5sf-options prints it and
+ * docs/configuration.md is generated from it.
+ *
+ * Must stay in the row order of config.c's setters[] (H5SF_NOPTIONS rows);
+ * parses nothing.
+ */
+#include <stddef.h>
+#include "config_impl.h"
+
+const h5sf_option_t h5sf_options[] = {
+    {"stripe_size", "H5SF_STRIPE_SIZE", "H5FD_SUBFILING_STRIPE_SIZE", "32MiB",
+     "bytes, optional unit B, K/KiB, M/MiB, G/GiB, T/TiB (powers of two)",
+     "Bytes per stripe: logical stripe k goes to subfile k mod stripe_count.  Ignored when an existing "
+     "file is opened (its stored layout wins)."},
+    {"stripe_count", "H5SF_STRIPE_COUNT", NULL, "0",
+     "integer 0..65536",
+     "Number of subfiles; 0 means one subfile per I/O concentrator.  Ignored when an existing file is "
+     "opened."},
+    {"ioc", "H5SF_IOC", "H5FD_SUBFILING_IOC_PER_NODE", "per_node",
+     "per_node | per_node:N | every:N | total:N | ranks:R1;R2;...",
+     "Which ranks are I/O concentrators (IOCs), picked and ordered as by HDF5's built-in subfiling driver so "
+     "that subfile k, served by IOC k mod (IOC count), is on the same node with either driver.  Ranks are "
+     "taken node by node (nodes in the order of their lowest rank, ranks ascending within a node): the first "
+     "N of each node (default 1); every N-th of that sequence from the first; N of it at a stride of "
+     "(ranks - 1) / (N - 1), rounded down; or the listed ranks, in that order.  Never more IOCs than "
+     "subfiles: per_node:N then takes subfiles / nodes (at least 1) per node.  Fallbacks: "
+     "H5FD_SUBFILING_IOC_SELECTION_CRITERIA (\"<criteria>:<value>\": 0 = one per node, 1:N = every:N, "
+     "3:N = total:N; 2 (from a file) is not supported) and H5FD_SUBFILING_IOC_PER_NODE=N (per_node:N, "
+     "used only when the selection criteria do not pick another mode, as in the built-in driver)."},
+    {"threads", "H5SF_THREADS", "H5FD_IOC_THREAD_POOL_SIZE", "4",
+     "integer 1..256",
+     "Worker threads of each I/O concentrator."},
+    {"channel", "H5SF_CHANNEL", NULL, "auto",
+     "auto | ioc | direct",
+     "Path of subfile I/O: through the I/O concentrators (needs MPI_THREAD_MULTIPLE), or every rank "
+     "writes its own pieces directly; auto picks ioc when MPI_THREAD_MULTIPLE is available."},
+    {"fsync", "H5SF_FSYNC", NULL, "0",
+     "0 | 1 | true | false | yes | no | on | off",
+     "fsync() the subfiles at every flush."},
+    {"timeout", "H5SF_TIMEOUT", NULL, "300",
+     "seconds 1..86400",
+     "How long a client waits for an I/O concentrator before failing the call."},
+    {"subfile_dir", "H5SF_SUBFILE_DIR", "H5FD_SUBFILING_SUBFILE_PREFIX", "(the stub's directory)",
+     "directory path",
+     "Directory of the subfiles, e.g. node-local or faster storage.  Recorded in the config file."},
+    {"config_dir", "H5SF_CONFIG_DIR", "H5FD_SUBFILING_CONFIG_FILE_PREFIX", "(the stub's directory)",
+     "directory path (must exist)",
+     "Directory of the <file>.subfile_<inode>.config file; must be given again when the file is "
+     "reopened.  Recorded in the superblock's driver info."},
+    {NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+const h5sf_option_t h5sf_runtime_vars[] = {
+    {"-", "H5SF_STATS", NULL, "0", "0 | 1",
+     "1: print per-file I/O statistics on rank 0 when the file is closed.", },
+    {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
+     "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
+     "prints one JSON object per open."},
+    {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
+     "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
+     "workers, half for received request messages.  Beyond it the IOC stops taking requests and clients "
+     "wait (back-pressure).  Read when the first file on a communicator is opened; a change applies "
+     "from the next open when no file of that communicator is open."},
+    {"-", "H5SF_IOC_MAX_FDS", NULL, "256", "integer 1..1048576",
+     "Most subfiles an I/O concentrator keeps open at once; beyond it the least recently used idle one "
+     "is closed and reopened when a request needs it.  Also the most a rank keeps open for its own "
+     "reads and writes of subfiles on its node (all files together)."},
+    {"-", "H5SF_IOC_MERGE_WAIT", NULL, "5000 (bounded by 2 per piece)", "microseconds 0..10000000",
+     "How long an IOC worker holding a request with gaps between its pieces (a strided selection) waits "
+     "for other ranks' requests that fill the gaps, to write or read all of them as contiguous runs.  It "
+     "stops waiting as soon as the gaps are filled.  By default the wait is also at most 2 us per piece; "
+     "an explicit value drops that bound.  A default-length wait nobody joined is not repeated on that "
+     "subfile for 100 ms, and a file opened by one rank alone never waits.  0 turns waiting off "
+     "(requests already queued are still merged)."},
+    {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
+     "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
+     "instead of two).  0: every read goes through the IOC."},
+    {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1",
+     "1: with the IOC channel, a rank writes to subfiles whose IOC runs on its own node directly (one "
+     "copy instead of two, no round trip), except sparse requests (16 or more pieces of at most 256 KiB "
+     "on average with gaps between them: strided selections), which go through the IOC so that it merges "
+     "them with other ranks' into contiguous runs.  0: every write goes through the IOC."},
+    {"-", "H5SF_IOC_AFFINITY", NULL, "node", "node | inherit",
+     "CPUs the threads of an I/O concentrator (progress thread, workers) may run on.  node: every CPU "
+     "the process may use on its node, so they do not wait behind their rank's main thread when the "
+     "launcher binds ranks to cores.  inherit: the rank's own binding (for sites that keep the other "
+     "cores for something else)."},
+    {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
+     "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
+    {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1",
+     "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf."},
+    {"-", "HDF5_DRIVER", NULL, "(unset)", "h5sf",
+     "HDF5's own variable (listed for completeness): HDF5_DRIVER=h5sf selects this driver for "
+     "default file access property lists, loaded as a plugin."},
+    {"-", "HDF5_DRIVER_CONFIG", NULL, "(unset)", "key=value,key=value",
+     "HDF5's own variable (listed for completeness): the driver config string, parsed like "
+     "H5Pset_driver_by_name's string (see the options above)."},
+    {NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+_Static_assert(sizeof h5sf_options / sizeof h5sf_options[0] == H5SF_NOPTIONS + 1,
+               "h5sf_options[] must have H5SF_NOPTIONS rows and a terminator");

@@ -1,0 +1,553 @@
+/*
+ * run.c -- executing a group of IOC requests: the pwritev/preadv of its
+ * merged runs, the chunked payload messages with the clients, the replies.
+ *
+ * Large payloads move in chunks (H5SF_IOC_CHUNK) through transfer slots
+ * (slots.c): receive chunk k, write its pieces, receive chunk k+1 ...;
+ * reads mirror it.  A client's sends wait in MPI until a slot takes them,
+ * which is the back-pressure on clients.  Pieces are written as runs of
+ * contiguous bytes (one pwritev each), merged across the group's members,
+ * looped over short transfers and EINTR.  Reads past EOF give zeros, as
+ * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI: the
+ * pieces are the client's own buffers (zero copy), and the answer goes
+ * through ctx->done_cond.
+ *
+ * Owns what happens to a group once formed.  Must not choose members nor
+ * touch the ready queue, except to hand on the requests a finished group
+ * releases (group.c and worker.c own those).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define IOV_BATCH 1024 /* IOV_MAX on Linux */
+
+void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+{
+    if (!r)
+        return;
+    if (r->msg_len)
+        atomic_fetch_sub(&ctx->qmem, r->msg_len);
+    free(r->msg);
+    free(r->offs);
+    free(r->mem);
+    free(r->dependents);
+    free(r);
+}
+
+/* The daemon is stopping and the peer never completed *req: cancel it.  A
+ * transfer already under way cannot be cancelled; it may still complete
+ * while the peer is in MPI (closing), so wait a little.  If it does not,
+ * release it: MPI may still use its buffer, which the caller must then
+ * never free or reuse (-2).  -1 when MPI is done with it. */
+#define STOP_GRACE_NS (1000u * 1000000u)
+static int abandon_req(MPI_Request *req)
+{
+    int      flag = 0;
+    unsigned idle = 0;
+    uint64_t t0   = ioc_now_ns();
+    MPI_Cancel(req);
+    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag && ioc_now_ns() - t0 < STOP_GRACE_NS)
+        ioc_backoff(&idle);
+    if (flag)
+        return -1;
+    MPI_Request_free(req);
+    return -2;
+}
+
+/* Wait for a non-blocking operation, giving up if the daemon is stopping
+ * (the peer has gone away and will never match it).  0 when complete, else
+ * as abandon_req(). */
+static int wait_req(h5sf_ioc_ctx_t *ctx, MPI_Request *req)
+{
+    int      flag = 0;
+    unsigned idle = 0;
+    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
+        if (atomic_load(&ctx->stop))
+            return abandon_req(req);
+        ioc_backoff(&idle);
+    }
+    return flag ? 0 : -1;
+}
+
+static int send_bytes(h5sf_ioc_ctx_t *ctx, const void *buf, uint64_t n, int dest, int tag)
+{
+    MPI_Request req;
+    if (MPI_Isend(buf, (int)n, MPI_BYTE, dest, tag, ctx->comm, &req) != MPI_SUCCESS)
+        return -1;
+    return wait_req(ctx, &req);
+}
+
+static int recv_bytes(h5sf_ioc_ctx_t *ctx, void *buf, uint64_t n, int src, int tag)
+{
+    MPI_Request req;
+    if (MPI_Irecv(buf, (int)n, MPI_BYTE, src, tag, ctx->comm, &req) != MPI_SUCCESS)
+        return -1;
+    return wait_req(ctx, &req);
+}
+
+static uint64_t chunk_len(uint64_t total, uint64_t k)
+{
+    uint64_t left = total - k * H5SF_IOC_CHUNK;
+    return left < H5SF_IOC_CHUNK ? left : H5SF_IOC_CHUNK;
+}
+
+void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+{
+    unsigned char *scratch = malloc(H5SF_IOC_CHUNK);
+    ioc_cursor_t   c       = {0, 0};
+    for (uint64_t k = 0; scratch && k < ioc_nchunks(r->h.total); k++) {
+        uint64_t plen[IOC_SPLIT_MAX];
+        size_t   np = ioc_chunk_plan(r->lens, r->h.count, &c, chunk_len(r->h.total, k), plen);
+        for (size_t j = 0; j < np; j++) {
+            int rc = recv_bytes(ctx, scratch, plen[j], r->source, H5SF_TAG_WDATA(r->h.tag));
+            if (rc == -2)
+                return; /* MPI may still write into scratch: leak it */
+            if (rc < 0)
+                goto done; /* cannot take it: the client times out with our error */
+        }
+    }
+done:
+    free(scratch);
+}
+
+static void send_reply(h5sf_ioc_ctx_t *ctx, int source, int tag, const h5sf_wire_reply_t *rep)
+{
+    unsigned char buf[H5SF_WIRE_REPLY_SIZE];
+    h5sf_wire_reply_encode(rep, buf);
+    send_bytes(ctx, buf, sizeof buf, source, tag);
+}
+
+void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg)
+{
+    h5sf_wire_reply_t rep;
+    memset(&rep, 0, sizeof rep);
+    rep.status = err ? err : -1;
+    rep.id     = h->id;
+    snprintf(rep.msg, sizeof rep.msg, "%s", msg);
+    send_reply(ctx, source, h->tag, &rep);
+}
+
+/* ---- file I/O ----------------------------------------------------------- */
+
+/* Transfer iov[0..n) at `off`, looping over short transfers and EINTR, with
+ * fault injection.  Returns bytes done (reads stop early at EOF) or -1. */
+static int64_t xferv(h5sf_ioc_ctx_t *ctx, int op, int fd, struct iovec *iov, int n, uint64_t off)
+{
+    uint64_t done = 0;
+    while (n > 0) {
+        int     f = ioc_fault(op == H5SF_WIRE_WRITE ? "pwrite" : "pread", ctx->rank);
+        ssize_t k;
+        if (f && f != H5SF_FAULT_SHORT) {
+            errno = f;
+            if (f == EINTR)
+                continue;
+            return -1;
+        }
+        if (f == H5SF_FAULT_SHORT && iov[0].iov_len > 1) {
+            /* Half of the first buffer only. */
+            struct iovec half = {iov[0].iov_base, iov[0].iov_len / 2};
+            k = op == H5SF_WIRE_WRITE ? pwritev(fd, &half, 1, (off_t)(off + done))
+                                      : preadv(fd, &half, 1, (off_t)(off + done));
+        }
+        else
+            k = op == H5SF_WIRE_WRITE ? pwritev(fd, iov, n, (off_t)(off + done))
+                                      : preadv(fd, iov, n, (off_t)(off + done));
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (k == 0) {
+            if (op == H5SF_WIRE_READ)
+                break; /* EOF */
+            errno = EIO; /* pwrite returning 0 for n > 0: a device error */
+            return -1;
+        }
+        done += (uint64_t)k;
+        /* Drop what was transferred from the front of iov. */
+        size_t left = (size_t)k;
+        while (n > 0 && left >= iov[0].iov_len) {
+            left -= iov[0].iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov[0].iov_base = (char *)iov[0].iov_base + left;
+            iov[0].iov_len -= left;
+        }
+    }
+    return (int64_t)done;
+}
+
+static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t *rep, int err, uint64_t n,
+                     uint64_t off)
+{
+    rep->status = err ? err : EIO;
+    snprintf(rep->msg, sizeof rep->msg,
+             "IOC rank %d: %s of %llu bytes at offset %llu of subfile %s failed: %s (errno %d)", ctx->rank,
+             r->h.op == H5SF_WIRE_WRITE ? "pwrite" : "pread", (unsigned long long)n, (unsigned long long)off,
+             r->sf->path, strerror(rep->status), rep->status);
+}
+
+
+static int seg_cmp(const void *a, const void *b)
+{
+    const seg_t *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void fail_member(h5sf_ioc_ctx_t *ctx, member_t *m, int err, uint64_t n, uint64_t off)
+{
+    if (m->failed)
+        return;
+    m->failed = true;
+    io_error(ctx, m->r, &m->rep, err, n, off);
+}
+
+/* Append member j's pieces for its m->n bytes of this round to segs. */
+static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
+{
+    ioc_req_t     *r = m->r;
+    unsigned char *p = m->buf;
+    uint64_t       n = m->n;
+    while (n > 0 && m->i < r->h.count) {
+        uint64_t len = r->lens[m->i] - m->po;
+        if (len > n)
+            len = n;
+        if (len) {
+            segs[ns].off = r->offs[m->i] + m->po;
+            segs[ns].len = len;
+            segs[ns].p   = p ? p : (unsigned char *)r->mem[m->i] + m->po;
+            segs[ns].m   = j;
+            ns++;
+        }
+        if (p)
+            p += len;
+        n -= len;
+        if ((m->po += len) == r->lens[m->i]) {
+            m->i++;
+            m->po = 0;
+        }
+    }
+    return ns;
+}
+
+/* Transfer segs[0..ns) (sorted, or one member's own order) as runs of
+ * contiguous segments, one pwritev/preadv per run of up to IOV_BATCH.  A
+ * failure fails the members with a segment in that run; the segments of
+ * failed members are skipped. */
+static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
+{
+    struct iovec iov[IOV_BATCH], save[IOV_BATCH];
+    size_t       s = 0;
+    for (;;) {
+        while (s < ns && mb[segs[s].m].failed)
+            s++;
+        if (s >= ns)
+            break;
+        size_t   first = s, last = s;
+        uint64_t off = segs[s].off, run = 0;
+        int      k = 0;
+        while (s < ns && k < IOV_BATCH && segs[s].off == off + run && !mb[segs[s].m].failed) {
+            uint64_t done = 0;
+            last          = s;
+            while (done < segs[s].len && k < IOV_BATCH) { /* iov_len stays under 1 GiB */
+                uint64_t m = segs[s].len - done;
+                if (m > (uint64_t)1 << 30)
+                    m = (uint64_t)1 << 30;
+                iov[k].iov_base = segs[s].p + done;
+                iov[k].iov_len  = (size_t)m;
+                k++;
+                done += m;
+            }
+            run += done;
+            if (done < segs[s].len) { /* batch full inside a segment: resume there */
+                segs[s].off += done;
+                segs[s].p += done;
+                segs[s].len -= done;
+                break;
+            }
+            s++;
+        }
+        memcpy(save, iov, (size_t)k * sizeof *iov); /* xferv consumes iov */
+        atomic_fetch_add(&ctx->syscalls, 1);
+        int64_t got = xferv(ctx, op, sf->fd, iov, k, off);
+        if (got < 0) {
+            int err = errno;
+            for (size_t q = first; q <= last; q++)
+                fail_member(ctx, &mb[segs[q].m], err, run, off);
+            continue;
+        }
+        if ((uint64_t)got < run) { /* EOF: the rest of the run reads as zeros */
+            uint64_t skip = (uint64_t)got;
+            for (int j = 0; j < k; j++) {
+                if (skip >= save[j].iov_len) {
+                    skip -= save[j].iov_len;
+                    continue;
+                }
+                memset((char *)save[j].iov_base + skip, 0, save[j].iov_len - skip);
+                skip = 0;
+            }
+        }
+    }
+}
+
+/* Buffer of round k: with two, they alternate, so the payload of the next
+ * round moves over MPI while this round's pieces are on the disk. */
+static unsigned char *round_buf(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? m->slot2 : m->slot; }
+static int round_ix(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? 1 : 0; }
+
+/* Post the messages of chunk k on its buffer: receives of a write's
+ * payload, sends of a read's (payload.c decides how many). */
+static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
+{
+    ioc_req_t     *r  = m->r;
+    int            ix = round_ix(m, k);
+    unsigned char *p  = round_buf(m, k);
+    uint64_t       plen[IOC_SPLIT_MAX];
+    size_t         np = ioc_chunk_plan(r->lens, r->h.count, &m->mc, chunk_len(r->h.total, k), plen);
+    for (size_t j = 0; j < np; p += plen[j], j++) {
+        MPI_Request *q  = &m->req[ix][m->nreq[ix]];
+        int          rc = r->h.op == H5SF_WIRE_WRITE
+                              ? MPI_Irecv(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag), ctx->comm, q)
+                              : MPI_Isend(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_RDATA(r->h.tag), ctx->comm, q);
+        if (rc != MPI_SUCCESS)
+            return -1;
+        m->nreq[ix]++;
+    }
+    return 0;
+}
+
+/* Complete the transfers on buffer i, if any; -1 if they cannot complete.
+ * A buffer MPI may still use (abandon_req) is dropped from the member, so
+ * it never returns to the pool. */
+static int settle(h5sf_ioc_ctx_t *ctx, member_t *m, int i)
+{
+    int  rc    = 0;
+    bool inuse = false;
+    for (int j = 0; j < m->nreq[i]; j++) {
+        int w = m->req[i][j] != MPI_REQUEST_NULL ? wait_req(ctx, &m->req[i][j]) : 0;
+        if (w < 0)
+            rc = -1;
+        inuse |= w == -2;
+    }
+    m->nreq[i] = 0;
+    if (inuse) {
+        if (i == 1)
+            m->slot2 = NULL;
+        else
+            m->slot = NULL;
+    }
+    return rc;
+}
+
+static void lose(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
+{
+    m->lost = true;
+    if (m->rep.status)
+        return;
+    m->rep.status = EPIPE;
+    snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: lost the %s rank %d", ctx->rank, what, m->r->source);
+}
+
+static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
+{
+    int       op = mb[0].r->h.op;
+    ioc_sf_t *sf = mb[0].r->sf;
+    for (int j = 0; j < nm; j++) {
+        mb[j].nreq[0] = mb[j].nreq[1] = 0;
+        if (op == H5SF_WIRE_WRITE && !ioc_addressable(mb[j].r) && mb[j].nk > 0 && post_chunk(ctx, &mb[j], 0) < 0)
+            lose(ctx, &mb[j], "write payload from");
+    }
+    for (;;) {
+        size_t ns   = 0;
+        bool   more = false;
+        for (int j = 0; j < nm; j++) {
+            member_t  *m = &mb[j];
+            ioc_req_t *r = m->r;
+            m->n         = 0;
+            if (m->k >= m->nk || m->lost)
+                continue;
+            more = true;
+            /* Every member moves one chunk per round, local and inline ones
+             * too, so the members' rounds cover the same stretch of an
+             * interleaved pattern and their pieces meet in runs. */
+            m->n = chunk_len(r->h.total, m->k);
+            if (ioc_addressable(r))
+                m->buf = r->local ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
+            else {
+                m->buf = round_buf(m, m->k);
+                /* Writes: this round's chunk must be in; reads: the send
+                 * that last used this buffer must be out. */
+                if (settle(ctx, m, round_ix(m, m->k)) < 0) {
+                    lose(ctx, m, op == H5SF_WIRE_WRITE ? "write payload from" : "connection to");
+                    continue;
+                }
+                /* With two buffers, ask for the next chunk now: it arrives
+                 * while this one is written. */
+                if (op == H5SF_WIRE_WRITE && m->slot2 && m->k + 1 < m->nk && post_chunk(ctx, m, m->k + 1) < 0) {
+                    lose(ctx, m, "write payload from");
+                    continue;
+                }
+            }
+            /* After a failure keep receiving: the client's sends must end. */
+            if (!m->failed)
+                ns = cut(m, (uint32_t)j, segs, ns);
+        }
+        if (!more)
+            break;
+        if (nm > 1)
+            qsort(segs, ns, sizeof *segs, seg_cmp);
+        runs(ctx, sf, op, mb, segs, ns);
+        for (int j = 0; j < nm; j++) {
+            member_t *m = &mb[j];
+            if (m->k >= m->nk || m->lost)
+                continue;
+            uint64_t k = m->k++;
+            if (ioc_addressable(m->r))
+                continue;
+            if (op == H5SF_WIRE_WRITE) {
+                /* One buffer: it is free again, ask for the next chunk. */
+                if (!m->slot2 && m->k < m->nk && post_chunk(ctx, m, m->k) < 0)
+                    lose(ctx, m, "write payload from");
+                continue;
+            }
+            /* The client cancels its receives after an error reply. */
+            if (m->failed || post_chunk(ctx, m, k) < 0)
+                m->lost = true;
+        }
+    }
+    /* Sends still in flight complete before the reply goes out. */
+    for (int j = 0; j < nm; j++)
+        for (int i = 0; i < 2; i++)
+            if (settle(ctx, &mb[j], i) < 0)
+                lose(ctx, &mb[j], "connection to");
+}
+
+/* Truncate, size and fsync: barriers, always alone. */
+static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
+{
+    ioc_sf_t   *sf = r->sf;
+    struct stat st;
+    int         err = 0;
+    switch (r->h.op) {
+        case H5SF_WIRE_GET_SIZE:
+            if (fstat(sf->fd, &st) < 0)
+                err = errno;
+            else
+                rep->value = (uint64_t)st.st_size;
+            if (err)
+                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fstat of subfile %s failed: %s (errno %d)",
+                         ctx->rank, sf->path, strerror(err), err);
+            break;
+        case H5SF_WIRE_TRUNCATE:
+            if (ftruncate(sf->fd, (off_t)r->h.arg) < 0) {
+                err = errno;
+                snprintf(rep->msg, sizeof rep->msg,
+                         "IOC rank %d: truncating subfile %s to %llu bytes failed: %s (errno %d)", ctx->rank,
+                         sf->path, (unsigned long long)r->h.arg, strerror(err), err);
+            }
+            break;
+        case H5SF_WIRE_FSYNC: {
+            int f = ioc_fault("fsync", ctx->rank);
+            if (f || fsync(sf->fd) < 0) {
+                err = f ? f : errno;
+                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fsync of subfile %s failed: %s (errno %d)",
+                         ctx->rank, sf->path, strerror(err), err);
+            }
+            break;
+        }
+        default:
+            break;
+    }
+    if (err)
+        rep->status = err;
+}
+
+
+/* Run a group formed by ioc_group_take() (lock not held): the I/O, then
+ * release the requests that waited for its members, then answer. */
+void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap)
+{
+    uint64_t t0 = ioc_now_ns(), npieces = 0, maxk = 0;
+    for (int j = 0; j < nm; j++) {
+        ioc_req_t *r = mb[j].r;
+        mb[j].rep.id = r->h.id;
+        mb[j].nk     = ioc_nchunks(r->h.total);
+        npieces += r->h.count;
+        maxk = mb[j].nk > maxk ? mb[j].nk : maxk;
+        atomic_fetch_add(&ctx->queue_wait_ns, t0 - r->t_arrive);
+    }
+    atomic_fetch_add(&ctx->groups, 1);
+    atomic_fetch_add(&ctx->merged, (uint64_t)(nm - 1));
+    ioc_fault_delay(ctx);
+    ioc_req_t  *r0  = mb[0].r;
+    bool        io  = r0->h.op == H5SF_WIRE_WRITE || r0->h.op == H5SF_WIRE_READ;
+    int         err = ioc_sf_use(ctx, r0->sf);
+    const char *why = "cannot reopen subfile";
+    /* Pieces split at chunk borders: at most one extra per member per round. */
+    size_t need = (size_t)(npieces + (uint64_t)nm * maxk);
+    if (!err && io && need > *cap) {
+        seg_t *p = realloc(*segs, need * sizeof *p);
+        if (p) {
+            *segs = p;
+            *cap  = need;
+        }
+        else {
+            err = ENOMEM;
+            why = "out of memory sorting the pieces for subfile";
+        }
+    }
+    if (err) {
+        for (int j = 0; j < nm; j++) {
+            mb[j].rep.status = err;
+            snprintf(mb[j].rep.msg, sizeof mb[j].rep.msg, "IOC rank %d: %s %s: %s (errno %d)", ctx->rank, why,
+                     r0->sf->path, strerror(err), err);
+            if (mb[j].r->h.op == H5SF_WIRE_WRITE && !ioc_addressable(mb[j].r))
+                ioc_drain_payload(ctx, mb[j].r);
+        }
+    }
+    else if (io) {
+        if (mb[0].failed && r0->h.op == H5SF_WIRE_WRITE && !ioc_addressable(r0))
+            ioc_drain_payload(ctx, r0); /* no buffer for it */
+        else
+            run_group(ctx, mb, nm, *segs);
+    }
+    else
+        control(ctx, r0, &mb[0].rep);
+    atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
+    atomic_fetch_add(&ctx->served, (uint64_t)nm);
+
+    /* Release the requests that waited for these, then answer. */
+    ioc_req_t *now = NULL, *now_tail = NULL;
+    uv_mutex_lock(&ctx->lock);
+    for (int j = 0; j < nm; j++) {
+        ioc_req_t *r = mb[j].r;
+        ioc_slot_put(ctx, mb[j].slot);
+        ioc_slot_put(ctx, mb[j].slot2);
+        ioc_sched_done(r->sf, r, &now, &now_tail);
+        if (r->local) {
+            r->local->rep  = mb[j].rep;
+            r->local->done = true;
+        }
+    }
+    while (now) {
+        ioc_req_t *n = now->next;
+        ioc_enqueue_locked(ctx, now);
+        now = n;
+    }
+    uv_cond_broadcast(&ctx->done_cond);
+    uv_cond_broadcast(&ctx->cond);
+    uv_mutex_unlock(&ctx->lock);
+    for (int j = 0; j < nm; j++) {
+        if (!mb[j].r->local)
+            send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);
+        ioc_req_free(ctx, mb[j].r);
+    }
+}
