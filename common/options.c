@@ -90,8 +90,17 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "cores for something else)."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
-    {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1",
-     "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf."},
+    {"-", "H5SF_TEST_TAG_UB", NULL, "(unset)", "integer",
+     "Test-only: pretend MPI_TAG_UB is this small, so the test suite can show that IOC replies are "
+     "never confused when tags repeat.  Never set it in production."},
+    {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1 | subfiling",
+     "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf (1) or, "
+     "for comparisons, to HDF5's built-in subfiling driver (subfiling). A subfiled file opened with the "
+     "default driver (one rank reading back alone) is opened by the same driver on MPI_COMM_SELF."},
+    {"-", "H5SF_PRELOAD_THREAD_MULTIPLE", NULL, "(unset)", "0 | 1",
+     "Used by the LD_PRELOAD shim: 1 turns the program's plain MPI_Init into "
+     "MPI_Init_thread(MPI_THREAD_MULTIPLE), so programs that never ask for threads can use I/O "
+     "concentrators."},
     {"-", "HDF5_DRIVER", NULL, "(unset)", "h5sf",
      "HDF5's own variable (listed for completeness): HDF5_DRIVER=h5sf selects this driver for "
      "default file access property lists, loaded as a plugin."},

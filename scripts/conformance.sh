@@ -121,13 +121,14 @@ serial)
         read -r res secs < <(HDF5_DRIVER=h5sf run_one "$SERIAL_TIMEOUT" "$wd" "$OUT/serial-$p.log" "$HB/bin/$exe" "${args[@]}")
         ref="-"
         if [ "$res" != pass ] && { [ "${H5SF_CONFORMANCE_REFERENCE:-0}" = 1 ] || [ -z "$(expected_reason "$p" h5sf)" ]; }; then
-            # HDF5_TEST_DRIVER: the harness's fapl only.  With HDF5_DRIVER
-            # the library's default fapl would start MPI inside the MPI-IO
-            # driver, which finalizes it at the program's first H5close.
+            # mpio through HDF5_TEST_DRIVER (the harness's fapls only): with
+            # HDF5_DRIVER the library's default fapl would start MPI inside
+            # the MPI-IO driver, which finalizes it at the first H5close.
+            # subfiling, like h5sf, through HDF5_DRIVER (every fapl).
             rd=$(workdir serial-ref)
             read -r r1 _ < <(HDF5_TEST_DRIVER=mpio run_one "$SERIAL_TIMEOUT" "$rd" "$OUT/serial-$p.mpio.log" "$HB/bin/$exe" "${args[@]}")
             rd=$(workdir serial-ref)
-            read -r r2 _ < <(HDF5_TEST_DRIVER=subfiling run_one "$SERIAL_TIMEOUT" "$rd" "$OUT/serial-$p.subfiling.log" "$HB/bin/$exe" "${args[@]}")
+            read -r r2 _ < <(HDF5_DRIVER=subfiling run_one "$SERIAL_TIMEOUT" "$rd" "$OUT/serial-$p.subfiling.log" "$HB/bin/$exe" "${args[@]}")
             ref="h5sf:$(nfail "$OUT/serial-$p.log") mpio:$r1($(nfail "$OUT/serial-$p.mpio.log")) subfiling:$r2($(nfail "$OUT/serial-$p.subfiling.log"))"
         fi
         printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee -a "$tsv"

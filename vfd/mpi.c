@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 
 static bool self_initialized;
@@ -96,9 +97,16 @@ void h5sf_mpi_on_finalize(void (*fn)(void))
         finalize_fns[nfinalize_fns++] = fn;
 }
 
+static pid_t init_pid;
+
+/* Only in the process that started MPI: a forked child (HDF5's dt_arith
+ * forks to catch floating-point traps) must not finalize its parent's MPI,
+ * which waits forever for threads the child does not have. */
 static void finalize_at_exit(void)
 {
     int fin = 0;
+    if (getpid() != init_pid)
+        return;
     MPI_Finalized(&fin);
     if (!fin)
         MPI_Finalize();
@@ -115,6 +123,7 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e)
         if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, provided) != MPI_SUCCESS)
             return h5sf_fail(e, 0, "MPI_Init_thread failed (h5sf initializes MPI for serial programs)");
         self_initialized = true;
+        init_pid         = getpid();
         atexit(finalize_at_exit);
     }
     else
