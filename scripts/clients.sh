@@ -43,19 +43,23 @@ die() { echo "clients.sh: $*" >&2; exit 100; }
 
 # ---- build ---------------------------------------------------------------
 
-# get_src NAME GITHUB_REPO: make sure $cdir/NAME-src holds the sources.
+# The commits docs/clients.md reports on.
+ior_commit=5fcf0ba995fd92164d50e344597e2d8203298c08
+h5bench_commit=675c86d11832c625f1d71e63d7626308170ba8c5
+
+# get_src NAME GITHUB_REPO COMMIT: make sure $cdir/NAME-src holds the sources.
 get_src() {
     local d="$cdir/$1-src"
     [[ -d $d && -n $(ls -A "$d" 2>/dev/null) ]] && return 0
-    echo "== $1: no sources in $d; cloning https://github.com/$2"
+    echo "== $1: no sources in $d; cloning https://github.com/$2 at $3"
     mkdir -p "$cdir"
-    git clone --depth 1 "https://github.com/$2" "$d" ||
-        die "$1 sources are absent from $d and cannot be cloned; put a copy of github.com/$2 there (git archive HEAD | tar -x -C $d)"
+    { git clone -q "https://github.com/$2" "$d" && git -C "$d" checkout -q "$3"; } ||
+        die "$1 sources are absent from $d and cannot be cloned; put a copy of github.com/$2 (commit $3) there (git archive $3 | tar -x -C $d)"
 }
 
 build_ior() {
     [[ -x $ior ]] && return 0
-    get_src ior hpc/ior
+    get_src ior hpc/ior $ior_commit
     local p="$H5SF_HDF5_PREFIX"
     echo "== building IOR with its HDF5 backend into $cdir/ior"
     (cd "$cdir/ior-src" &&
@@ -69,7 +73,7 @@ build_ior() {
 
 build_h5bench() {
     [[ -x $h5bw && -x $h5br ]] && return 0
-    get_src h5bench hpc-io/h5bench
+    get_src h5bench hpc-io/h5bench $h5bench_commit
     echo "== building h5bench_write and h5bench_read into $cdir/h5bench-build"
     { HDF5_HOME="$H5SF_HDF5_PREFIX" cmake -S "$cdir/h5bench-src" -B "$cdir/h5bench-build" \
           -DCMAKE_C_COMPILER=mpicc -DCMAKE_BUILD_TYPE=Release -DCMAKE_BUILD_RPATH="$H5SF_HDF5_PREFIX/lib" &&
@@ -310,7 +314,7 @@ run_h5bench() {
 # ---- main ----------------------------------------------------------------
 
 case "$what" in
-build) build_all ;;
+build) build_all && echo "clients.sh: IOR, h5bench and the time() override are built in $cdir" && exit 0 ;;
 ior | h5bench | all)
     build_all
     rm -rf "$work" && mkdir -p "$work" || die "cannot create $work"
