@@ -15,6 +15,8 @@
  * A subfiled file opened with the default (sec2) driver -- rank 0 reading
  * back alone what every rank wrote -- is opened by the same driver on
  * MPI_COMM_SELF instead, since sec2 would read the stub as the whole file.
+ * The reverse: an existing plain HDF5 file (no config file next to it)
+ * opened through a redirected fapl is opened with MPI-IO, as asked.
  *
  * H5SF_REDIRECT_MPIO=subfiling selects HDF5's built-in subfiling driver
  * instead, so a program can be compared under both drivers.
@@ -211,20 +213,41 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
     static fopen_fn real;
     if (!real && !(real = (fopen_fn)next_symbol("H5Fopen")))
         return H5I_INVALID_HID;
-    if (redirect_mode() != 1 || !is_subfiled(name))
+    if (redirect_mode() != 1)
         return real(name, flags, fapl_id);
-    hid_t drv = H5I_INVALID_HID;
-    H5E_BEGIN_TRY {
-        drv = H5Pget_driver(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id);
-    } H5E_END_TRY
-    if (drv < 0 || drv != H5FD_SEC2)
-        return real(name, flags, fapl_id);
-    hid_t fapl = H5Pcopy(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id), ret = H5I_INVALID_HID;
-    if (fapl >= 0 && H5Pset_mpi_params(fapl, MPI_COMM_SELF, MPI_INFO_NULL) >= 0 && select_h5sf(fapl) >= 0)
-        ret = real(name, flags, fapl);
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    return ret;
+    hid_t drv = H5I_INVALID_HID, src = fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id;
+    H5E_BEGIN_TRY { drv = H5Pget_driver(src); } H5E_END_TRY
+    int subfiled = is_subfiled(name);
+    if (drv >= 0 && drv == H5FD_SEC2 && subfiled) {
+        hid_t fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
+        if (fapl >= 0 && H5Pset_mpi_params(fapl, MPI_COMM_SELF, MPI_INFO_NULL) >= 0 && select_h5sf(fapl) >= 0)
+            ret = real(name, flags, fapl);
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        return ret;
+    }
+    /* The reverse: a plain HDF5 file (written serially, say) opened through
+     * a redirected fapl stays with MPI-IO, as the program asked. */
+    struct stat st;
+    if (drv >= 0 && drv == h5sf_driver_id && !subfiled && stat(name, &st) == 0) {
+        static set_mpio_fn set_real;
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPI_Info info = MPI_INFO_NULL;
+        hid_t    fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
+        if (!set_real)
+            set_real = (set_mpio_fn)next_symbol("H5Pset_fapl_mpio");
+        if (fapl >= 0 && set_real && H5Pget_mpi_params(fapl, &comm, &info) >= 0 &&
+            set_real(fapl, comm, info) >= 0)
+            ret = real(name, flags, fapl);
+        if (comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comm);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        return ret;
+    }
+    return real(name, flags, fapl_id);
 }
 
 /* Plain MPI_Init through the profiling interface, upgraded on request. */

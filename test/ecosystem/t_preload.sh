@@ -9,7 +9,8 @@
 #    stub alone with MPI-IO must fail: the data is really in the subfiles.
 #    Each group's rank 0 alone reads it back with the default driver (the
 #    shim opens it with h5sf on MPI_COMM_SELF).
-# 2. Unset and =0: a plain MPI-IO file, no subfiles, verified with MPI-IO.
+# 2. Unset and =0: a plain MPI-IO file, no subfiles, verified with MPI-IO,
+#    also by the program under the redirect (plain files stay with MPI-IO).
 # 3. A bad value fails with a message naming the variable.
 # T_PRELOAD_NO_PLUGIN_PATH=1: the redirected write runs without
 # HDF5_PLUGIN_PATH (an installed shim finds the installed plugin itself).
@@ -61,6 +62,10 @@ for d in plain plain0; do
     [[ $(count "$work/$d/group*.h5") == "$groups" ]] || fail "$d: files missing: $(ls "$work/$d")"
     run "$np" -- "$exe" verify-mpio "$work/$d" || fail "verify the $d file with MPI-IO"
 done
+# A plain file read by a redirected program stays with MPI-IO (HDF5's
+# testphdf5 calloc: written serially, then opened in parallel).
+run "$np" LD_PRELOAD="$preload" H5SF_REDIRECT_MPIO=1 -- "$exe" verify-mpio "$work/plain" \
+    || fail "a plain MPI-IO file read under the redirect"
 
 echo "== 3. bad value"
 if run "$np" LD_PRELOAD="$preload" H5SF_REDIRECT_MPIO=maybe -- "$exe" write "$work/bad" >"$work/bad.log" 2>&1; then
