@@ -16,7 +16,9 @@
  * back alone what every rank wrote -- is opened by the same driver on
  * MPI_COMM_SELF instead, since sec2 would read the stub as the whole file.
  * The reverse: an existing plain HDF5 file (no config file next to it)
- * opened through a redirected fapl is opened with MPI-IO, as asked.
+ * opened through a redirected fapl is opened with MPI-IO, as asked; a
+ * plain H5Fcreate(H5F_ACC_TRUNC) over a subfiled file removes its config
+ * file and subfiles.
  *
  * H5SF_REDIRECT_MPIO=subfiling selects HDF5's built-in subfiling driver
  * instead, so a program can be compared under both drivers.
@@ -41,6 +43,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -48,6 +51,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <mpi.h>
 #include <hdf5.h>
@@ -248,6 +252,50 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
         return ret;
     }
     return real(name, flags, fapl_id);
+}
+
+/* Remove <name>.subfile_<inode>* next to name: the pieces of a subfiled
+ * file that a plain H5Fcreate(H5F_ACC_TRUNC) is replacing. */
+static void remove_subfiled_pieces(const char *name)
+{
+    struct stat st;
+    char        dir[PATH_MAX], prefix[PATH_MAX + 64], path[2 * PATH_MAX + 64];
+    if (stat(name, &st) != 0)
+        return;
+    const char *slash = strrchr(name, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - name) : 1, slash ? name : ".");
+    if (slash && slash == name)
+        snprintf(dir, sizeof dir, "/");
+    snprintf(prefix, sizeof prefix, "%s.subfile_%llu", slash ? slash + 1 : name, (unsigned long long)st.st_ino);
+    DIR *dp = opendir(dir);
+    for (struct dirent *de; dp && (de = readdir(dp));)
+        if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+    if (dp)
+        closedir(dp);
+}
+
+typedef hid_t (*fcreate_fn)(const char *, unsigned, hid_t, hid_t);
+
+/* A plain (not redirected) H5Fcreate that truncates a subfiled file: its
+ * config file and subfiles go too, so the new plain file is never taken
+ * for a subfiled one. */
+hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id)
+{
+    static fcreate_fn real;
+    if (!real && !(real = (fcreate_fn)next_symbol("H5Fcreate")))
+        return H5I_INVALID_HID;
+    if (redirect_mode() == 1 && (flags & H5F_ACC_TRUNC) && is_subfiled(name)) {
+        hid_t drv = H5I_INVALID_HID;
+        H5E_BEGIN_TRY {
+            drv = H5Pget_driver(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id);
+        } H5E_END_TRY
+        if (drv >= 0 && drv == H5FD_SEC2)
+            remove_subfiled_pieces(name);
+    }
+    return real(name, flags, fcpl_id, fapl_id);
 }
 
 /* Plain MPI_Init through the profiling interface, upgraded on request. */

@@ -142,6 +142,9 @@ serial)
 parallel-direct|parallel-ioc)
     ch="${part#parallel-}"
     progs="testphdf5 $(cmake_list "$SRC/testpar/CMakeLists.txt" H5P_TESTS | tr '\n' ' ')"
+    # One directory for all, as HDF5's ctest has: t_pflush2 and t_prestart
+    # read what t_pflush1 and t_pshutdown left.
+    wd=$(workdir "par-$ch") rd=$(workdir "par-ref-$ch")
     for p in $progs; do
         [[ "$p" =~ $filter ]] || continue
         [ -x "$HB/bin/$p" ] || continue
@@ -149,14 +152,17 @@ parallel-direct|parallel-ioc)
             printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
             continue
         fi
-        wd=$(workdir "par-$ch-$p")
         read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" \
             mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=1 \
             -x H5SF_PRELOAD_THREAD_MULTIPLE=1 -x H5SF_CHANNEL="$ch" -x HDF5_PLUGIN_PATH \
             -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS -x srcdir="$wd" "$HB/bin/$p")
+        # t_pflush1 exits on purpose without closing its file (HDF5's
+        # ctest: WILL_FAIL); t_pflush2 then checks what it flushed.
+        if [ "$p" = t_pflush1 ]; then
+            case "$res" in FAIL) res=pass ;; pass) res=FAIL ;; esac
+        fi
         ref="-"
         if [ "$res" != pass ] && { [ "${H5SF_CONFORMANCE_REFERENCE:-0}" = 1 ] || [ -z "$(expected_reason "$p" "$ch")" ]; }; then
-            rd=$(workdir "par-ref-$p")
             read -r r1 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.mpio.log" \
                 mpiexec -n "$NP" --oversubscribe -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS \
                 -x srcdir="$rd" "$HB/bin/$p")
@@ -168,8 +174,8 @@ parallel-direct|parallel-ioc)
             echo "conformance: $p at $NP ranks, $ch channel: $res (log: $OUT/$part-$p.log)" >&2
             grep -m5 -iE 'FAILED|error|Assertion|signal' "$OUT/$part-$p.log" >&2
         fi
-        rm -rf "$wd"
     done
+    rm -rf "$wd" "$rd"
     ;;
 *)
     echo "conformance.sh: unknown part $part" >&2; exit 2 ;;
