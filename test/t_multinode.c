@@ -56,8 +56,10 @@
 
 #include <mpi.h>
 #include <hdf5.h>
+#if H5SF_HAVE_SUBFILING_VFD
 #include <H5FDsubfiling.h>
 #include <H5FDioc.h>
+#endif
 #include "h5sf.h"
 
 #define HOSTLEN 256
@@ -510,6 +512,10 @@ static void builtin_ioc_env(int on)
 
 static hid_t builtin_fapl(void)
 {
+#if !H5SF_HAVE_SUBFILING_VFD
+    fatal(__LINE__, "this HDF5 is built without its subfiling driver");
+    return H5I_INVALID_HID;
+#else
     hid_t                   fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
     H5FD_subfiling_config_t cfg;
     H5FD_ioc_config_t       ioc;
@@ -528,6 +534,7 @@ static hid_t builtin_fapl(void)
     H5X(H5Pset_fapl_subfiling(fapl, &cfg));
     H5Pclose(cfg.ioc_fapl_id);
     return fapl;
+#endif
 }
 
 static void check_layout(hid_t file, const char *ctx)

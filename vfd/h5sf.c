@@ -28,6 +28,8 @@ hid_t h5sf_register(void)
 {
     if (h5sf_id >= 0 && H5Iis_valid(h5sf_id) > 0)
         return h5sf_id;
+    if (h5sf_check_hdf5_version() < 0)
+        return H5I_INVALID_HID;
     if (H5FDis_driver_registered_by_value(H5FD_H5SF_VALUE) > 0) {
         /* Already registered by HDF5's plugin loader: fetch its id. */
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

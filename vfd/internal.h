@@ -12,6 +12,7 @@
  *   err.c         the error class and H5SF_GOTO
  *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
  *   plugin.c      the HDF5 plugin entry points
+ *   hdf5priv.c    HDF5's private API context (looked up at run time), the version check
  */
 #ifndef H5SF_VFD_INTERNAL_H
 #define H5SF_VFD_INTERNAL_H
@@ -44,6 +45,15 @@ void h5sf_err_push(const char *func, int line, hid_t maj, hid_t min, const char 
     } while (0)
 /* Same, with the text of an h5sf_errbuf_t from common/ or ioc/. */
 #define H5SF_GOTO_EB(ret, maj, min, eb) H5SF_GOTO(ret, maj, min, "%s", (eb)->msg)
+
+/* ---- HDF5 beyond its public API (hdf5priv.c) -------------------------- */
+/* Whether HDF5 runs the current transfer collectively. */
+bool h5sf_priv_collective(hid_t dxpl);
+/* HDF5's memory and file MPI datatypes of the current collective transfer. */
+int  h5sf_priv_coll_datatypes(MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e);
+/* 0 if the running HDF5 is in the tested range (or overridden), else pushes
+ * an HDF5 error naming the range and returns -1. */
+int  h5sf_check_hdf5_version(void);
 
 /* ---- MPI (mpi.c) ------------------------------------------------------ */
 /* Initialize MPI if the program did not (serial tools); returns the thread level. */

@@ -8,6 +8,9 @@
  * before MPI_Finalize runs our MPI_COMM_SELF hook or our atexit handler.
  * Code they point to must stay mapped, so the library pins itself
  * (RTLD_NODELETE) the first time HDF5 asks for it.
+ *
+ * An HDF5 outside the tested range gets no class: HDF5 then reports
+ * "can't get plugin info" under h5sf's error naming the range (hdf5priv.c).
  */
 
 #include <dlfcn.h>
@@ -28,6 +31,8 @@ static void pin_self(void)
 H5SF_API H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_VFD; }
 H5SF_API const void *H5PLget_plugin_info(void)
 {
+    if (h5sf_check_hdf5_version() < 0)
+        return NULL;
     pin_self();
     return &h5sf_class;
 }
