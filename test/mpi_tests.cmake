@@ -40,3 +40,12 @@ endforeach()
 # The demo (scripts/demo.sh runs it with 4 ranks).
 add_executable(h5sf_demo ${CMAKE_CURRENT_SOURCE_DIR}/demo.c)
 target_link_libraries(h5sf_demo PRIVATE h5sf hdf5::hdf5-shared)
+
+# Cross-version interop halves (scripts/test-versions.sh), and a same-version
+# round trip through them here.
+add_executable(t_xver ${CMAKE_CURRENT_SOURCE_DIR}/t_xver.c)
+target_link_libraries(t_xver PRIVATE MPI::MPI_C hdf5::hdf5-shared)
+add_test(NAME t_xver_np2
+         COMMAND sh -c "set -e; d=$(mktemp -d); $0 -n 2 --oversubscribe $1 write h5sf $d/x.h5; $0 -n 2 --oversubscribe $1 verify h5sf $d/x.h5; rm -rf $d"
+                 ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_xver>)
+set_tests_properties(t_xver_np2 PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 120 LABELS "mpi")
