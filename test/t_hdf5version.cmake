@@ -5,6 +5,8 @@
 #   hdf5version_real    the real HDF5: loads
 # Not in the sanitizer builds: their runtimes must come first in LD_PRELOAD.
 add_library(fake_libversion SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_libversion.c)
+# Not in build/lib: that is HDF5_PLUGIN_PATH, which HDF5 scans.
+set_target_properties(fake_libversion PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 add_executable(t_hdf5version ${CMAKE_CURRENT_SOURCE_DIR}/t_hdf5version.c)
 target_link_libraries(t_hdf5version PRIVATE MPI::MPI_C hdf5::hdf5-shared)
 add_dependencies(t_hdf5version h5sf)
