@@ -2,13 +2,14 @@
  * t_xver -- one half of the cross-version interop check
  * (scripts/test-versions.sh runs the halves under different HDF5 versions).
  *
- * Usage: mpiexec -n N t_xver write|verify DRIVER FILE
+ * Usage: mpiexec -n N t_xver write|verify DRIVER FILE [indep]
  *   DRIVER  h5sf (plugin by name, 64 KiB x 3 subfiles when writing) or
  *           subfiling (HDF5's built-in driver; only if this HDF5 has it)
  *   write   dataset "v" of N*4096 int64, element i = i*7 - 3, each rank its
  *           block, collectively, plus attribute "writer" = this HDF5's version
  *   verify  reads "v" (every rank all of it) and compares with the formula;
  *           prints the writer's version
+ *   indep   independent transfers (default: collective)
  * Exit status 0 only if every rank agrees; 77 if DRIVER is not available.
  */
 #include <inttypes.h>
@@ -57,8 +58,8 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc != 4) {
-        fprintf(stderr, "usage: t_xver write|verify h5sf|subfiling FILE\n");
+    if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "indep"))) {
+        fprintf(stderr, "usage: t_xver write|verify h5sf|subfiling FILE [indep]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int writing = !strcmp(argv[1], "write");
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
     hsize_t n = (hsize_t)size * PER_RANK, start = (hsize_t)rank * PER_RANK, cnt = PER_RANK;
     int64_t *buf = malloc((size_t)n * sizeof *buf);
     hid_t    dxpl = H5Pcreate(H5P_DATASET_XFER);
-    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    H5Pset_dxpl_mpio(dxpl, argc == 5 ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
     if (fapl < 0 || !buf)
         bad = 1;
     else if (writing) {

@@ -7,8 +7,9 @@
  * declares them only in private headers (docs/architecture.md, "Private HDF5
  * calls").  They are looked up at run time in the library that defines
  * H5open, so h5sf still loads into an HDF5 that does not export them; then
- * the transfer mode falls back to the dxpl's public setting and collective
- * transfers with MPI datatypes fail with an error naming the missing symbol.
+ * the transfer mode falls back to the dxpl's public setting, metadata is
+ * transferred as contiguous bytes, and collective raw-data transfers fail
+ * with an error naming the missing symbol.
  * Owns no other HDF5 state; must not be called before HDF5 is initialized.
  */
 #include <dlfcn.h>
@@ -70,9 +71,15 @@ bool h5sf_priv_collective(hid_t dxpl)
     return mode == H5FD_MPIO_COLLECTIVE;
 }
 
-int h5sf_priv_coll_datatypes(MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e)
+int h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e)
 {
     lookup();
+    /* HDF5 builds derived datatypes only for raw data (H5Dmpio.c); its
+     * collective metadata writes use MPI_BYTE (H5Cmpio.c). */
+    if (!priv.coll_types && type != H5FD_MEM_DRAW) {
+        *btype = *ftype = MPI_BYTE;
+        return 0;
+    }
     if (!priv.coll_types)
         return h5sf_fail(e, 0, "collective transfer: this HDF5 does not export H5CX_get_mpi_coll_datatypes, "
                                "which h5sf needs to read HDF5's MPI datatypes; use independent transfers "

@@ -49,8 +49,9 @@ void h5sf_err_push(const char *func, int line, hid_t maj, hid_t min, const char 
 /* ---- HDF5 beyond its public API (hdf5priv.c) -------------------------- */
 /* Whether HDF5 runs the current transfer collectively. */
 bool h5sf_priv_collective(hid_t dxpl);
-/* HDF5's memory and file MPI datatypes of the current collective transfer. */
-int  h5sf_priv_coll_datatypes(MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e);
+/* HDF5's memory and file MPI datatypes of the current collective transfer
+ * of memory type `type`. */
+int  h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e);
 /* 0 if the running HDF5 is in the tested range (or overridden), else pushes
  * an HDF5 error naming the range and returns -1. */
 int  h5sf_check_hdf5_version(void);

@@ -71,10 +71,11 @@ done:
  * MPI_File_set_view(addr, MPI_BYTE, ftype) + MPI_File_write_at_all(buf, btype).
  * Flatten both and pair them into extents.
  */
-static int add_collective(h5sf_file_t *f, haddr_t addr, size_t size, const void *buf, h5sf_errbuf_t *e)
+static int add_collective(h5sf_file_t *f, H5FD_mem_t type, haddr_t addr, size_t size, const void *buf,
+                          h5sf_errbuf_t *e)
 {
     MPI_Datatype btype = MPI_BYTE, ftype = MPI_BYTE;
-    if (h5sf_priv_coll_datatypes(&btype, &ftype, e) < 0)
+    if (h5sf_priv_coll_datatypes(type, &btype, &ftype, e) < 0)
         return -1;
     if ((btype == MPI_BYTE || btype == MPI_DATATYPE_NULL) && (ftype == MPI_BYTE || ftype == MPI_DATATYPE_NULL))
         return size ? sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) : 0;
@@ -93,7 +94,7 @@ herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_
     if (type == H5FD_MEM_SUPER && mirror_super(f, addr, size, buf, &eb) < 0)
         failed = 1;
     else if (coll)
-        failed = add_collective(f, addr, size, buf, &eb) < 0;
+        failed = add_collective(f, type, addr, size, buf, &eb) < 0;
     else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
         failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the write") < 0;
     return finish(f, true, coll, dxpl, failed, &eb);
@@ -110,7 +111,7 @@ herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t
     f->stats.read_calls++;
     sf_plan_reset(&f->plan);
     if (coll)
-        failed = add_collective(f, addr, size, buf, &eb) < 0;
+        failed = add_collective(f, type, addr, size, buf, &eb) < 0;
     else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
         failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the read") < 0;
     return finish(f, false, coll, dxpl, failed, &eb);
