@@ -7,7 +7,8 @@
 #   pkgconfig  hdf5-openmpi, hdf5-mpich or hdf5 (.pc of autotools installs
 #              and distributions);
 #   wrapper    CMake's FindHDF5 module, which asks h5pcc -showconfig/-show
-#              (autotools installs without a .pc file).
+#              (autotools installs without a .pc file; not for Debian's
+#              packages, whose library name hdf5_openmpi FindHDF5 rejects).
 # Sets: H5SF_HDF5_FOUND_BY (which way), H5SF_HDF5_VERSION,
 #       H5SF_HDF5_INCLUDE_DIRS, H5SF_HDF5_LIB_DIR and H5SF_HDF5_LIB_NAME (for
 #       -L/-l in h5sf.pc), H5SF_HDF5_BIN_DIR (h5ls etc., may be empty),
@@ -19,10 +20,14 @@ include(CheckSymbolExists)
 
 set(H5SF_HDF5_FIND "" CACHE STRING "Force how HDF5 is found: config, pkgconfig or wrapper (default: try in that order)")
 
+# HDF5's CMake export also hands its users these definitions, which h5sf's
+# sources rely on (pthread_setname_np, CPU_SET, 64-bit off_t): keep the
+# build the same whichever way HDF5 was found.
 macro(_h5sf_hdf5_target_from lib incdirs)
   add_library(hdf5::hdf5-shared INTERFACE IMPORTED)
   set_target_properties(hdf5::hdf5-shared PROPERTIES INTERFACE_LINK_LIBRARIES "${lib}"
-                        INTERFACE_INCLUDE_DIRECTORIES "${incdirs}")
+                        INTERFACE_INCLUDE_DIRECTORIES "${incdirs}"
+                        INTERFACE_COMPILE_DEFINITIONS "_GNU_SOURCE;_LARGEFILE_SOURCE;_FILE_OFFSET_BITS=64")
 endmacro()
 
 set(H5SF_HDF5_FOUND_BY "")
