@@ -38,6 +38,7 @@ configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/h5sfConfig.cmake.in
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/package/h5sfConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/package/h5sfConfig.cmake ${CMAKE_BINARY_DIR}/package/h5sfConfigVersion.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/modules/h5sf_find_hdf5.cmake
         DESTINATION ${H5SF_CMAKE_INSTALL_DIR})
 
 # ---- pkg-config ---------------------------------------------------------

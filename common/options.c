@@ -90,6 +90,13 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "cores for something else)."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
+    {"-", "H5SF_ALLOW_UNTESTED_HDF5", NULL, "0", "0 | 1",
+     "1: load the plugin into an HDF5 outside the tested range (1.14.5 .. 2.2.x) or other than the major.minor "
+     "it was built with, instead of refusing with an HDF5 error.  At your own risk: h5sf uses HDF5's private "
+     "API context (docs/architecture.md, Private HDF5 calls)."},
+    {"-", "H5SF_TEST_NO_PRIVATE_HDF5", NULL, "(unset)", "1",
+     "Test-only: behave as if HDF5 did not export its private API context functions (the fallback path).  "
+     "Never set it in production."},
     {"-", "H5SF_TEST_TAG_UB", NULL, "(unset)", "integer",
      "Test-only: pretend MPI_TAG_UB is this small, so the test suite can show that IOC replies are "
      "never confused when tags repeat.  Never set it in production."},

@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh [--dir DIR] [--ranks "1 2 4 8"] [--mib 32] [--reps 5]
 #                    [--stripe-size BYTES] [--stripe-count N] [--out docs] [--no-cma]
-#                    [--bind MODE]
+#                    [--bind MODE] [--hdf5 PREFIX]
 #
 # Writes <out>/performance-data.csv, the tables in <out>/performance.md
 # (between the BEGIN/END RESULTS markers) and charts in <out>/img/.
@@ -16,6 +16,10 @@
 # as clusters bind ranks to cores (unbound, 4 ranks on 2 cores keep landing
 # one alone on a core and three on the other: docs/performance.md).
 # --bind default leaves it to Open MPI.
+# --hdf5: another parallel HDF5 install (e.g. 2.x built from source with
+# -DHDF5_ENABLE_SUBFILING_VFD=ON, to measure its built-in driver); h5sf is
+# built against it in build-bench-<name of PREFIX>/.  The built-in column
+# needs that HDF5 to have its subfiling driver (Debian's 2.x packages lack it).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir=/dev/shm/h5sf-bench.$$ ranks="1 2 4 8" mib=32 reps=5 stripe=$((4 << 20)) count=4 out="$root/docs" cma=auto bind=core:overload-allowed
@@ -30,7 +34,9 @@ while [ $# -gt 0 ]; do
         --out) out="$2"; shift 2 ;;
         --no-cma) cma=no; shift ;;
         --bind) bind="$2"; [ "$bind" = default ] && bind=; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        --hdf5) export H5SF_HDF5_PREFIX="$(cd "$2" && pwd)"
+                export H5SF_BUILD_DIR="$root/build-bench-$(basename "$H5SF_HDF5_PREFIX")"; shift 2 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done

@@ -4,6 +4,10 @@
 #   2. ASan + UBSan build in build-asan/, tests labelled asan: ctest -L asan
 #   3. ThreadSanitizer build in build-tsan/ (only the targets its tests need,
 #      tsan_tests), tests labelled tsan: ctest -L tsan; well under a minute
+#   4. scripts/test-versions.sh: HDF5 1.14.6 and 2.x, normal builds, full
+#      ctest (not with extra arguments, nor with H5SF_SKIP_OTHER_HDF5=1)
+# One line per HDF5 version: "== HDF5 <version> (<MPI>): all tests passed"
+# or ": FAILURES".
 # Exits non-zero if any build or any test fails.  Extra arguments go to every
 # ctest run (e.g. scripts/test.sh -R t_config).
 set -uo pipefail
@@ -55,6 +59,16 @@ if H5SF_SANITIZE=thread H5SF_BUILD_TARGET=tsan_tests H5SF_BUILD_DIR="$root/build
 else
     echo "TSan build failed" >&2
     status=1
+fi
+
+hdf5_ver=$(awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' \
+           "${H5SF_HDF5_PREFIX:-${H5SF_CACHE:-$HOME/.cache/h5sf}/hdf5-1.14.5+repack-3-openmpi}/include/H5pubconf.h")
+mpi_ver=$(mpirun --version 2>/dev/null | head -1 | sed -E 's/^[^(]*\(([^)]*)\) *(.*)$/\1 \2/')
+if [ "$status" -eq 0 ]; then echo "== HDF5 $hdf5_ver ($mpi_ver): all tests passed"
+else echo "== HDF5 $hdf5_ver ($mpi_ver): FAILURES"; fi
+
+if [ $# -eq 0 ] && [ "${H5SF_SKIP_OTHER_HDF5:-0}" != 1 ]; then
+    "$root/scripts/test-versions.sh" || status=1
 fi
 
 if [ "$status" -eq 0 ]; then echo "== all tests passed"; else echo "== FAILURES (see above)" >&2; fi

@@ -62,9 +62,8 @@ if(_fz_ok)
     set(_fz_mpi_link ${MPI_C_LIBRARIES})
   endif()
   # hdf5.h (config.h includes h5sf.h for the config struct; no HDF5 calls).
-  get_target_property(_fz_h5inc hdf5::hdf5-shared INTERFACE_INCLUDE_DIRECTORIES)
-  # HDF5's export adds an always-empty "$<$<BOOL:OFF>:>": keep plain paths.
-  list(FILTER _fz_h5inc EXCLUDE REGEX "^\\$<")
+  # Plain paths, from cmake/modules/h5sf_find_hdf5.cmake.
+  set(_fz_h5inc ${H5SF_HDF5_INCLUDE_DIRS})
   list(REMOVE_DUPLICATES _fz_h5inc)
   set(_fz_h5flags "")
   foreach(d IN LISTS _fz_h5inc)

@@ -321,7 +321,13 @@ static void try_open(const dcase_t *c, unsigned flags)
                   rd < 0 ? "failed" : rd ? "gave the right data" : "gave WRONG data");
             break;
     }
-    if ((f < 0 || rd < 0) && c->must[0])
+    /* HDF5 2.x writes newer superblocks by default, whose driver info sits
+     * in a checksummed object header: HDF5 itself refuses the damaged bytes
+     * ("incorrect metadata checksum") before h5sf could name them. */
+    unsigned maj = 1, min, rel;
+    H5get_libversion(&maj, &min, &rel);
+    bool must = c->must[0] && !(maj >= 2 && !strncmp(c->name, "drvinfo_", 8) && strstr(t.buf, "checksum"));
+    if ((f < 0 || rd < 0) && must)
         CHECK(strstr(t.buf, c->must) != NULL, "%s: %s: the error does not mention \"%s\":\n%s", c->name, mode,
               c->must, t.buf);
     if (rl_rank == 0 && (f < 0 || rd < 0)) {

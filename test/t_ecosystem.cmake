@@ -27,7 +27,7 @@ add_executable(t_preload ${CMAKE_CURRENT_SOURCE_DIR}/t_preload.c)
 target_link_libraries(t_preload PRIVATE MPI::MPI_C hdf5::hdf5-shared)
 
 # HDF5's tools (h5ls, h5repack) live next to its cmake directory.
-get_filename_component(H5SF_HDF5_BIN_DIR "${HDF5_DIR}/../bin" ABSOLUTE)
+# H5SF_HDF5_BIN_DIR: set by cmake/modules/h5sf_find_hdf5.cmake.
 
 # Scripts run mpiexec themselves; same environment as the MPI tests, plus
 # the build's tools on PATH (nodelocal.sh calls h5sf-fuse and h5ls).

@@ -18,7 +18,7 @@ target_link_libraries(t_tools_writer PRIVATE MPI::MPI_C hdf5::hdf5-shared)
 add_executable(t_tools_builtin ${CMAKE_CURRENT_SOURCE_DIR}/t_tools_builtin.c)
 target_link_libraries(t_tools_builtin PRIVATE MPI::MPI_C hdf5::hdf5-shared)
 
-get_filename_component(H5SF_TOOLS_HDF5_BIN "${HDF5_DIR}/../bin" ABSOLUTE)
+set(H5SF_TOOLS_HDF5_BIN "${H5SF_HDF5_BIN_DIR}")
 set(H5SF_TOOLS_WORK ${CMAKE_CURRENT_BINARY_DIR}/t_tools)
 
 function(h5sf_tools_test name)

@@ -25,6 +25,7 @@
  *   registry.c    the list of open files
  *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
  *   err.c         the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
+ *   hdf5priv.c    HDF5's private API context (looked up at run time), the version check
  */
 #ifndef H5SF_VFD_INTERNAL_H
 #define H5SF_VFD_INTERNAL_H
@@ -67,6 +68,16 @@ static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char
     } while (0)
 /* Same, with the text of an h5sf_errbuf_t from common/ or ioc/. */
 #define H5SF_GOTO_EB(ret, maj, min, eb) H5SF_GOTO(ret, maj, min, "%s", (eb)->msg)
+
+/* ---- HDF5 beyond its public API (hdf5priv.c) -------------------------- */
+/* Whether HDF5 runs the current transfer collectively. */
+bool h5sf_priv_collective(hid_t dxpl);
+/* HDF5's memory and file MPI datatypes of the current collective transfer
+ * of memory type `type`. */
+int  h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e);
+/* 0 if the running HDF5 is in the tested range (or overridden), else pushes
+ * an HDF5 error naming the range and returns -1. */
+int  h5sf_check_hdf5_version(void);
 
 /* ---- MPI (mpi.c) ------------------------------------------------------ */
 /* Initialize MPI if the program did not (serial tools); returns the thread level. */

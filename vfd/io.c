@@ -18,18 +18,8 @@
 #include <unistd.h>
 #include "internal.h"
 
-/* HDF5 exports these from its API context but declares them only in private
- * headers; MPI-IO-like drivers need them to honour collective transfers. */
-extern herr_t H5CX_get_io_xfer_mode(H5FD_mpio_xfer_t *io_xfer_mode);
-extern herr_t H5CX_get_mpi_coll_datatypes(MPI_Datatype *btype, MPI_Datatype *ftype);
-
-static bool collective_call(void)
-{
-    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
-    if (H5CX_get_io_xfer_mode(&mode) < 0)
-        return false;
-    return mode == H5FD_MPIO_COLLECTIVE;
-}
+/* HDF5's transfer mode for this call (hdf5priv.c). */
+static bool collective_call(hid_t dxpl) { return h5sf_priv_collective(dxpl); }
 
 /* Superblock writes are mirrored into the stub so legacy tools (and the
  * built-in driver's checks) find a valid superblock at the user's path. */
@@ -79,11 +69,12 @@ done:
  * MPI_File_set_view(addr, MPI_BYTE, ftype) + MPI_File_write_at_all(buf, btype).
  * Flatten both and pair them into extents.
  */
-static int add_collective(h5sf_file_t *f, haddr_t addr, size_t size, const void *buf, h5sf_errbuf_t *e)
+static int add_collective(h5sf_file_t *f, H5FD_mem_t type, haddr_t addr, size_t size, const void *buf,
+                          h5sf_errbuf_t *e)
 {
     MPI_Datatype btype = MPI_BYTE, ftype = MPI_BYTE;
-    if (H5CX_get_mpi_coll_datatypes(&btype, &ftype) < 0)
-        return h5sf_fail(e, 0, "cannot get the collective MPI datatypes from HDF5");
+    if (h5sf_priv_coll_datatypes(type, &btype, &ftype, e) < 0)
+        return -1;
     if ((btype == MPI_BYTE || btype == MPI_DATATYPE_NULL) && (ftype == MPI_BYTE || ftype == MPI_DATATYPE_NULL))
         return size ? sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) : 0;
     return h5sf_coll_extents(&f->plan, addr, size, buf, btype, ftype, e);
@@ -93,7 +84,7 @@ herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_
 {
     h5sf_file_t  *f    = (h5sf_file_t *)file;
     h5sf_errbuf_t eb   = {0};
-    bool          coll = collective_call();
+    bool          coll = collective_call(dxpl);
     int           failed = 0;
 
     f->stats.write_calls++;
@@ -101,7 +92,7 @@ herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_
     if (type == H5FD_MEM_SUPER && mirror_super(f, addr, size, buf, &eb) < 0)
         failed = 1;
     else if (coll)
-        failed = add_collective(f, addr, size, buf, &eb) < 0;
+        failed = add_collective(f, type, addr, size, buf, &eb) < 0;
     else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
         failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the write") < 0;
     return finish(f, true, coll, dxpl, failed, &eb);
@@ -111,14 +102,14 @@ herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t
 {
     h5sf_file_t  *f    = (h5sf_file_t *)file;
     h5sf_errbuf_t eb   = {0};
-    bool          coll = collective_call();
+    bool          coll = collective_call(dxpl);
     int           failed = 0;
     (void)type;
 
     f->stats.read_calls++;
     sf_plan_reset(&f->plan);
     if (coll)
-        failed = add_collective(f, addr, size, buf, &eb) < 0;
+        failed = add_collective(f, type, addr, size, buf, &eb) < 0;
     else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
         failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the read") < 0;
     return finish(f, false, coll, dxpl, failed, &eb);
@@ -130,7 +121,7 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
                         haddr_t addrs[], size_t sizes[], const void *bufs[])
 {
     h5sf_errbuf_t eb     = {0};
-    bool          coll   = collective_call();
+    bool          coll   = collective_call(dxpl);
     int           failed = 0;
     size_t        size   = 0;
     H5FD_mem_t    type   = H5FD_MEM_DEFAULT;
@@ -267,7 +258,7 @@ static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t
                            const void *bufs[])
 {
     h5sf_errbuf_t eb     = {0};
-    bool          coll   = collective_call();
+    bool          coll   = collective_call(dxpl);
     int           failed = 0;
     size_t        esize  = 0;
     const void   *buf    = NULL;

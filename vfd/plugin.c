@@ -11,6 +11,8 @@
  *
  * h5sf_register() gives the driver's id to the public API (fapl.c), the
  * same id whether the plugin loader or the program registered it first.
+ * An HDF5 outside the tested range gets no class: HDF5 then reports
+ * "can't get plugin info" under h5sf's error naming the range (hdf5priv.c).
  */
 
 #include <dlfcn.h>
@@ -31,6 +33,8 @@ static void pin_self(void)
 H5SF_API H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_VFD; }
 H5SF_API const void *H5PLget_plugin_info(void)
 {
+    if (h5sf_check_hdf5_version() < 0)
+        return NULL;
     pin_self();
     return &h5sf_class;
 }
@@ -39,6 +43,8 @@ hid_t h5sf_register(void)
 {
     if (h5sf_id >= 0 && H5Iis_valid(h5sf_id) > 0)
         return h5sf_id;
+    if (h5sf_check_hdf5_version() < 0)
+        return H5I_INVALID_HID;
     if (H5FDis_driver_registered_by_value(H5FD_H5SF_VALUE) > 0) {
         /* Already registered by HDF5's plugin loader: fetch its id. */
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

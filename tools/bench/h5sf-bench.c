@@ -22,7 +22,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <hdf5.h>
+#if H5SF_HAVE_SUBFILING_VFD /* HDF5's own subfiling driver is built in */
 #include <H5FDsubfiling.h>
+#endif
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +63,10 @@ static hid_t make_fapl(const char *driver)
         H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     }
     else if (!strcmp(driver, "subfiling")) {
+#if !H5SF_HAVE_SUBFILING_VFD
+        fprintf(stderr, "h5sf-bench: this HDF5 is built without its subfiling driver\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+#else
         H5FD_subfiling_config_t c;
         H5Pget_fapl_subfiling(fapl, &c);
         c.shared_cfg.stripe_size = (int64_t)stripe;
@@ -69,6 +75,7 @@ static hid_t make_fapl(const char *driver)
         H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
         if (H5Pset_fapl_subfiling(fapl, &c) < 0)
             MPI_Abort(MPI_COMM_WORLD, 3);
+#endif
     }
     else
         H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Build h5sf against further HDF5 versions and run its tests there
+# (scripts/test.sh calls this after the HDF5 1.14.5 builds):
+#   1.14.6  Debian unstable's source package, built by bootstrap.sh into the
+#           cache; normal build in build-hdf5-1.14.6/, full ctest
+#   2.x     Debian unstable's binary packages in a cached root filesystem
+#           (rootfs.sh); the repository is bind-mounted at its own path,
+#           built in build-hdf5-2/ and tested there with ctest (as root in a
+#           chroot; multinode tests need network namespaces and are left out,
+#           saying so), then the cross-version interop check: files written
+#           by h5sf under 2.x read by h5sf and the built-in subfiling driver
+#           under 1.14.5 (build/), and the reverse.
+# No sanitizer builds here.  Prints one line per version:
+#   == HDF5 <version> (<MPI> <version>): all tests passed | : FAILURES
+# Usage: scripts/test-versions.sh [1.14.6] [2]   (default: both)
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+CACHE="${H5SF_CACHE:-$HOME/.cache/h5sf}"
+status=0
+stages=("$@"); [ ${#stages[@]} -gt 0 ] || stages=(1.14.6 2)
+
+verdict() { # version mpi rc
+    if [ "$3" -eq 0 ]; then echo "== HDF5 $1 ($2): all tests passed"
+    else echo "== HDF5 $1 ($2): FAILURES"; status=1; fi
+}
+mpi_name() { # "Open MPI 4.1.4" from mpirun --version
+    "$@" --version 2>/dev/null | head -1 | sed -E 's/^[^(]*\(([^)]*)\) *(.*)$/\1 \2/'
+}
+hdf5_version() { awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' "$1"; }
+
+stage_1146() {
+    local prefix="$CACHE/hdf5-1.14.6+repack-2-openmpi" dir="$root/build-hdf5-1.14.6" rc=0
+    echo "== build against HDF5 1.14.6 ($dir)"
+    H5SF_HDF5_VERSION=1.14.6 "$root/scripts/bootstrap.sh" || rc=1
+    if [ $rc -eq 0 ] && H5SF_HDF5_VERSION=1.14.6 H5SF_HDF5_PREFIX="$prefix" H5SF_SANITIZE=0 \
+         H5SF_BUILD_DIR="$dir" "$root/scripts/build.sh"; then
+        ( export H5SF_HDF5_PREFIX="$prefix" H5SF_BUILD_DIR="$dir"
+          source "$root/scripts/env.sh"; cd "$dir" && ctest --output-on-failure -j1 ) || rc=1
+    else
+        echo "build against HDF5 1.14.6 failed" >&2; rc=1
+    fi
+    verdict "$(hdf5_version "$prefix/include/H5pubconf.h")" "$(mpi_name mpirun)" $rc
+}
+
+# ---- 2.x in the chroot --------------------------------------------------------
+R=""
+mounts=()
+umount_all() { local m; for ((i=${#mounts[@]}-1; i>=0; i--)); do umount -l "${mounts[i]}" 2>/dev/null; done; mounts=(); }
+bind() { mkdir -p "$R$2"; mount --bind "$1" "$R$2" && mounts+=("$R$2"); }
+in_root() { # command string, run as root in the chroot with the test environment
+    chroot "$R" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        HDF5_PLUGIN_PATH="$root/build-hdf5-2/lib" bash -c "$1"
+}
+host_114() { # command string, on the host with the HDF5 1.14.5 build (build/)
+    ( export H5SF_BUILD_DIR="$root/build"; source "$root/scripts/env.sh"; bash -c "$1" )
+}
+
+stage_2() {
+    local rc=0 ver mpi xd="$root/build-hdf5-2/xver"
+    echo "== build against HDF5 2.x (Debian unstable packages, chroot)"
+    R=$("$root/scripts/rootfs.sh") || { verdict "2.x" "?" 1; return; }
+    [ "$(id -u)" -eq 0 ] || { echo "the HDF5 2.x stage needs root (chroot, bind mounts)" >&2; verdict "2.x" "?" 1; return; }
+    trap umount_all EXIT
+    bind /proc /proc; bind /sys /sys; bind /dev /dev; bind /dev/shm /dev/shm; bind "$root" "$root"
+    mkdir -p "$R/tmp" && chmod 1777 "$R/tmp"
+    ver=$(hdf5_version "$R/usr/include/hdf5/openmpi/H5pubconf.h")
+    mpi=$(in_root "mpirun --version" 2>/dev/null | head -1 | sed -E 's/^[^(]*\(([^)]*)\) *(.*)$/\1 \2/')
+    if in_root "cmake -S '$root' -B '$root/build-hdf5-2' -DCMAKE_C_COMPILER=mpicc >/dev/null &&
+                cmake --build '$root/build-hdf5-2' -j2 >'$root/build-hdf5-2.log' 2>&1 || { tail -40 '$root/build-hdf5-2.log'; exit 1; }"; then
+        echo "skipped in the chroot: multinode_* (they need network namespaces: scripts/netns-cluster.sh)"
+        echo "skipped in the chroot: eco_example_nodelocal_h5repack (Debian's h5repack is linked with the serial HDF5; the parallel plugin cannot load into it)"
+        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j1 -LE multinode -E '^eco_example_nodelocal_h5repack\$'" || rc=1
+    else
+        echo "build against HDF5 $ver failed" >&2; rc=1
+    fi
+
+    echo "== interop: h5sf under HDF5 $ver <-> h5sf and the built-in subfiling driver under HDF5 1.14.5"
+    local x2="$root/build-hdf5-2/bin/t_xver" x1="$root/build/bin/t_xver" run="mpiexec -n 2 --oversubscribe"
+    if [ ! -x "$x1" ]; then echo "no $x1 (HDF5 1.14.5 build)" >&2; rc=1
+    elif [ $rc -eq 0 ] || [ -x "$x2" ]; then
+        rm -rf "$xd"; mkdir -p "$xd"
+        { in_root "$run $x2 write h5sf $xd/from2.h5" &&
+          host_114 "$run $x1 verify h5sf $xd/from2.h5" &&
+          host_114 "$run $x1 verify subfiling $xd/from2.h5" &&
+          host_114 "$run $x1 write h5sf $xd/from114.h5" &&
+          host_114 "$run $x1 write subfiling $xd/from114-builtin.h5" &&
+          in_root "$run $x2 verify h5sf $xd/from114.h5" &&
+          in_root "$run $x2 verify h5sf $xd/from114-builtin.h5"; } || rc=1
+        grep -q "define H5_HAVE_SUBFILING_VFD" "$R/usr/include/hdf5/openmpi/H5pubconf.h" ||
+            echo "HDF5 $ver (Debian) is built without its subfiling driver: its side of the interop is h5sf only"
+    fi
+    umount_all; trap - EXIT
+    verdict "$ver" "$mpi" $rc
+}
+
+for s in "${stages[@]}"; do
+    case "$s" in
+        1.14.6) stage_1146 ;;
+        2|2.x) stage_2 ;;
+        *) echo "unknown stage $s" >&2; status=1 ;;
+    esac
+done
+exit "$status"
