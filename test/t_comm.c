@@ -24,20 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "h5sf.h"
+#include "t_check.h"
 
 #define N 40000 /* ints per rank: 160 KB, several 64 KiB stripes */
 
-static int rank, size, failures;
-
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fputc('\n', stderr);                                                                             \
-            failures++;                                                                                      \
-        }                                                                                                    \
-    } while (0)
 
 static int value(int r, int i) { return r * 1000003 + i * 7 + 1; }
 
@@ -235,10 +225,7 @@ int main(int argc, char **argv)
             cases[c].fn(argv[1]);
     }
 
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_comm: %s (%d ranks)\n", all ? "FAILED" : "passed", size);
+    int rc = t_verdict("t_comm");
     MPI_Finalize();
-    return all ? 1 : 0;
+    return rc;
 }

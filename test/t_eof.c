@@ -20,21 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "t_check.h"
 
 #define MIB (1 << 20)
 #define NSUB 2
 
-static int rank, size, failures;
-
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fputc('\n', stderr);                                                                             \
-            failures++;                                                                                      \
-        }                                                                                                    \
-    } while (0)
 
 static hid_t fapl(void)
 {
@@ -94,27 +84,6 @@ static int read_file(const char *path, unsigned flags)
     return bad;
 }
 
-/* Path of subfile k (1-based, as in the names) of base in dir. */
-static int subfile(const char *dir, const char *base, int k, char *out, size_t len)
-{
-    char           tail[32];
-    DIR           *dp = opendir(dir);
-    struct dirent *de;
-    int            found = -1;
-    snprintf(tail, sizeof tail, "_%d_of_%d", k, NSUB);
-    while (dp && (de = readdir(dp))) {
-        size_t n = strlen(de->d_name), t = strlen(tail);
-        if (!strncmp(de->d_name, base, strlen(base)) && strstr(de->d_name, ".subfile_") && n > t &&
-            !strcmp(de->d_name + n - t, tail)) {
-            snprintf(out, len, "%s/%s", dir, de->d_name);
-            found = 0;
-        }
-    }
-    if (dp)
-        closedir(dp);
-    return found;
-}
-
 static long long file_size(const char *p)
 {
     struct stat st;
@@ -138,7 +107,7 @@ int main(int argc, char **argv)
     /* long */
     CHECK(write_file(path) == 0, "write failed");
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(subfile(argv[1], "eof.h5", 1, s1, sizeof s1) == 0 && subfile(argv[1], "eof.h5", 2, s2, sizeof s2) == 0,
+    CHECK(t_subfile(argv[1], "eof.h5", 1, NSUB, s1, sizeof s1) == 0 && t_subfile(argv[1], "eof.h5", 2, NSUB, s2, sizeof s2) == 0,
           "subfiles not found");
     long long z1 = file_size(s1), z2 = file_size(s2);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -162,10 +131,7 @@ int main(int argc, char **argv)
     r = read_file(path, H5F_ACC_RDONLY);
     CHECK(r < 0, "open with the last subfile cut to half: %s", r == 0 ? "succeeded" : "read wrong data");
 
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_eof: %s (%d ranks)\n", all ? "FAILED" : "passed", size);
+    int rc = t_verdict("t_eof");
     MPI_Finalize();
-    return all ? 1 : 0;
+    return rc;
 }

@@ -23,23 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "t_check.h"
 
 #define DIM1 64 /* rows per rank */
 #define DIM2 1000
 #define STRIPE 65536
 #define NSUB 3
 
-static int rank, size, failures;
-
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fputc('\n', stderr);                                                                             \
-            failures++;                                                                                      \
-        }                                                                                                    \
-    } while (0)
 
 static int value(size_t i) { return (int)(i * 2654435761u % 1000003u) + 1; }
 
@@ -120,26 +110,11 @@ static int read_file(const char *path, hid_t fapl, hsize_t ub)
     return (H5Fclose(f) < 0 || bad) ? -1 : 0;
 }
 
-/* The subfile of path holding stripe k mod NSUB (found by its name's tail). */
+/* The subfile holding stripes k mod NSUB (0-based k). */
 static int open_subfile(const char *dir, const char *base, int k, int flags)
 {
-    char           tail[64], path[4096];
-    DIR           *dp = opendir(dir);
-    struct dirent *de;
-    int            fd = -1;
-    snprintf(tail, sizeof tail, "_%d_of_%d", k + 1, NSUB);
-    while (dp && (de = readdir(dp))) {
-        size_t n = strlen(de->d_name), t = strlen(tail);
-        if (!strncmp(de->d_name, base, strlen(base)) && strstr(de->d_name, ".subfile_") && n > t &&
-            !strcmp(de->d_name + n - t, tail)) {
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            fd = open(path, flags);
-            break;
-        }
-    }
-    if (dp)
-        closedir(dp);
-    return fd;
+    char path[4096];
+    return t_subfile(dir, base, k + 1, NSUB, path, sizeof path) == 0 ? open(path, flags) : -1;
 }
 
 /* pread/pwrite len logical bytes at off: the file itself, or striped. */
@@ -236,10 +211,7 @@ int main(int argc, char **argv)
     for (int u = 0; u < 2; u++)
         for (int h5sf = 0; h5sf < 2; h5sf++)
             one(argv[1], ubs[u], h5sf);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_userblock: %s (%d ranks)\n", all ? "FAILED" : "passed", size);
+    int rc = t_verdict("t_userblock");
     MPI_Finalize();
-    return all ? 1 : 0;
+    return rc;
 }
