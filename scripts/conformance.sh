@@ -108,17 +108,12 @@ serial)
     # testhdf5 is a suite of suites: one entry per subtest (testhdf5 -o NAME).
     sub=$(grep -o 'AddTest("[^"]*"' "$SRC/test/testhdf5.c" | cut -d'"' -f2 | sed 's/^/testhdf5-/')
     progs=$(for p in $progs; do if [ "$p" = testhdf5 ]; then echo "$sub"; else echo "$p"; fi; done)
-    wd=$(workdir serial-h5sf)
-    for p in $progs; do
-        exe="${p%%-*}" args=()
+    # Two programs at a time (one process each, two cores), each in its own
+    # directory; rows are written in list order at the end.
+    serial_one() { # program -> $OUT/serial-<p>.row, .bad on an unexpected result
+        local p=$1 exe="${1%%-*}" args=() wd rd res secs r1 r2 ref
         [ "$exe" != "$p" ] && args=(-o "${p#*-}")
-        [[ "$skip" == *" $exe "* ]] && continue
-        [[ "$p" =~ $filter ]] || continue
-        [ -x "$HB/bin/$exe" ] || continue
-        if [ -n "$(expected_reason "$p" skip)" ]; then
-            printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
-            continue
-        fi
+        wd=$(workdir "serial-$p")
         read -r res secs < <(HDF5_DRIVER=h5sf run_one "$SERIAL_TIMEOUT" "$wd" "$OUT/serial-$p.log" "$HB/bin/$exe" "${args[@]}")
         ref="-"
         if [ "$res" != pass ] && { [ "${H5SF_CONFORMANCE_REFERENCE:-0}" = 1 ] || [ -z "$(expected_reason "$p" h5sf)" ]; }; then
@@ -126,18 +121,40 @@ serial)
             # HDF5_DRIVER the library's default fapl would start MPI inside
             # the MPI-IO driver, which finalizes it at the first H5close.
             # subfiling, like h5sf, through HDF5_DRIVER (every fapl).
-            rd=$(workdir serial-ref)
+            rd=$(workdir "serial-ref-$p")
             read -r r1 _ < <(HDF5_TEST_DRIVER=mpio run_one "$SERIAL_TIMEOUT" "$rd" "$OUT/serial-$p.mpio.log" "$HB/bin/$exe" "${args[@]}")
-            rd=$(workdir serial-ref)
+            rd=$(workdir "serial-ref-$p")
             read -r r2 _ < <(HDF5_DRIVER=subfiling run_one "$SERIAL_TIMEOUT" "$rd" "$OUT/serial-$p.subfiling.log" "$HB/bin/$exe" "${args[@]}")
             ref="h5sf:$(nfail "$OUT/serial-$p.log") mpio:$r1($(nfail "$OUT/serial-$p.mpio.log")) subfiling:$r2($(nfail "$OUT/serial-$p.subfiling.log"))"
+            rm -rf "$rd"
         fi
-        printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee -a "$tsv"
+        rm -rf "$wd"
+        printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee "$OUT/serial-$p.row"
         if [ "$res" != pass ] && { [ "$res" = TIMEOUT ] || [ -z "$(expected_reason "$p" h5sf)" ]; }; then
-            bad=1
-            echo "conformance: $p under h5sf: $res (log: $OUT/serial-$p.log)" >&2
-            grep -m5 -iE 'FAILED|error|Assertion|signal' "$OUT/serial-$p.log" >&2
+            touch "$OUT/serial-$p.bad"
+            { echo "conformance: $p under h5sf: $res (log: $OUT/serial-$p.log)"
+              grep -a -m5 -iE 'FAILED|error|Assertion|signal' "$OUT/serial-$p.log"; } >&2
         fi
+    }
+    rm -f "$OUT"/serial-*.row "$OUT"/serial-*.bad
+    order=()
+    for p in $progs; do
+        exe="${p%%-*}"
+        [[ "$skip" == *" $exe "* ]] && continue
+        [[ "$p" =~ $filter ]] || continue
+        [ -x "$HB/bin/$exe" ] || continue
+        order+=("$p")
+        if [ -n "$(expected_reason "$p" skip)" ]; then
+            printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee "$OUT/serial-$p.row"
+            continue
+        fi
+        serial_one "$p" &
+        while [ "$(jobs -rp | wc -l)" -ge "${H5SF_CONFORMANCE_JOBS:-2}" ]; do wait -n; done
+    done
+    wait
+    for p in "${order[@]}"; do
+        cat "$OUT/serial-$p.row" >>"$tsv" 2>/dev/null || printf '%s\tFAIL\t0\t-\n' "$p" >>"$tsv"
+        [ -f "$OUT/serial-$p.bad" ] && bad=1
     done
     ;;
 parallel-direct|parallel-ioc)
