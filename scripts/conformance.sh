@@ -82,8 +82,11 @@ run_one() { # timeout dir log cmd...
     if [ "$rc" -eq 0 ]; then echo "pass $((end - start))"
     elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "TIMEOUT $((end - start))"
     else echo "FAIL $((end - start))"; fi
-    # leftover processes of a killed mpiexec would disturb the next program
+    # leftover processes of a killed mpiexec would disturb the next program;
+    # after an MPI_Abort, Open MPI's daemons linger a moment: a job started
+    # then fails at once
     pkill -f "$dir" >/dev/null 2>&1 || true
+    for _ in $(seq 30); do pgrep -x orted >/dev/null || pgrep -f "mpiexec.*$dir" >/dev/null || break; sleep 0.5; done
 }
 
 # "FAILED" lines of a log: a rough fingerprint to compare with a reference.
