@@ -188,6 +188,9 @@ parallel-direct|parallel-ioc)
             mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=1 \
             -x H5SF_PRELOAD_THREAD_MULTIPLE=1 -x H5SF_CHANNEL="$ch" -x HDF5_PLUGIN_PATH \
             -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS -x srcdir="$wd" "$HB/bin/$exe" "${args[@]}")
+        # Ranks of a failed job can outlive its mpiexec (they carry no
+        # mark of the directory): none may spin on into the next program.
+        pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
         # t_pflush1 exits on purpose without closing its file (HDF5's
         # ctest: WILL_FAIL); t_pflush2 then checks what it flushed.
         if [ "$p" = t_pflush1 ]; then
@@ -203,6 +206,7 @@ parallel-direct|parallel-ioc)
                 mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=subfiling \
                 -x H5SF_PRELOAD_THREAD_MULTIPLE=1 -x HDF5_PLUGIN_PATH -x OMPI_MCA_mpi_yield_when_idle \
                 -x HDF5_ALARM_SECONDS -x srcdir="$rd" "$HB/bin/$exe" "${args[@]}")
+            pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
             ref="h5sf:$(nfail "$OUT/$part-$p.log") mpio:$r1($(nfail "$OUT/$part-$p.mpio.log")) subfiling:$r2($(nfail "$OUT/$part-$p.subfiling.log"))"
         fi
         printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee -a "$tsv"
