@@ -72,8 +72,7 @@ stage_2() {
                 cmake --build '$root/build-hdf5-2' -j2 >'$root/build-hdf5-2.log' 2>&1 || { tail -40 '$root/build-hdf5-2.log'; exit 1; }"; then
         echo "skipped in the chroot: multinode_* (they need network namespaces: scripts/netns-cluster.sh)"
         echo "skipped in the chroot: eco_example_nodelocal_h5repack (Debian's h5repack is linked with the serial HDF5; the parallel plugin cannot load into it)"
-        echo "skipped in the chroot: t_roundtrip_iocpath_*, t_stress_ioc* (known gap: under Open MPI 6.0.0rc2 these IOC-channel runs hang intermittently -- 2026-11-25: 4 of 157 tests, watchdog or timeout; docs/reliability.md, Known gaps)"
-        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j1 -LE 'multinode|conformance' -E '^(eco_example_nodelocal_h5repack|t_roundtrip_iocpath_np[0-9]+|t_stress_ioc.*)\$'" || rc=1
+        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j1 -LE 'multinode|conformance' -E '^eco_example_nodelocal_h5repack\$'" || rc=1
     else
         echo "build against HDF5 $ver failed" >&2; rc=1
     fi
@@ -94,7 +93,15 @@ stage_2() {
             echo "HDF5 $ver (Debian) is built without its subfiling driver: its side of the interop is h5sf only"
     fi
     umount_all; trap - EXIT
+    # Advisory until the IOC-channel hangs under Open MPI 6.0.0rc2 are
+    # understood (docs/reliability.md, Known gaps): the line says what
+    # happened, the exit status is the 1.14 stages'.
+    local keep=$status
     verdict "$ver" "$mpi" $rc
+    if [ "$rc" -ne 0 ] && [ "${H5SF_STRICT_HDF5_2:-0}" != 1 ]; then
+        echo "   (HDF5 2.x stage is advisory: H5SF_STRICT_HDF5_2=1 makes its failures fail the run)"
+        status=$keep
+    fi
 }
 
 for s in "${stages[@]}"; do
