@@ -1,0 +1,30 @@
+# Small MPI tests run on both channels (H5SF_CHANNEL=direct, ioc), each in a
+# directory of its own under work/ (test/t_check.h holds what they share):
+#   t_comm       collective steps on the caller's communicator: fapl comm/info
+#                freed after set, H5Fdelete on MPI_COMM_SELF from one rank as
+#                IOR does, split groups each deleting their own file; 1-4 ranks
+#   t_eof        a subfile longer than the file's end is harmless (opens work,
+#                a read-write close restores exact sizes); one cut short fails
+#                the open on every rank; 1 and 3 ranks
+#   t_userblock  user blocks of 512 B and 64 KiB round-trip as through MPI-IO
+#                (raw bytes checked by independent stripe arithmetic); 1, 3
+function(h5sf_channel_tests exe)
+  foreach(ch direct ioc)
+    foreach(np IN LISTS ARGN)
+      set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/${exe}_${ch}_np${np})
+      file(MAKE_DIRECTORY ${dir})
+      h5sf_mpi_test(${exe}_${ch}_np${np} ${exe} ${np} ${dir} ENV "H5SF_CHANNEL=${ch}")
+      set_tests_properties(${exe}_${ch}_np${np} PROPERTIES TIMEOUT 120)
+    endforeach()
+  endforeach()
+endfunction()
+
+add_executable(t_comm ${CMAKE_CURRENT_SOURCE_DIR}/t_comm.c)
+target_link_libraries(t_comm PRIVATE h5sf hdf5::hdf5-shared)
+h5sf_channel_tests(t_comm 1 2 3 4)
+foreach(t t_eof t_userblock)
+  add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+  target_link_libraries(${t} PRIVATE MPI::MPI_C hdf5::hdf5-shared)
+endforeach()
+h5sf_channel_tests(t_eof 1 3)
+h5sf_channel_tests(t_userblock 1 3)
