@@ -36,7 +36,6 @@
 #define IOC_MAGIC        0xFED21331u
 #define IOC_VERSION      1u
 #define IOC_THREADS      4    /* H5FD_IOC_DEFAULT_THREAD_POOL_SIZE: what the built-in records */
-#define DRVINFO_MAX      1024 /* H5FD_SUBFILING_MAX_DRV_INFO_SIZE: the built-in refuses more */
 #define SF_FIXED         (4 + 4 + 4 + 8 + 8 + 8)
 #define IOC_FIXED        (4 + 4 + 4 + 8 + 8)
 
@@ -510,7 +509,7 @@ int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf
 {
     size_t plen = prefix_len(l);
     if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES ||
-        plen > sizeof l->config_dir || h5sf_drvinfo_size(l) > DRVINFO_MAX)
+        plen > sizeof l->config_dir || h5sf_drvinfo_size(l) > H5SF_DRVINFO_MAX)
         return -1; /* the built-in could not read it back either */
     memcpy(name, SF_NAME, 9);
     unsigned char *p = buf;
@@ -571,7 +570,9 @@ static int check_stripes(int64_t size, int64_t count, const char *block, h5sf_er
 int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l,
                         h5sf_errbuf_t *e)
 {
-    rd_t                 r = {buf, buf ? len : 0};
+    /* No block is longer than H5SF_DRVINFO_MAX: whatever len says, never
+     * read past it (HDF5 does not tell sb_decode the block's length). */
+    rd_t                 r = {buf, buf ? (len < H5SF_DRVINFO_MAX ? len : H5SF_DRVINFO_MAX) : 0};
     const unsigned char *q;
     char                 show[16];
 
@@ -591,9 +592,10 @@ int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, 
         return h5sf_fail(e, EINVAL, "driver info: bad require_ioc value %" PRIu32, require_ioc);
     if (check_stripes(size, count, "Subfilin", e) < 0)
         return -1;
-    if (plen > r.left)
-        return h5sf_fail(e, EINVAL, "driver info truncated: config prefix of %" PRIu64 " bytes exceeds the block",
-                         plen);
+    /* The prefix and the IOC block after it must fit in what is left. */
+    if (plen > r.left || r.left - plen < 9 + IOC_FIXED)
+        return h5sf_fail(e, EINVAL, "driver info truncated: config prefix of %" PRIu64 " bytes does not fit in the "
+                         "block (at most %zu bytes)", plen, (size_t)(r.p - buf) + r.left);
     if (plen > H5SF_LAYOUT_PATH_MAX)
         return h5sf_fail(e, ENAMETOOLONG, "driver info: config prefix length %" PRIu64 " longer than %d", plen,
                          H5SF_LAYOUT_PATH_MAX);

@@ -45,12 +45,19 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
 /* Read and parse the config file at h5sf_config_path(l). */
 int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e);
 
+/* Longest driver-info block: HDF5's H5F_MAX_DRVINFOBLOCK_SIZE (it writes
+ * none longer) and the built-in's H5FD_SUBFILING_MAX_DRV_INFO_SIZE; the
+ * encoder refuses a layout whose block would be longer. */
+#define H5SF_DRVINFO_MAX 1024
+
 /* Driver-info block ("Subfilin" + nested "IOC"). config_prefix is the
  * config_dir recorded in the block ("" if default). */
 size_t h5sf_drvinfo_size(const h5sf_layout_t *l);
 int    h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf);
-/* Decode (fuzzed): len is the number of bytes available in buf. Fills
- * stripe_size, stripe_count and config_dir; rejects garbage. */
+/* Decode (fuzzed): len is the number of bytes available in buf; it never
+ * reads past min(len, H5SF_DRVINFO_MAX), and every length in the block is
+ * checked against what is left of that.  Fills stripe_size, stripe_count
+ * and config_dir; rejects garbage. */
 int    h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l,
                            h5sf_errbuf_t *e);
 

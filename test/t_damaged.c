@@ -193,6 +193,13 @@ static void d_drvinfo_prefix(void)
     static const unsigned char big[8] = {0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0};
     poke_both(28, big, 8); /* config prefix length past the block */
 }
+static void d_drvinfo_prefix_long(void)
+{
+    /* Past the 73-byte block HDF5 read, but under the 4096 of a path: the
+     * decoder used to read that far past HDF5's buffer. */
+    static const unsigned char len2000[8] = {0xd0, 0x07, 0, 0, 0, 0, 0, 0};
+    poke_both(28, len2000, 8);
+}
 static void d_drvinfo_iocname(void) { poke_both(36, "XYZ", 3); /* nested "IOC" block (no prefix) */ }
 static void d_drvinfo_disagree(void)
 {
@@ -217,6 +224,7 @@ static const dcase_t cases[] = {
     {"drvinfo_magic", d_drvinfo_magic, FAILS, "driver info"},
     {"drvinfo_count", d_drvinfo_count, FAILS, "driver info"},
     {"drvinfo_prefix", d_drvinfo_prefix, FAILS, "driver info"},
+    {"drvinfo_prefix_long", d_drvinfo_prefix_long, FAILS, "does not fit"},
     {"drvinfo_iocname", d_drvinfo_iocname, FAILS, "driver info"},
     {"drvinfo_disagree", d_drvinfo_disagree, FAILS, "driver info"},
 };

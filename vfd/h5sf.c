@@ -504,8 +504,9 @@ static herr_t h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char
     herr_t        ret_value = 0;
 
     memset(&l, 0, sizeof l);
-    /* HDF5 does not pass the block's length; the encoder's size bounds it. */
-    if (h5sf_drvinfo_decode(name, buf, SIZE_MAX / 2, &l, &eb) < 0)
+    /* HDF5 does not pass the block's length; no block is longer than
+     * H5SF_DRVINFO_MAX, and decode checks every length inside against it. */
+    if (h5sf_drvinfo_decode(name, buf, H5SF_DRVINFO_MAX, &l, &eb) < 0)
         H5SF_GOTO(-1, H5E_VFL, H5E_CANTDECODE, "driver info of %s: %s", f->name, eb.msg);
     if (l.stripe_size != f->layout.stripe_size || l.stripe_count != f->layout.stripe_count)
         H5SF_GOTO(-1, H5E_VFL, H5E_BADVALUE,
