@@ -120,6 +120,35 @@ done:
     return ret;
 }
 
+/* out = dir if absolute, else base/dir ("." and "" give base). */
+static int join_dir(const char *base, const char *dir, char *out, size_t n, h5sf_errbuf_t *e)
+{
+    int w;
+    if (dir[0] == '/')
+        w = snprintf(out, n, "%s", dir);
+    else if (dir[0] == '\0' || strcmp(dir, ".") == 0)
+        w = snprintf(out, n, "%s", base);
+    else
+        w = snprintf(out, n, "%s/%s", strcmp(base, "/") ? base : "", dir);
+    if (w < 0 || (size_t)w >= n)
+        return h5sf_fail(e, ENAMETOOLONG, "subfile directory %.60s: absolute path longer than %zu characters", dir,
+                         n - 1);
+    return 0;
+}
+
+int h5sf_layout_set_subfile_dir(h5sf_layout_t *l, const char *dir, h5sf_errbuf_t *e)
+{
+    char cwd[H5SF_LAYOUT_PATH_MAX];
+    if (!dir || !dir[0]) {
+        l->subfile_dir[0] = '\0';
+        return 0;
+    }
+    if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return h5sf_fail(e, errno, "subfile directory %s: cannot get the current directory: %s", dir,
+                         strerror(errno));
+    return join_dir(dir[0] == '/' ? "/" : cwd, dir, l->subfile_dir, sizeof l->subfile_dir, e);
+}
+
 static const char *subfile_dir_of(const h5sf_layout_t *l) { return l->subfile_dir[0] ? l->subfile_dir : l->stub_dir; }
 static const char *config_dir_of(const h5sf_layout_t *l) { return l->config_dir[0] ? l->config_dir : l->stub_dir; }
 
@@ -315,7 +344,7 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
                                           "subfile_dir="};
     size_t   seen[K_N] = {0}; /* line number of each key, 0 = absent */
     int64_t  stripe = 0, agg = 0, count = 0;
-    uint64_t names_n = 0;
+    uint64_t names_n = 0, names_seen = 0;
     size_t   names_line = 0;
     char     dir[H5SF_LAYOUT_PATH_MAX] = "";
     char     show[80];
@@ -393,9 +422,18 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
             names_n    = nt;
             names_line = lineno;
         }
-        if (nt != names_n || nn < 1 || nn > nt)
+        if (nt != names_n || nn < 1 || nn > nt || nt > LAYOUT_MAX_SUBFILES)
             return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": subfile number out of range or disagrees "
                              "with line %zu", lineno, show, names_line);
+        /* Exactly the name this stub's subfile number names_seen+1 has, in
+         * order: an edited list is refused, not guessed at. */
+        char want[H5SF_LAYOUT_PATH_MAX + 64];
+        int  w = snprintf(want, sizeof want, SUBFILE_TEMPLATE, l->base, l->inode, num_digits((int)nt),
+                          (int)(names_seen + 1), (int)nt);
+        if (w < 0 || (size_t)w != ll || memcmp(want, line, ll) != 0)
+            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\" is not the name of subfile %" PRIu64
+                             " of this file (%.200s)", lineno, show, names_seen + 1, want);
+        names_seen++;
     }
     if (!seen[K_STRIPE])
         return h5sf_fail(e, EINVAL, "config file: no stripe_size= line");
@@ -404,6 +442,9 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
     if (names_line && names_n != (uint64_t)count)
         return h5sf_fail(e, EINVAL, "config file line %zu: subfile names say %" PRIu64 " subfiles, line %zu says %" PRId64,
                          names_line, names_n, seen[K_COUNT], count);
+    if (names_line && names_seen != names_n)
+        return h5sf_fail(e, EINVAL, "config file: only %" PRIu64 " of the %" PRIu64 " subfile names are listed (from line %zu on)",
+                         names_seen, names_n, names_line);
     l->stripe_size  = stripe;
     l->stripe_count = (int32_t)count;
     if (seen[K_AGG])
@@ -451,6 +492,8 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
             break; /* shrank meanwhile: parse what is there */
         got += (size_t)r;
     }
+    char keep[H5SF_LAYOUT_PATH_MAX];
+    memcpy(keep, l->subfile_dir, sizeof keep);
     if (h5sf_config_file_parse(text, got, l, e) < 0) {
         char why[sizeof e->msg];
         snprintf(why, sizeof why, "%s", e ? e->msg : "");
@@ -458,6 +501,16 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
         const char *rest = strncmp(why, "config file", 11) == 0 ? why + 11 : why;
         h5sf_fail(e, EINVAL, "config file %s%s%s", path, rest == why ? ": " : "", rest);
         goto done;
+    }
+    /* A relative subfile_dir (the built-in writes one when given one) means
+     * the stub's directory, never the reader's working directory. */
+    if (l->subfile_dir[0] && l->subfile_dir[0] != '/') {
+        char rel[H5SF_LAYOUT_PATH_MAX];
+        memcpy(rel, l->subfile_dir, sizeof rel);
+        if (join_dir(l->stub_dir, rel, l->subfile_dir, sizeof l->subfile_dir, e) < 0) {
+            memcpy(l->subfile_dir, keep, sizeof keep);
+            goto done;
+        }
     }
     ret = 0;
 done:

@@ -33,6 +33,10 @@ typedef struct h5sf_layout {
 /* Split a stub path into base and stub_dir (dir made absolute). */
 int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t *e);
 
+/* Set subfile_dir for a new file: a relative dir is taken against the
+ * current directory and stored absolute ("" or NULL = the stub's). */
+int h5sf_layout_set_subfile_dir(h5sf_layout_t *l, const char *dir, h5sf_errbuf_t *e);
+
 /* Full paths; idx is 0-based. Return -1 (with message) if too long. */
 int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf_errbuf_t *e);
 int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t *e);
@@ -40,9 +44,12 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
 /* Write the config file (atomically: temp file + rename), built-in format. */
 int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e);
 /* Parse config file text (fuzzed); fills stripe_size, stripe_count,
- * ioc_count and subfile_dir; names the bad line on failure. */
+ * ioc_count and subfile_dir (as written); names the bad line on failure.
+ * Subfile name lines, if any, must be exactly l's (base, inode), numbered
+ * 1..N in order, all N of them. */
 int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e);
-/* Read and parse the config file at h5sf_config_path(l). */
+/* Read and parse the config file at h5sf_config_path(l); a relative
+ * subfile_dir in it is made absolute against l->stub_dir. */
 int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e);
 
 /* Longest driver-info block: HDF5's H5F_MAX_DRVINFOBLOCK_SIZE (it writes

@@ -45,7 +45,9 @@ const h5sf_option_t h5sf_options[] = {
      "How long a client waits for an I/O concentrator before failing the call."},
     {"subfile_dir", "H5SF_SUBFILE_DIR", "H5FD_SUBFILING_SUBFILE_PREFIX", "(the stub's directory)",
      "directory path",
-     "Directory of the subfiles, e.g. node-local or faster storage.  Recorded in the config file."},
+     "Directory of the subfiles, e.g. node-local or faster storage.  A relative path is taken against the "
+     "working directory of the process that creates the file (rank 0's), and the config file records it "
+     "absolute, so any process reads the file from any directory."},
     {"config_dir", "H5SF_CONFIG_DIR", "H5FD_SUBFILING_CONFIG_FILE_PREFIX", "(the stub's directory)",
      "directory path (must exist)",
      "Directory of the <file>.subfile_<inode>.config file; must be given again when the file is "

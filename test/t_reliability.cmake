@@ -6,7 +6,9 @@
 #               the built-in's variables): H5Fcreate fails on every rank
 #   t_damaged   damaged files: clear error, nothing modified read-only
 #   t_stress    8 ranks, random I/O vs a serial model; many files at once
-foreach(t t_fault t_badinput t_damaged t_stress)
+#   t_subfiledir  subfile_dir relative to the creator's cwd or (in the config
+#               file) to the stub's directory; edited subfile names refused
+foreach(t t_fault t_badinput t_damaged t_stress t_subfiledir)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
   target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)
 endforeach()
@@ -42,6 +44,11 @@ endforeach()
 h5sf_mpi_test(t_damaged_ioc t_damaged 4 ${_rel}/damaged_ioc "channel=ioc,ioc=total:2")
 h5sf_mpi_test(t_damaged_direct t_damaged 4 ${_rel}/damaged_direct "channel=direct")
 set_tests_properties(t_damaged_ioc t_damaged_direct PROPERTIES TIMEOUT 150)
+
+# Where the subfiles are, read from other working directories; both channels.
+h5sf_mpi_test(t_subfiledir_ioc t_subfiledir 3 ${_rel}/subfiledir_ioc "channel=ioc,ioc=total:2")
+h5sf_mpi_test(t_subfiledir_direct t_subfiledir 3 ${_rel}/subfiledir_direct "channel=direct")
+set_tests_properties(t_subfiledir_ioc t_subfiledir_direct PROPERTIES TIMEOUT 120)
 
 # Stress: 8 ranks against a serial model, 1/2/4 IOCs, several stripe sizes,
 # both channels; then 64 files at once and one file opened twice.
@@ -83,7 +90,7 @@ set_tests_properties(t_stress_many_fdcap PROPERTIES TIMEOUT 120)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-plugins)
 get_property(_rel_tests DIRECTORY PROPERTY TESTS)
 foreach(t IN LISTS _rel_tests)
-  if(t MATCHES "^t_(fault|badinput|damaged|stress)_")
+  if(t MATCHES "^t_(fault|badinput|damaged|stress|subfiledir)_")
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "HDF5_PLUGIN_PATH=${CMAKE_CURRENT_BINARY_DIR}/no-plugins")
   endif()
 endforeach()

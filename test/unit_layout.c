@@ -216,6 +216,27 @@ static void test_config_file(const char *tmp)
     CHECK(h5sf_config_file_read(r, &e) == 0 && r->stripe_count == 1 && strcmp(r->subfile_dir, "/elsewhere") == 0,
           "reread: %s", e.msg);
     CHECK(count_entries(tmp) == 1, "one file after rewrite");
+
+    /* a relative subfile_dir in the file means the stub's directory, whatever
+     * the reader's working directory */
+    static const struct { const char *in, *tail; } rel[] = {{"sub", "/sub"}, {"a/b", "/a/b"}, {".", ""}, {"../up", "/../up"}};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        strcpy(l->subfile_dir, rel[i].in);
+        CHECK(h5sf_config_file_write(l, &e) == 0, "write relative: %s", e.msg);
+        snprintf(want, sizeof want, "%s%s", rt, rel[i].tail);
+        CHECK(h5sf_config_file_read(r, &e) == 0 && strcmp(r->subfile_dir, want) == 0, "relative %s read as %s (want %s): %s",
+              rel[i].in, r->subfile_dir, want, e.msg);
+    }
+    /* on create, a relative setting is taken against the working directory */
+    {
+        char cwd[2048];
+        CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
+        CHECK(h5sf_layout_set_subfile_dir(l, "here/sub", &e) == 0, "set_subfile_dir: %s", e.msg);
+        snprintf(want, sizeof want, "%s/here/sub", cwd);
+        CHECK(strcmp(l->subfile_dir, want) == 0, "set_subfile_dir relative: %s (want %s)", l->subfile_dir, want);
+        CHECK(h5sf_layout_set_subfile_dir(l, "/abs/x", &e) == 0 && strcmp(l->subfile_dir, "/abs/x") == 0, "absolute");
+        CHECK(h5sf_layout_set_subfile_dir(l, "", &e) == 0 && l->subfile_dir[0] == '\0', "empty");
+    }
     unlink(path);
 
     /* missing file, missing config dir */
@@ -270,6 +291,8 @@ static void test_config_parse(void)
     const char *builtin = "stripe_size=33554432\naggregator_count=2\nsubfile_count=2\n"
                           "hdf5_file=/home/u/run/out.h5\nsubfile_dir=/home/u/run\n"
                           "out.h5.subfile_3932183_1_of_2\nout.h5.subfile_3932183_2_of_2\n";
+    strcpy(l->base, "out.h5");
+    l->inode = 3932183;
     CHECK(parse(builtin, l, &e) == 0 && l->stripe_size == 33554432 && l->stripe_count == 2 && l->ioc_count == 2 &&
               strcmp(l->subfile_dir, "/home/u/run") == 0,
           "built-in file: %s", e.msg);
@@ -284,8 +307,32 @@ static void test_config_parse(void)
     CHECK(parse("stripe_size= 9223372036854775807 \nsubfile_count=1\nsubfile_dir=\n", l, &e) == 0 &&
               l->stripe_size == INT64_MAX && l->subfile_dir[0] == '\0',
           "max stripe: %s", e.msg);
-    CHECK(parse("stripe_size=1\nsubfile_count=10\na.subfile_1_01_of_10\nweird=name.h5.subfile_5_10_of_10\n", l, &e) == 0,
-          "names with '=': %s", e.msg);
+    /* subfile names: exactly this stub's, 1..N in order, zero-padded as the built-in */
+    strcpy(l->base, "weird=name.h5");
+    l->inode = 5;
+    {
+        char txt[1024];
+        int  k = snprintf(txt, sizeof txt, "stripe_size=1\nsubfile_count=10\n");
+        for (int i = 1; i <= 10; i++)
+            k += snprintf(txt + k, sizeof txt - (size_t)k, "weird=name.h5.subfile_5_%02d_of_10\n", i);
+        CHECK(parse(txt, l, &e) == 0, "names with '=': %s", e.msg);
+    }
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\ndata.h5.subfile_1234567_2_of_2\n"
+               "data.h5.subfile_1234567_2_of_2\n", "line 5", "subfile 3");
+    strcpy(l->base, "data.h5");
+    l->inode = 1234567;
+    CHECK(parse("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\ndata.h5.subfile_1234567_2_of_2\n", l,
+                &e) == 0,
+          "names: %s", e.msg);
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\nother.h5.subfile_1234567_1_of_2\n", "line 3", "subfile 1");
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_7654321_1_of_2\n", "line 3", "not the name");
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\n../../etc/data.h5.subfile_1234567_1_of_2\n", "line 3", "not the name");
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\nx/data.h5.subfile_1234567_1_of_2\n", "line 3", "not the name");
+    BAD_CONFIG("stripe_size=1\nsubfile_count=10\ndata.h5.subfile_1234567_1_of_10\n", "line 3", "not the name");
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_2_of_2\ndata.h5.subfile_1234567_1_of_2\n",
+               "line 3", "subfile 1");
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\n", "1 of the 2", NULL);
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_01234567_1_of_2\n", "line 3", "not the name");
 
     BAD_CONFIG("", "no stripe_size", NULL);
     BAD_CONFIG("subfile_count=1\n", "no stripe_size", NULL);
@@ -308,7 +355,8 @@ static void test_config_parse(void)
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_1_of_3\n", "line 3", "3");
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_3_of_2\n", "line 3", NULL);
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_0_of_2\n", "line 3", NULL);
-    BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_1_of_2\nf.subfile_1_2_of_3\n", "line 4", NULL);
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\ndata.h5.subfile_1234567_2_of_3\n", "line 4",
+               "disagrees");
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_1_of_2x\n", "line 3", NULL);
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\n.subfile_1_1_of_2\n", "line 3", NULL);
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile__1_of_2\n", "line 3", NULL);

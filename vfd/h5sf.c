@@ -116,8 +116,10 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                 f->layout.stripe_size  = f->cfg.stripe_size > 0 ? f->cfg.stripe_size : H5SF_DEFAULT_STRIPE_SIZE;
                 f->layout.stripe_count = f->cfg.stripe_count > 0 ? f->cfg.stripe_count : f->nioc;
                 f->layout.ioc_count    = f->nioc;
-                snprintf(f->layout.subfile_dir, sizeof f->layout.subfile_dir, "%s", f->cfg.subfile_dir);
-                if (h5sf_config_file_write(&f->layout, e) < 0)
+                /* Absolute from here on: the config file records it, and
+                 * every rank uses rank 0's (broadcast below). */
+                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0 ||
+                    h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
             }
             else if (h5sf_config_file_read(&f->layout, e) < 0)
