@@ -2,6 +2,8 @@
 #   eco_install            cmake --install into <build>/eco/prefix (fixture)
 #   eco_find_package       outside CMake project: find_package(h5sf CONFIG), h5sf::h5sf
 #   eco_pkgconfig          outside compile with pkg-config --cflags --libs h5sf
+#   eco_find_hdf5_*        h5sf built against HDF5 found by hdf5.pc or h5pcc alone (no
+#                          CMake package files, as an autotools install offers it)
 #   eco_preload            LD_PRELOAD shim on a program hard-coding H5Pset_fapl_mpio
 #   eco_preload_installed  the installed shim, finding the installed plugin by itself
 #   eco_example_*          docs/examples built and run, their files checked on disk
@@ -59,6 +61,19 @@ h5sf_eco_test(eco_pkgconfig
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_install.sh pkgconfig ${H5SF_ECO_PREFIX} ${H5SF_ECO_DIR}/pkgconfig
           ${CMAKE_SOURCE_DIR} ${CMAKE_C_COMPILER} ${MPIEXEC_EXECUTABLE} ${PROJECT_VERSION}
   FIXTURES_REQUIRED h5sf_eco_prefix)
+
+# HDF5 found the ways an autotools install allows; needs an HDF5 prefix with
+# both (the bootstrap's has; Debian's packages name theirs differently and
+# are found by their package files).
+if(EXISTS "${H5SF_HDF5_BIN_DIR}/h5pcc" AND EXISTS "${H5SF_HDF5_BIN_DIR}/../lib/pkgconfig/hdf5.pc")
+  foreach(way pkgconfig wrapper)
+    h5sf_eco_test(eco_find_hdf5_${way}
+      COMMAND bash ${H5SF_ECO_SCRIPTS}/find_hdf5.sh ${way} ${CMAKE_SOURCE_DIR} ${H5SF_ECO_DIR}/find_hdf5_${way}
+              ${H5SF_HDF5_BIN_DIR} ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>)
+  endforeach()
+else()
+  message(STATUS "eco_find_hdf5_*: not registered, no h5pcc and hdf5.pc under ${H5SF_HDF5_BIN_DIR}/..")
+endif()
 
 # ---- LD_PRELOAD shim ------------------------------------------------------
 h5sf_eco_test(eco_preload
