@@ -42,7 +42,9 @@ const h5sf_option_t h5sf_options[] = {
      "fsync() the subfiles at every flush."},
     {"timeout", "H5SF_TIMEOUT", NULL, "300",
      "seconds 1..86400",
-     "How long a client waits for an I/O concentrator before failing the call."},
+     "How long a client waits for an I/O concentrator before failing the call.  Also the longest close "
+     "and MPI_Finalize wait for an IOC worker thread that is stuck in a file system call: it is then left "
+     "behind (its memory leaked, one line on stderr) and they return."},
     {"subfile_dir", "H5SF_SUBFILE_DIR", "H5FD_SUBFILING_SUBFILE_PREFIX", "(the stub's directory)",
      "directory path",
      "Directory of the subfiles, e.g. node-local or faster storage.  Recorded in the config file."},
