@@ -57,7 +57,8 @@ const h5sf_option_t h5sf_options[] = {
 
 const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_STATS", NULL, "0", "0 | 1",
-     "1: print per-file I/O statistics on rank 0 when the file is closed.", },
+     "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
+     "rank (the statistics are collected collectively).", },
     {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
      "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
      "prints one JSON object per open."},
