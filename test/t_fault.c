@@ -73,7 +73,7 @@ static const scenario_t scenarios[] = {
      * in a file system that stopped answering: the write fails after
      * timeout=2, and close and MPI_Finalize must still return soon, IOC 2
      * saying once on stderr that it left the worker behind. */
-    {"stuck_write", "op=stuck,rank=2", ",timeout=2", A_WRITE, ETIMEDOUT, 0, 10},
+    {"stuck_write", "op=stuck,rank=2", ",timeout=2", A_WRITE, ETIMEDOUT, 0, 15},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 
