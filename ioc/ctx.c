@@ -96,8 +96,12 @@ static void say_abandoned(const h5sf_ioc_ctx_t *ctx)
     if (said)
         return;
     said = true;
-    fprintf(stderr, "h5sf: IOC rank %d: a worker thread did not stop within the timeout (%d s), stuck in a "
-                    "file system call; left behind with its memory so that close and MPI_Finalize can return\n",
+    /* Usually a system call that does not return; also seen under heavy
+     * load when a worker drains many transfers the clients gave up on (each
+     * gets a grace period, run.c). */
+    fprintf(stderr, "h5sf: IOC rank %d: a worker thread did not stop within the timeout (%d s): stuck in a "
+                    "file system call, or still ending transfers that other ranks gave up; left behind with its "
+                    "memory so that close and MPI_Finalize can return\n",
             ctx->rank, ctx->timeout_s);
 }
 
