@@ -31,7 +31,7 @@ add_executable(unit_stuck ${CMAKE_CURRENT_SOURCE_DIR}/unit_stuck.c)
 target_link_libraries(unit_stuck PRIVATE h5sf_ioc)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
 add_test(NAME unit_stuck COMMAND unit_stuck ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
-set_tests_properties(unit_stuck PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 90)
+set_tests_properties(unit_stuck PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 150)
 # A report is a failure; suppressions (test/tsan.supp) cover only code that
 # is not ours and each says why.
 set_property(TEST unit_sched unit_sched_mt unit_stuck APPEND PROPERTY ENVIRONMENT
