@@ -11,7 +11,9 @@
  *   defaults < fapl struct / config string < H5FD_SUBFILING_* / H5FD_IOC_*
  *   < H5SF_* environment.
  * When an existing file is opened, its stored layout (stripe size and count)
- * wins over all of these.
+ * wins over all of these.  Each rank resolves its own; at open, rank 0's
+ * resolved settings become every rank's (vfd/h5sf.c, settings_agree), since
+ * they shape collective steps.
  */
 #ifndef H5SF_CONFIG_H
 #define H5SF_CONFIG_H

@@ -42,7 +42,9 @@ const h5sf_option_t h5sf_options[] = {
      "fsync() the subfiles at every flush."},
     {"timeout", "H5SF_TIMEOUT", NULL, "300",
      "seconds 1..86400",
-     "How long a client waits for an I/O concentrator before failing the call."},
+     "How long a client waits for an I/O concentrator before failing the call.  Also the longest close "
+     "and MPI_Finalize wait for an IOC worker thread that is stuck in a file system call: it is then left "
+     "behind (its memory leaked, one line on stderr) and they return."},
     {"subfile_dir", "H5SF_SUBFILE_DIR", "H5FD_SUBFILING_SUBFILE_PREFIX", "(the stub's directory)",
      "directory path",
      "Directory of the subfiles, e.g. node-local or faster storage.  A relative path is taken against the "
@@ -57,7 +59,8 @@ const h5sf_option_t h5sf_options[] = {
 
 const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_STATS", NULL, "0", "0 | 1",
-     "1: print per-file I/O statistics on rank 0 when the file is closed.", },
+     "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
+     "rank (the statistics are collected collectively).", },
     {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
      "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
      "prints one JSON object per open."},

@@ -21,6 +21,7 @@
  * that saw a failure, end with their last file as before.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,6 +89,22 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
 
 static h5sf_ioc_ctx_t *contexts;
 
+/* Once per process: more would only repeat it at every later close. */
+static void say_abandoned(const h5sf_ioc_ctx_t *ctx)
+{
+    static bool said;
+    if (said)
+        return;
+    said = true;
+    /* Usually a system call that does not return; also seen under heavy
+     * load when a worker drains many transfers the clients gave up on (each
+     * gets a grace period, run.c). */
+    fprintf(stderr, "h5sf: IOC rank %d: a worker thread did not stop within the timeout (%d s): stuck in a "
+                    "file system call, or still ending transfers that other ranks gave up; left behind with its "
+                    "memory so that close and MPI_Finalize can return\n",
+            ctx->rank, ctx->timeout_s);
+}
+
 static void ctx_stop_daemon(h5sf_ioc_ctx_t *ctx)
 {
     if (!ctx->serving)
@@ -97,8 +114,11 @@ static void ctx_stop_daemon(h5sf_ioc_ctx_t *ctx)
     uv_cond_broadcast(&ctx->park_cond);
     uv_mutex_unlock(&ctx->lock);
     ioc_progress_stop(ctx);
-    ioc_workers_stop(ctx);
     ctx->serving = false;
+    if (!ioc_workers_stop(ctx)) {
+        say_abandoned(ctx);
+        return; /* stop stays set: a worker that comes back leaves */
+    }
     atomic_store(&ctx->stop, false);
 }
 
@@ -109,6 +129,8 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
             *pp = ctx->next;
             break;
         }
+    if (atomic_load(&ctx->abandoned))
+        return; /* stuck workers still use all of it (ioc_workers_stop) */
     while (ctx->sfs) { /* files the application never closed */
         ioc_sf_t *sf = ctx->sfs;
         ctx->sfs     = sf->next;

@@ -3,12 +3,16 @@
  *
  *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
  *
- *   op     open | pwrite | pread | fsync | stall | hang
+ *   op     open | pwrite | pread | fsync | stall | hang | stuck
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only the IOC with this rank (in the file's communicator); default all
  *   after  let this many matching calls pass first (default 0)
  *   count  inject this many times (default: always)
- *   ms     for stall: delay every request by this many milliseconds
+ *   ms     for stall: delay every request by this many milliseconds;
+ *          for stuck: how long a pwrite blocks (default an hour)
+ *
+ * hang never answers but lets the daemon stop; stuck blocks a worker in its
+ * pwrite as a file system that stopped answering does, deaf to the stop.
  *
  * The tests use it to prove that a failing disk yields an error on every
  * rank and never a hang.  Parsing is forgiving on purpose: a malformed value
@@ -119,4 +123,15 @@ void ioc_fault_delay(h5sf_ioc_ctx_t *ctx)
             nanosleep(&ts, NULL);
         }
     }
+}
+
+void ioc_fault_stuck(h5sf_ioc_ctx_t *ctx)
+{
+    uv_once(&once, init);
+    if (!F.on || strcmp(F.op, "stuck") || !ioc_fault("stuck", ctx->rank))
+        return;
+    long            ms = F.ms > 0 ? F.ms : 3600L * 1000;
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
 }

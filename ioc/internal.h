@@ -165,6 +165,12 @@ struct h5sf_ioc_ctx {
     uv_thread_t      progress;
     uv_thread_t     *workers;
     int              nworkers;
+    int              nexited;        /* workers gone since the stop (lock)   */
+    /* Workers did not stop within the timeout (stuck in a system call):
+     * they were detached and the context is leaked, since they still use
+     * it.  Set under lock; a worker seeing it touches nothing more. */
+    atomic_bool      abandoned;
+    bool             close_stuck;    /* a subfile close timed out (lock)     */
     ioc_req_t       *ready, *ready_tail;
     ioc_claim_t     *claims;         /* workers waiting for requests to merge */
     uint64_t         merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
@@ -272,7 +278,9 @@ void           ioc_slots_trim(h5sf_ioc_ctx_t *ctx);
 
 /* worker.c */
 int  ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
-void ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
+/* Stop the workers, waiting at most the context's timeout; false if some
+ * are stuck: then they are detached and ctx->abandoned is set. */
+bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
 /* Admit r in arrival order; queue it if it may run now.  Returns false if
  * the subfile is unknown (r untouched).  After a true return r belongs to
@@ -318,6 +326,7 @@ void ioc_dtype_free(MPI_Datatype *dt);
 #define H5SF_FAULT_SHORT (-2)
 int  ioc_fault(const char *op, int ioc_rank);
 void ioc_fault_delay(h5sf_ioc_ctx_t *ctx); /* stall / hang faults */
+void ioc_fault_stuck(h5sf_ioc_ctx_t *ctx); /* stuck: a pwrite that does not return */
 bool ioc_fault_on(void);                   /* any fault configured   */
 
 /* affinity.c: name a new IOC thread and, with affinity_node, let it run on

@@ -143,6 +143,8 @@ static int64_t xferv(h5sf_ioc_ctx_t *ctx, int op, int fd, struct iovec *iov, int
     while (n > 0) {
         int     f = ioc_fault(op == H5SF_WIRE_WRITE ? "pwrite" : "pread", ctx->rank);
         ssize_t k;
+        if (op == H5SF_WIRE_WRITE)
+            ioc_fault_stuck(ctx);
         if (f && f != H5SF_FAULT_SHORT) {
             errno = f;
             if (f == EINTR)
@@ -405,6 +407,8 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
         if (nm > 1)
             qsort(segs, ns, sizeof *segs, seg_cmp);
         runs(ctx, sf, op, mb, segs, ns);
+        if (atomic_load(&ctx->abandoned))
+            return; /* given up on while in the I/O: no more MPI */
         for (int j = 0; j < nm; j++) {
             member_t *m = &mb[j];
             if (m->k >= m->nk || m->lost)
@@ -527,6 +531,10 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     /* Release the requests that waited for these, then answer. */
     ioc_req_t *now = NULL, *now_tail = NULL;
     uv_mutex_lock(&ctx->lock);
+    if (atomic_load(&ctx->abandoned)) { /* the context is leaked, MPI may be gone: no replies */
+        uv_mutex_unlock(&ctx->lock);
+        return;
+    }
     for (int j = 0; j < nm; j++) {
         ioc_req_t *r = mb[j].r;
         ioc_slot_put(ctx, mb[j].slot);

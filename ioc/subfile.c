@@ -127,11 +127,14 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
      * that has replied but not yet dropped its bookkeeping -- or for one that
      * is stuck (a hung disk).  Then give up after the timeout and leave the
      * entry to the context, which frees it once its workers have stopped. */
-    uint64_t t0 = ioc_now_ns(), limit = (uint64_t)ctx->timeout_s * 1000000000u;
+    /* One such wait per context: once a worker is known stuck, the other
+     * subfiles' closes do not add a timeout each. */
+    uint64_t t0 = ioc_now_ns(), limit = ctx->close_stuck ? 0 : (uint64_t)ctx->timeout_s * 1000000000u;
     while ((sf->active || sf->barrier || sf->held) && ioc_now_ns() - t0 < limit)
         uv_cond_timedwait(&ctx->cond, &ctx->lock, 100u * 1000000u);
     if (sf->active || sf->barrier || sf->held) {
         size_t n = sf->active;
+        ctx->close_stuck = true;
         uv_mutex_unlock(&ctx->lock);
         return h5sf_fail(e, ETIMEDOUT, "subfile %s still has %zu requests running on IOC rank %d after %d s; "
                          "not closed", sf->path, n, ctx->rank, ctx->timeout_s);

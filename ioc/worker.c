@@ -7,6 +7,7 @@
  * Must not do I/O or MPI itself, nor decide who merges with whom.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -20,6 +21,10 @@ static void worker_main(void *arg)
     for (;;) {
         ioc_req_t *r = NULL;
         uv_mutex_lock(&ctx->lock);
+        if (atomic_load(&ctx->abandoned)) { /* back from a stuck call, too late */
+            uv_mutex_unlock(&ctx->lock);
+            break;
+        }
         while (!(r = ioc_group_pick(ctx)) && !atomic_load(&ctx->stop))
             uv_cond_wait(&ctx->cond, &ctx->lock);
         if (!r || !mb) {
@@ -38,6 +43,11 @@ static void worker_main(void *arg)
     }
     free(segs);
     free(mb);
+    /* The stopper waits for this count, with a limit (ioc_workers_stop). */
+    uv_mutex_lock(&ctx->lock);
+    ctx->nexited++;
+    uv_cond_broadcast(&ctx->done_cond);
+    uv_mutex_unlock(&ctx->lock);
 }
 
 void ioc_runner_free(ioc_runner_t *run)
@@ -129,17 +139,48 @@ int ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e)
     return 0;
 }
 
-void ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
+/* Wait until every worker has left, or the deadline passed (lock held).
+ * The workers count themselves out on done_cond. */
+static bool workers_gone(h5sf_ioc_ctx_t *ctx, uint64_t deadline)
 {
+    while (ctx->nexited < ctx->nworkers) {
+        uint64_t now = ioc_now_ns();
+        if (now >= deadline)
+            return false;
+        uv_cond_timedwait(&ctx->done_cond, &ctx->lock, deadline - now);
+    }
+    return true;
+}
+
+/* A worker blocked in a system call (pwrite to a file system that stopped
+ * answering) cannot be woken or joined.  After the timeout the clients have
+ * already failed; close and MPI_Finalize must not wait longer than that
+ * either.  So wait at most the timeout, then detach the workers and leave
+ * the context to them (ctx->abandoned: never freed, its communicator never
+ * freed, its descriptors never closed -- a stuck pwritev could otherwise
+ * write into a reused descriptor number). */
+bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
+{
+    uint64_t deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
     uv_mutex_lock(&ctx->lock);
     uv_cond_broadcast(&ctx->cond);
     uv_cond_broadcast(&ctx->slot_cond);
+    bool all = workers_gone(ctx, deadline);
+    if (!all)
+        atomic_store(&ctx->abandoned, true);
     uv_mutex_unlock(&ctx->lock);
     for (int i = 0; i < ctx->nworkers; i++)
-        uv_thread_join(&ctx->workers[i]);
+        if (all)
+            uv_thread_join(&ctx->workers[i]);
+        else
+            pthread_detach(ctx->workers[i]); /* exited ones are freed, the stuck one when it returns */
+    if (!all)
+        return false; /* workers and slots stay theirs */
     free(ctx->workers);
     ctx->workers  = NULL;
     ctx->nworkers = 0;
+    ctx->nexited  = 0;
     /* Every slot is back now. */
     ioc_slots_trim(ctx);
+    return true;
 }

@@ -8,6 +8,9 @@
 #                the open on every rank; 1 and 3 ranks
 #   t_userblock  user blocks of 512 B and 64 KiB round-trip as through MPI-IO
 #                (raw bytes checked by independent stripe arithmetic); 1, 3
+#   t_agree      ranks set different H5SF_FSYNC, _STATS, _CHANNEL,
+#                _STRIPE_SIZE/_COUNT, _IOC, _THREADS before create: rank 0's
+#                win, no hang (alarm), every byte reads back; 1-4 ranks
 function(h5sf_channel_tests exe)
   foreach(ch direct ioc)
     foreach(np IN LISTS ARGN)
@@ -28,3 +31,6 @@ foreach(t t_eof t_userblock)
 endforeach()
 h5sf_channel_tests(t_eof 1 3)
 h5sf_channel_tests(t_userblock 1 3)
+add_executable(t_agree ${CMAKE_CURRENT_SOURCE_DIR}/t_agree.c)
+target_link_libraries(t_agree PRIVATE h5sf hdf5::hdf5-shared)
+h5sf_channel_tests(t_agree 1 2 3 4)

@@ -20,6 +20,7 @@
  * usage: t_fault prepare|run|verify SCENARIO DIR      (t_fault list)
  */
 #include "t_reliability.h"
+#include <time.h>
 
 #define REGION    (1024 * 1024) /* bytes per rank: 16 stripes, 4 pieces per subfile */
 #define STRIPE    65536
@@ -39,34 +40,40 @@ typedef struct scenario {
     enum action act;
     int         err;       /* expected errno, 0: the call must succeed */
     int         offset;    /* the error text must name an offset */
+    int         bound;     /* >0: H5Fclose and MPI_Finalize must each return within this many seconds */
 } scenario_t;
 
 static const scenario_t scenarios[] = {
-    {"pwrite_eio", "op=pwrite,errno=EIO,rank=2", "", A_WRITE, EIO, 1},
-    {"pwrite_enospc", "op=pwrite,errno=ENOSPC,rank=2", "", A_WRITE, ENOSPC, 1},
+    {"pwrite_eio", "op=pwrite,errno=EIO,rank=2", "", A_WRITE, EIO, 1, 0},
+    {"pwrite_enospc", "op=pwrite,errno=ENOSPC,rank=2", "", A_WRITE, ENOSPC, 1, 0},
     /* Only ranks 1 and 3 write to IOC 2; a collective write fails everywhere. */
-    {"pwrite_eio_coll", "op=pwrite,errno=EIO,rank=2", "", A_WRITE_COLL, EIO, 1},
-    {"pwrite_short", "op=pwrite,errno=short,rank=2", "", A_WRITE, 0, 0},
-    {"pwrite_eintr", "op=pwrite,errno=EINTR,rank=2,count=200", "", A_WRITE, 0, 0},
-    {"pread_eio", "op=pread,errno=EIO,rank=2", "", A_READ, EIO, 1},
-    {"pread_short", "op=pread,errno=short,rank=2", "", A_READ, 0, 0},
-    {"pread_eintr", "op=pread,errno=EINTR,rank=2,count=200", "", A_READ, 0, 0},
-    {"open_create", "op=open,errno=EACCES,rank=2", "", A_CREATE, EACCES, 0},
-    {"open_reopen", "op=open,errno=EACCES,rank=2", "", A_OPEN, EACCES, 0},
+    {"pwrite_eio_coll", "op=pwrite,errno=EIO,rank=2", "", A_WRITE_COLL, EIO, 1, 0},
+    {"pwrite_short", "op=pwrite,errno=short,rank=2", "", A_WRITE, 0, 0, 0},
+    {"pwrite_eintr", "op=pwrite,errno=EINTR,rank=2,count=200", "", A_WRITE, 0, 0, 0},
+    {"pread_eio", "op=pread,errno=EIO,rank=2", "", A_READ, EIO, 1, 0},
+    {"pread_short", "op=pread,errno=short,rank=2", "", A_READ, 0, 0, 0},
+    {"pread_eintr", "op=pread,errno=EINTR,rank=2,count=200", "", A_READ, 0, 0, 0},
+    {"open_create", "op=open,errno=EACCES,rank=2", "", A_CREATE, EACCES, 0, 0},
+    {"open_reopen", "op=open,errno=EACCES,rank=2", "", A_OPEN, EACCES, 0, 0},
     /* Durability: H5Fflush must wait for the sync of every subfile on every
      * IOC; failing one sync at a time shows that each one is awaited. */
-    {"fsync", "op=fsync,errno=EIO,rank=2", ",fsync=1", A_FLUSH, EIO, 0},
-    {"fsync_ioc0", "op=fsync,errno=EIO,rank=0", ",fsync=1", A_FLUSH, EIO, 0},
-    {"fsync_second", "op=fsync,errno=EIO,rank=2,after=1,count=1", ",fsync=1", A_FLUSH, EIO, 0},
+    {"fsync", "op=fsync,errno=EIO,rank=2", ",fsync=1", A_FLUSH, EIO, 0, 0},
+    {"fsync_ioc0", "op=fsync,errno=EIO,rank=0", ",fsync=1", A_FLUSH, EIO, 0, 0},
+    {"fsync_second", "op=fsync,errno=EIO,rank=2,after=1,count=1", ",fsync=1", A_FLUSH, EIO, 0, 0},
     /* Direct channel: rank 1 owns no subfile but wrote through descriptors
      * of its own, which it must sync too. */
-    {"fsync_direct", "op=fsync,errno=EIO,rank=1", ",fsync=1,channel=direct", A_FLUSH, EIO, 0},
-    {"stall", "op=stall,ms=300,rank=2", "", A_WRITE, 0, 0},
+    {"fsync_direct", "op=fsync,errno=EIO,rank=1", ",fsync=1,channel=direct", A_FLUSH, EIO, 0, 0},
+    {"stall", "op=stall,ms=300,rank=2", "", A_WRITE, 0, 0, 0},
     /* Every request to IOC 2 hangs; the first call that needs it (the open:
      * sizes of its subfiles) must give up after timeout=3. */
-    {"hang", "op=hang,rank=2", ",timeout=3", A_OPEN, ETIMEDOUT, 0},
+    {"hang", "op=hang,rank=2", ",timeout=3", A_OPEN, ETIMEDOUT, 0, 0},
     /* The open's two size queries to IOC 2 pass; the write's requests hang. */
-    {"hang_write", "op=hang,rank=2,after=2", ",timeout=3", A_WRITE, ETIMEDOUT, 0},
+    {"hang_write", "op=hang,rank=2,after=2", ",timeout=3", A_WRITE, ETIMEDOUT, 0, 0},
+    /* A worker of IOC 2 blocks in pwrite for an hour, deaf to the stop, as
+     * in a file system that stopped answering: the write fails after
+     * timeout=2, and close and MPI_Finalize must still return soon, IOC 2
+     * saying once on stderr that it left the worker behind. */
+    {"stuck_write", "op=stuck,rank=2", ",timeout=2", A_WRITE, ETIMEDOUT, 0, 15},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 
@@ -259,10 +266,17 @@ static void run(void)
     /* Whatever happened, closing must end (an error is allowed after a
      * failure, never a hang). */
     rl_step(60, "%s: H5Dclose/H5Fclose after the fault", S->name);
+    double t0 = MPI_Wtime();
     if (victim >= 0)
         H5Dclose(victim);
     failed = H5Fclose(f) < 0;
     f      = H5I_INVALID_HID;
+    if (S->bound) {
+        double dt = MPI_Wtime() - t0;
+        CHECK(dt <= S->bound, "H5Fclose took %.1f s, more than %d s", dt, S->bound);
+        if (rl_rank == 2)
+            printf("t_fault %s: H5Fclose on the stuck IOC's rank took %.2f s\n", S->name, dt);
+    }
     if (failed)
         rl_errors(&t);
     int nclose = rl_count(failed);
@@ -278,6 +292,76 @@ done:
         H5Pclose(dxpl);
     H5Pclose(fapl);
     free(buf);
+}
+
+/* ---- a bounded MPI_Finalize (scenarios with a bound) --------------------
+ * This rank's stderr goes to a file from the start, so that after
+ * MPI_Finalize the test can count the library's "left behind" line. */
+
+#define LEFT_BEHIND "did not stop within the timeout"
+
+static int  saved_stderr = -1;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+static char errpath[4300];
+
+static void capture_stderr(void)
+{
+    snprintf(errpath, sizeof errpath, "%s/%s.stderr.%d", dir, S->name, rl_rank);
+    int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    fflush(stderr);
+    if (fd < 0 || (saved_stderr = dup(2)) < 0 || dup2(fd, 2) < 0) {
+        fprintf(stderr, "[t_fault rank %d] cannot redirect stderr to %s\n", rl_rank, errpath);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    close(fd);
+    rl_alarm_fd = saved_stderr; /* a hang must still be seen */
+}
+
+/* Restore stderr, copy the captured text to it, count the line. */
+static int release_stderr(void)
+{
+    char  line[4096];
+    int   n  = 0;
+    FILE *fp = fopen(errpath, "r");
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    while (fp && fgets(line, sizeof line, fp)) {
+        fputs(line, stderr);
+        n += strstr(line, LEFT_BEHIND) != NULL;
+    }
+    if (fp)
+        fclose(fp);
+    return n;
+}
+
+/* The verdict of the checks so far is agreed first (MPI is needed for it);
+ * then MPI_Finalize runs under the watchdog and the clock, and what follows
+ * is this rank's alone: its exit status fails the job. */
+static int bounded_finish(void)
+{
+    long all = 0;
+    MPI_Allreduce(&rl_fail, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    rl_fail = all;
+    rl_step((unsigned)S->bound, "%s: MPI_Finalize", S->name);
+    double t0 = now_s();
+    MPI_Finalize();
+    double dt = now_s() - t0;
+    alarm(0);
+    int said = release_stderr();
+    CHECK(dt <= S->bound, "MPI_Finalize took %.1f s, more than %d s", dt, S->bound);
+    /* IOC 2 holds the stuck worker; nobody else has one to leave. */
+    CHECK(said == (rl_rank == 2), "rank %d printed the \"" LEFT_BEHIND "\" line %d times, want %d", rl_rank,
+          said, rl_rank == 2);
+    printf("t_fault %s rank %d: %s (MPI_Finalize %.2f s)\n", S->name, rl_rank, rl_fail ? "FAIL" : "ok", dt);
+    fflush(stdout);
+    return rl_fail ? 1 : 0;
 }
 
 static void verify(void)
@@ -351,6 +435,11 @@ int main(int argc, char **argv)
     rl_mkdir(dir);
     if (!strcmp(argv[1], "prepare"))
         prepare();
+    else if (!strcmp(argv[1], "run") && S->bound) {
+        capture_stderr();
+        run();
+        return bounded_finish();
+    }
     else if (!strcmp(argv[1], "run"))
         run();
     else if (!strcmp(argv[1], "verify"))

@@ -25,11 +25,18 @@ file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/sched_mt)
 add_test(NAME unit_sched_mt COMMAND unit_sched_mt ${CMAKE_CURRENT_BINARY_DIR}/work/sched_mt)
 set_tests_properties(unit_sched_mt PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 120)
 set_property(TEST unit_sched APPEND PROPERTY LABELS tsan)
+# A worker stuck in pwrite: the stop gives up after the timeout, and the
+# worker that comes back later leaves quietly (no MPI, like unit_sched_mt).
+add_executable(unit_stuck ${CMAKE_CURRENT_SOURCE_DIR}/unit_stuck.c)
+target_link_libraries(unit_stuck PRIVATE h5sf_ioc)
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
+add_test(NAME unit_stuck COMMAND unit_stuck ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
+set_tests_properties(unit_stuck PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 150)
 # A report is a failure; suppressions (test/tsan.supp) cover only code that
 # is not ours and each says why.
-set_property(TEST unit_sched unit_sched_mt APPEND PROPERTY ENVIRONMENT
+set_property(TEST unit_sched unit_sched_mt unit_stuck APPEND PROPERTY ENVIRONMENT
              "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
-add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt)
+add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt unit_stuck)
 
 foreach(t t_ioc t_lifecycle)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)

@@ -34,6 +34,7 @@ static int         rl_rank, rl_size;
 static long        rl_fail;
 static const char *rl_prog = "test";
 static char        rl_step_name[256];
+static int         rl_alarm_fd = 2; /* where the watchdog speaks (a test may redirect stderr) */
 
 #define CHECK(cond, ...)                                                                                    \
     do {                                                                                                    \
@@ -54,7 +55,7 @@ RL_FN void rl_on_alarm(int sig)
     char msg[400];
     int  n = snprintf(msg, sizeof msg, "[%s rank %d] FAIL: step \"%s\" hung (watchdog expired)\n", rl_prog, rl_rank,
                       rl_step_name);
-    if (n > 0 && write(2, msg, (size_t)n) < 0)
+    if (n > 0 && write(rl_alarm_fd, msg, (size_t)n) < 0)
         _exit(3);
     _exit(3); /* mpiexec then stops the other ranks */
 }

@@ -138,6 +138,36 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
     return h5sf_agree(f->comm, failed, e);
 }
 
+/* Settings shape collective steps: the channel, the IOC selection, the
+ * layout of a new file, fsync's barrier at flush, the statistics'
+ * reductions at close.  Each rank resolved its own (a wrapper script or a
+ * setenv() may give ranks different environments; a value that is invalid
+ * anywhere already failed the open everywhere); rank 0's now become every
+ * rank's, so all take the same path.  The thread level joins them: the
+ * lowest of all ranks decides, so channel=auto picks the IOC channel only
+ * if every rank can run it, and channel=ioc fails on every rank or none. */
+typedef struct shared_settings {
+    H5FD_h5sf_config_t cfg;
+    int32_t            stats_on;
+} shared_settings_t;
+
+static int settings_agree(h5sf_file_t *f, int *provided, h5sf_errbuf_t *e)
+{
+    shared_settings_t s;
+    int               level = *provided;
+    memset(&s, 0, sizeof s);
+    s.cfg      = f->cfg;
+    s.stats_on = h5sf_stats_wanted();
+    if (MPI_Bcast(&s, (int)sizeof s, MPI_BYTE, 0, f->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&level, provided, 1, MPI_INT, MPI_MIN, f->comm) != MPI_SUCCESS)
+        return h5sf_fail(e, 0, "cannot share rank 0's settings with the other ranks");
+    f->cfg      = s.cfg;
+    f->cfg.comm = MPI_COMM_NULL; /* rank 0's handle values mean nothing here */
+    f->cfg.info = MPI_INFO_NULL;
+    f->stats_on = s.stats_on != 0;
+    return 0;
+}
+
 static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr)
 {
     h5sf_file_t  *f         = NULL;
@@ -190,6 +220,8 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
     if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+    if (settings_agree(f, &provided, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
 
     /* Channel: the IOC needs MPI_THREAD_MULTIPLE (its progress thread calls

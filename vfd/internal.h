@@ -161,6 +161,7 @@ struct h5sf_file {
     bool                loc_reads, loc_writes;
     sf_plan_t           plan;     /* reused per request                      */
     h5sf_stats_t        stats;
+    bool                stats_on; /* H5SF_STATS, rank 0's (report at close) */
     bool                mpi_dead; /* MPI finalized under us: close locally   */
     h5sf_file_t        *next;     /* registry of open files                  */
 };
@@ -205,7 +206,9 @@ extern const H5FD_class_t h5sf_class;
 extern hid_t              h5sf_id; /* h5sf.c: set by h5sf_register() */
 /* plugin.c: the driver's id (registers it if the plugin loader did not). */
 hid_t h5sf_register(void);
-/* stats.c: H5SF_STATS summary at close (collective), H5SF_LOG at open. */
+/* stats.c: H5SF_STATS summary at close (collective when f->stats_on),
+ * H5SF_LOG at open.  h5sf_stats_wanted(): this rank's H5SF_STATS. */
+bool h5sf_stats_wanted(void);
 void h5sf_stats_report(h5sf_file_t *f);
 void h5sf_log_open(h5sf_file_t *f, int provided);
 

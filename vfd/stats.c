@@ -14,10 +14,14 @@ static int env_flag(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-/* Collective (called from close on every rank). */
+bool h5sf_stats_wanted(void) { return env_flag("H5SF_STATS") != 0; }
+
+/* Collective (called from close on every rank).  f->stats_on is the same on
+ * every rank (rank 0's, agreed at open): the reductions below are all or
+ * nothing. */
 void h5sf_stats_report(h5sf_file_t *f)
 {
-    if (!env_flag("H5SF_STATS"))
+    if (!f->stats_on)
         return;
     enum { NF = 9 };
     uint64_t mine[NF] = {f->stats.read_calls, f->stats.write_calls, f->stats.pieces_in, f->stats.pieces_out,
