@@ -82,9 +82,14 @@ size_t ioc_chunk_msgs(size_t nparts, uint64_t len);
  * returned. */
 size_t ioc_chunk_plan(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t len, uint64_t *mlen);
 
-/* Completion of a request the IOC rank made to itself (no MPI involved). */
+/* Completion of a request the IOC rank made to itself (no MPI involved);
+ * ctx->lock.  A worker (not the waiting client's own thread) moves the
+ * client's bytes by memcpy through a slot, marked busy while it copies; a
+ * client that times out sets detached, waits out a copy under way, and
+ * returns: its buffers are never touched again (run.c). */
 typedef struct ioc_local {
     bool              done;
+    bool              detached, busy;
     h5sf_wire_reply_t rep;
 } ioc_local_t;
 
@@ -243,7 +248,8 @@ typedef struct seg {
     uint32_t       m;
 } seg_t;
 
-/* Bytes of r can be addressed without a slot: local, inline, or empty. */
+/* Bytes of r can be addressed without a slot: local, inline, or empty.
+ * (Local requests still get a slot when a worker runs them: group.c.) */
 static inline bool ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
 static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
 
@@ -256,8 +262,10 @@ bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
 /* Unlink q (after prev; NULL: the head) from the ready queue. */
 void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
 /* Form a group around r (unlinked) in mb[0..GROUP_MAX); returns its size.
- * May wait on ctx->cond for companions. */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
+ * May wait on ctx->cond for companions.  `own`: the IOC rank's client
+ * thread runs it (ioc_run_own) and may use its own buffers in place; a
+ * worker gets a slot for each local member instead (see ioc_local_t). */
+int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own);
 
 /* run.c (lock not held): the group's I/O, then release the requests that
  * waited for its members, then answer.  *segs (capacity *cap) is the
