@@ -44,6 +44,7 @@ struct h5sf_ioc_req {
     uint64_t        value;
     h5sf_errbuf_t   err;
     struct h5sf_ioc_req *prev, *next; /* ctx->posted list */
+    struct h5sf_ioc_req *part;        /* the next part of a split request */
 };
 
 static void posted_add(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
@@ -194,6 +195,9 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
         r->mem[i]  = bufs[i];
     }
     ioc_req_extent(r);
+    /* Its piece list costs the IOC as a received one would. */
+    r->msg_len = ioc_msg_cost(0, count, h->total);
+    atomic_fetch_add(&ctx->qmem, r->msg_len);
     r->local    = &q->local;
     q->lreq     = r;
     q->is_local = true;
@@ -463,16 +467,66 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     return ret;
 }
 
+/* Wait for every part of a request from q on; the first error is kept. */
+static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
+{
+    int ret = 0;
+    while (q) {
+        h5sf_ioc_req_t *next = q->part;
+        h5sf_errbuf_t   tmp;
+        if (wait_value(q, NULL, ret < 0 ? &tmp : e) < 0)
+            ret = -1;
+        q = next;
+    }
+    return ret;
+}
+
+/* A piece list longer than the IOC's budget allows for one message
+ * (ioc_max_pieces of the least H5SF_IOC_MEMORY of all ranks) goes as
+ * several requests, parts of one: the IOC admits each when it fits.  Parts to this rank's own IOC are queued
+ * without back-pressure, so all but the last are waited for here. */
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
                   const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req,
                   h5sf_errbuf_t *e)
 {
+    h5sf_ioc_req_t *first = NULL, *last = NULL, *q = NULL;
+    uint64_t        most  = ioc_max_pieces(ctx->peer_cap);
+    size_t          maxp  = (size_t)(most < H5SF_WIRE_MAX_COUNT ? most : H5SF_WIRE_MAX_COUNT), at = 0;
+    bool            local = ioc_rank == ctx->rank && ctx->serving;
+    int             ret   = 0;
     if (op != H5SF_IOC_OP_WRITE && op != H5SF_IOC_OP_READ)
         return h5sf_fail(e, EINVAL, "unknown IOC operation %d", op);
-    return post(ctx, op, ioc_rank, file_id, subfile, 0, count, offs, lens, bufs, req, e);
+    do {
+        size_t n = count - at < maxp ? count - at : maxp;
+        if (post(ctx, op, ioc_rank, file_id, subfile, 0, n, offs + at, lens + at, bufs + at, &q, e) < 0) {
+            ret = -1;
+            goto done;
+        }
+        at += n;
+        if (local && at < count) {
+            if (wait_value(q, NULL, e) < 0) {
+                ret = -1;
+                goto done;
+            }
+            continue;
+        }
+        if (last)
+            last->part = q;
+        else
+            first = q;
+        last = q;
+    } while (at < count);
+done:
+    if (ret < 0) { /* what was posted must end before the caller's buffers are given back */
+        h5sf_errbuf_t tmp;
+        wait_parts(first, &tmp);
+        first = NULL;
+    }
+    *req = first;
+    return ret;
 }
 
-int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e) { return wait_value(req, NULL, e); }
+int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e) { return wait_parts(req, e); }
 
 static int control(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg,
                    uint64_t *value, h5sf_errbuf_t *e)

@@ -101,7 +101,7 @@ struct ioc_req {
     uint64_t       *offs, *lens;     /* pieces, in payload order            */
     unsigned char  *data;            /* inline payload (inside msg), or NULL */
     unsigned char  *msg;             /* the received header message         */
-    size_t          msg_len;         /* its size, counted in ctx->qmem       */
+    size_t          msg_len;         /* its cost (ioc_msg_cost), in ctx->qmem */
     bool            sorted;          /* pieces ascending and disjoint        */
     void          **mem;             /* local requests: the client's buffers */
     ioc_local_t    *local;           /* local requests: where to report      */
@@ -181,6 +181,7 @@ struct h5sf_ioc_ctx {
     /* memory: transfer slots for workers, received messages for the queue;
      * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
     uint64_t         mem_cap;
+    uint64_t         peer_cap;       /* the least mem_cap of all ranks       */
     unsigned char  **slots;          /* free slots of H5SF_IOC_CHUNK bytes  */
     int              nslots_free, nslots_made, nslots_max;
     uv_cond_t        slot_cond;
@@ -247,6 +248,26 @@ typedef struct seg {
     unsigned char *p;
     uint32_t       m;
 } seg_t;
+
+/* What a request message of `len` bytes with `count` pieces over `total`
+ * payload bytes costs an IOC while it is queued and run: the message, the
+ * decoded piece list (offs, lens) and the worker's sort workspace (a seg_t
+ * per piece, one more per chunk).  The progress thread admits a message of
+ * len bytes only if IOC_COST_PER_BYTE * len more fits the budget (a piece
+ * is 16 message bytes and costs 16 + 16 + 32), and clients split their
+ * piece lists so that a message never needs more than a quarter of it
+ * (ioc_max_pieces): a message with millions of pieces is no way around
+ * H5SF_IOC_MEMORY. */
+#define IOC_COST_PER_BYTE 4
+static inline uint64_t ioc_msg_cost(uint64_t len, uint64_t count, uint64_t total)
+{
+    return len + count * 2 * sizeof(uint64_t) + (count + (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK) * sizeof(seg_t);
+}
+static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
+{
+    uint64_t b = mem_cap / 4 / IOC_COST_PER_BYTE, fixed = H5SF_WIRE_HDR_SIZE + H5SF_WIRE_INLINE_MAX;
+    return b > fixed + 16 ? (b - fixed) / 16 : 1;
+}
 
 /* Bytes of r can be addressed without a slot: local, inline, or empty.
  * (Local requests still get a slot when a worker runs them: group.c.) */

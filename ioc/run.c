@@ -28,6 +28,7 @@
 #include "internal.h"
 
 #define IOV_BATCH 1024 /* IOV_MAX on Linux */
+#define SEGS_KEEP 4096 /* sort workspace a worker keeps between groups (128 KiB) */
 
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
@@ -607,6 +608,13 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     uv_cond_broadcast(&ctx->done_cond);
     uv_cond_broadcast(&ctx->cond);
     uv_mutex_unlock(&ctx->lock);
+    /* A workspace grown for a long piece list was paid for by the members'
+     * budget (ioc_msg_cost), which they give back now: so does it. */
+    if (*cap > SEGS_KEEP) {
+        free(*segs);
+        *segs = NULL;
+        *cap  = 0;
+    }
     for (int j = 0; j < nm; j++) {
         if (!mb[j].r->local)
             send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);

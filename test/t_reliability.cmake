@@ -124,3 +124,12 @@ foreach(op read write)
   h5sf_mpi_test(t_timeout_${op} t_timeout 2 ${_rel} ${op})
   set_tests_properties(t_timeout_${op} PROPERTIES TIMEOUT 60)
 endforeach()
+
+# H5SF_IOC_MEMORY holds for a request of 4 Mi one-byte pieces (16 MiB cap):
+# the IOC rank's RSS growth stays under cap + 16 MiB, data checked
+# (t_iocpieces.c).  The RSS part is not for the ASan build (shadow memory).
+add_executable(t_iocpieces ${CMAKE_CURRENT_SOURCE_DIR}/t_iocpieces.c)
+target_link_libraries(t_iocpieces PRIVATE h5sf_ioc MPI::MPI_C)
+h5sf_mpi_test(t_iocpieces t_iocpieces 2 ${_rel} ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
+set_tests_properties(t_iocpieces PROPERTIES TIMEOUT 300 LABELS "mpi")
+h5sf_mpi_test(t_iocpieces_data t_iocpieces 2 ${_rel} data ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
