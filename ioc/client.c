@@ -11,7 +11,10 @@
  * posting one more it finishes its oldest (whose later wait then returns at
  * once) -- and every reply must carry its request's id.  Every wait is
  * bounded by the context's timeout: an IOC that never answers becomes an
- * error, not a hang.
+ * error, not a hang -- and the caller's memory is ours only until the wait
+ * returns: write payloads leave from a copy (payload_copy), read receives
+ * are cancelled and completed on a timeout, and requests to this rank's own
+ * IOC are detached from the workers (wait_local).
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,6 +33,7 @@ struct h5sf_ioc_req {
     MPI_Datatype   *dts;
     uint64_t        ndata;         /* payload messages                   */
     unsigned char  *hdr;
+    unsigned char  *copy;          /* a write's payload, contiguous      */
     unsigned char   reply[H5SF_WIRE_REPLY_SIZE];
     ioc_local_t     local;         /* requests to ourselves              */
     ioc_req_t      *lreq;          /* ... and the IOC's copy (until done) */
@@ -40,6 +44,7 @@ struct h5sf_ioc_req {
     uint64_t        value;
     h5sf_errbuf_t   err;
     struct h5sf_ioc_req *prev, *next; /* ctx->posted list */
+    struct h5sf_ioc_req *part;        /* the next part of a split request */
 };
 
 static void posted_add(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
@@ -89,6 +94,7 @@ static void req_free(h5sf_ioc_req_t *q)
     free(q->dts);
     free(q->data);
     free(q->hdr);
+    free(q->copy);
     free(q);
 }
 
@@ -138,6 +144,37 @@ done:
     return ret;
 }
 
+/* A write's messages leave from a contiguous copy h5sf owns, cut as the
+ * IOC receives them (payload.c).  Sends cannot be taken back: after a
+ * timeout MPI may still read from their buffers whenever the IOC gets to
+ * them, and the caller's memory is then no longer ours (freed, or reused
+ * with other bytes the late write would put into the file).  The copy is
+ * the price: one memcpy and `total` bytes per write in flight. */
+static int payload_copy(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
+                        int *counts, h5sf_errbuf_t *e)
+{
+    ioc_cursor_t c = {0, 0};
+    uint64_t     at = 0;
+    if (!(q->copy = malloc(q->total)))
+        return h5sf_fail(e, ENOMEM, "out of memory copying a %llu-byte write for its IOC",
+                         (unsigned long long)q->total);
+    for (size_t i = 0; i < count; at += lens[i], i++)
+        if (lens[i])
+            memcpy(q->copy + at, bufs[i], (size_t)lens[i]);
+    at = 0;
+    for (uint64_t k = 0; k * H5SF_IOC_CHUNK < q->total; k++) {
+        uint64_t want = q->total - k * H5SF_IOC_CHUNK, mlen[IOC_SPLIT_MAX];
+        if (want > H5SF_IOC_CHUNK)
+            want = H5SF_IOC_CHUNK;
+        size_t np = ioc_chunk_plan(lens, count, &c, want, mlen);
+        for (size_t j = 0; j < np; at += mlen[j], j++, q->ndata++) {
+            bases[q->ndata]  = q->copy + at;
+            counts[q->ndata] = (int)mlen[j];
+        }
+    }
+    return 0;
+}
+
 /* The IOC is this rank: hand the request to our own workers, no MPI. */
 static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
                       const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
@@ -158,6 +195,9 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
         r->mem[i]  = bufs[i];
     }
     ioc_req_extent(r);
+    /* Its piece list costs the IOC as a received one would. */
+    r->msg_len = ioc_msg_cost(0, count, h->total);
+    atomic_fetch_add(&ctx->qmem, r->msg_len);
     r->local    = &q->local;
     q->lreq     = r;
     q->is_local = true;
@@ -257,7 +297,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
             q->data[k] = MPI_REQUEST_NULL;
             q->dts[k]  = MPI_BYTE;
         }
-        if (payload_msgs(q, count, lens, bufs, bases, counts, e) < 0) {
+        if ((op == H5SF_WIRE_WRITE ? payload_copy : payload_msgs)(q, count, lens, bufs, bases, counts, e) < 0) {
             free(bases);
             free(counts);
             req_free(q);
@@ -303,6 +343,15 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
         uv_cond_timedwait(&ctx->done_cond, &ctx->lock, 100u * 1000000u);
     }
     bool done = q->local.done;
+    if (!done) {
+        /* Give up on it: from now on no worker touches our buffers (run.c
+         * checks detached before each copy), and a copy under way ends
+         * first -- a memcpy, never a stalled pwritev/preadv, since workers
+         * do their I/O on slots of their own. */
+        q->local.detached = true;
+        while (q->local.busy)
+            uv_cond_wait(&ctx->done_cond, &ctx->lock);
+    }
     uv_mutex_unlock(&ctx->lock);
     atomic_fetch_sub(&ctx->inflight, 1);
     if (!done) /* the worker still owns a pointer to q->local: leak q */ {
@@ -380,8 +429,12 @@ static int finish(h5sf_ioc_req_t *q)
     return ret;
 
 abandon:
-    /* The IOC may still answer or still use our buffers: receives can be
-     * cancelled, sends cannot; leak them rather than free what MPI uses. */
+    /* The IOC may still answer.  Receives into the caller's buffers are
+     * cancelled and waited for: MPI_Wait on a cancelled receive is local, and
+     * returns once the receive is either cancelled or (if its message had
+     * begun to arrive) complete, so nothing lands in the caller's memory
+     * after we return.  Sends leave from h5sf's own copy (payload_copy): they
+     * and q stay alive, leaked, rather than free what MPI may still use. */
     if (q->reply_req != MPI_REQUEST_NULL) {
         MPI_Cancel(&q->reply_req);
         MPI_Request_free(&q->reply_req);
@@ -390,7 +443,7 @@ abandon:
         for (uint64_t k = 0; k < q->ndata; k++)
             if (q->data[k] != MPI_REQUEST_NULL) {
                 MPI_Cancel(&q->data[k]);
-                MPI_Request_free(&q->data[k]);
+                MPI_Wait(&q->data[k], MPI_STATUS_IGNORE);
             }
     q->abandoned = true;
     q->ret       = -1;
@@ -414,16 +467,66 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     return ret;
 }
 
+/* Wait for every part of a request from q on; the first error is kept. */
+static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
+{
+    int ret = 0;
+    while (q) {
+        h5sf_ioc_req_t *next = q->part;
+        h5sf_errbuf_t   tmp;
+        if (wait_value(q, NULL, ret < 0 ? &tmp : e) < 0)
+            ret = -1;
+        q = next;
+    }
+    return ret;
+}
+
+/* A piece list longer than the IOC's budget allows for one message
+ * (ioc_max_pieces of the least H5SF_IOC_MEMORY of all ranks) goes as
+ * several requests, parts of one: the IOC admits each when it fits.  Parts to this rank's own IOC are queued
+ * without back-pressure, so all but the last are waited for here. */
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
                   const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req,
                   h5sf_errbuf_t *e)
 {
+    h5sf_ioc_req_t *first = NULL, *last = NULL, *q = NULL;
+    uint64_t        most  = ioc_max_pieces(ctx->peer_cap);
+    size_t          maxp  = (size_t)(most < H5SF_WIRE_MAX_COUNT ? most : H5SF_WIRE_MAX_COUNT), at = 0;
+    bool            local = ioc_rank == ctx->rank && ctx->serving;
+    int             ret   = 0;
     if (op != H5SF_IOC_OP_WRITE && op != H5SF_IOC_OP_READ)
         return h5sf_fail(e, EINVAL, "unknown IOC operation %d", op);
-    return post(ctx, op, ioc_rank, file_id, subfile, 0, count, offs, lens, bufs, req, e);
+    do {
+        size_t n = count - at < maxp ? count - at : maxp;
+        if (post(ctx, op, ioc_rank, file_id, subfile, 0, n, offs + at, lens + at, bufs + at, &q, e) < 0) {
+            ret = -1;
+            goto done;
+        }
+        at += n;
+        if (local && at < count) {
+            if (wait_value(q, NULL, e) < 0) {
+                ret = -1;
+                goto done;
+            }
+            continue;
+        }
+        if (last)
+            last->part = q;
+        else
+            first = q;
+        last = q;
+    } while (at < count);
+done:
+    if (ret < 0) { /* what was posted must end before the caller's buffers are given back */
+        h5sf_errbuf_t tmp;
+        wait_parts(first, &tmp);
+        first = NULL;
+    }
+    *req = first;
+    return ret;
 }
 
-int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e) { return wait_value(req, NULL, e); }
+int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e) { return wait_parts(req, e); }
 
 static int control(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg,
                    uint64_t *value, h5sf_errbuf_t *e)

@@ -174,6 +174,7 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
     ctx->timeout_s = timeout_s;
     ctx->tag_ub    = 32767;
     ctx->mem_cap    = env.memory;
+    ctx->peer_cap   = env.memory;
     ctx->max_fds    = env.max_fds;
     ctx->nslots_max = nslots;
     ctx->env            = env;
@@ -199,11 +200,22 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     MPI_Comm_rank(dup, &rank);
     MPI_Comm_size(dup, &size);
+    /* Clients cut piece lists to fit the IOC's budget (client.c): the
+     * least H5SF_IOC_MEMORY of all ranks, whichever rank the IOC is.  (The
+     * caller checked every rank's settings, so all of them get here.) */
+    ioc_env_t env;
+    uint64_t  least = 0;
+    if (ioc_read_env(&env, e) < 0 ||
+        MPI_Allreduce(&env.memory, &least, 1, MPI_UINT64_T, MPI_MIN, dup) != MPI_SUCCESS) {
+        MPI_Comm_free(&dup);
+        return h5sf_fail(e, 0, "cannot agree on H5SF_IOC_MEMORY for the IOC communicator");
+    }
     if (!(ctx = ioc_ctx_new(rank, size, timeout_s, e))) {
         MPI_Comm_free(&dup);
         return -1;
     }
-    ctx->comm = dup;
+    ctx->comm     = dup;
+    ctx->peer_cap = least;
     ctx->world = MPI_Comm_compare(dup, MPI_COMM_WORLD, &cmp) == MPI_SUCCESS && cmp == MPI_CONGRUENT;
     MPI_Comm_get_attr(dup, MPI_TAG_UB, &ub, &flag);
     if (flag)

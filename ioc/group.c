@@ -86,8 +86,17 @@ ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx)
     return NULL;
 }
 
+/* q needs a transfer slot: remote and not inline, or local with bytes and
+ * run by a worker (a client that times out takes its buffers back, and a
+ * stalled pwritev/preadv must not be holding them then; ioc_local_t). */
+static bool needs_slot(const ioc_req_t *q, bool own)
+{
+    return !ioc_addressable(q) || (q->local && !own && q->h.total > 0);
+}
+
 /* Move the ready requests that can join the group mb[0..*nm) into it. */
-static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes)
+static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes,
+                   bool own)
 {
     const ioc_req_t *r    = mb[0].r;
     ioc_req_t       *prev = NULL, *q = ctx->ready;
@@ -96,12 +105,12 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
         unsigned char *slot = NULL;
         /* Same subfile and kind, extents touching: merging gains runs.
          * Disjoint far-apart requests are better left to other workers. */
-        if (joins(q, r->sf, r->h.op, *lo, *hi) && (ioc_addressable(q) || (slot = ioc_slot_get(ctx, false)))) {
+        if (joins(q, r->sf, r->h.op, *lo, *hi) && (!needs_slot(q, own) || (slot = ioc_slot_get(ctx, false)))) {
             ioc_ready_unlink(ctx, prev, q);
             memset(&mb[*nm], 0, sizeof mb[*nm]);
             mb[*nm].r    = q;
             mb[*nm].slot = slot;
-            if (slot && ioc_nchunks(q->h.total) > 1)
+            if (slot && !q->local && ioc_nchunks(q->h.total) > 1)
                 mb[*nm].slot2 = ioc_slot_get(ctx, false);
             *lo          = q->lo < *lo ? q->lo : *lo;
             *hi          = q->hi > *hi ? q->hi : *hi;
@@ -118,22 +127,22 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
  * held).  A sparse request waits up to ctx->merge_wait_ns for requests that
  * fill its gaps, and stops waiting as soon as they are filled.  Returns the
  * number of members. */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
+int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own)
 {
     memset(mb, 0, sizeof *mb);
     mb[0].r = r;
-    if (!ioc_addressable(r) && !(mb[0].slot = ioc_slot_get(ctx, true))) {
+    if (needs_slot(r, own) && !(mb[0].slot = ioc_slot_get(ctx, true))) {
         mb[0].rep.status = ENOMEM;
         snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg, "IOC rank %d: no memory for a transfer buffer", ctx->rank);
         mb[0].failed = true;
     }
-    else if (mb[0].slot && ioc_nchunks(r->h.total) > 1)
+    else if (mb[0].slot && !r->local && ioc_nchunks(r->h.total) > 1)
         mb[0].slot2 = ioc_slot_get(ctx, false);
     int nm = 1;
     if (!mergeable(r) || mb[0].failed)
         return nm;
     uint64_t lo = r->lo, hi = r->hi, bytes = r->h.total;
-    gather(ctx, mb, &nm, &lo, &hi, &bytes);
+    gather(ctx, mb, &nm, &lo, &hi, &bytes, own);
     uint64_t t0 = ioc_now_ns();
     /* With one rank on the communicator nobody can fill the gaps (HDF5's
      * metadata flushes at 1 rank lost ~12 % to this wait). */
@@ -153,7 +162,7 @@ int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
         if (spent >= wait)
             break;
         uv_cond_timedwait(&ctx->cond, &ctx->lock, wait - spent);
-        gather(ctx, mb, &nm, &lo, &hi, &bytes);
+        gather(ctx, mb, &nm, &lo, &hi, &bytes, own);
         claim.lo = lo;
         claim.hi = hi;
     }

@@ -82,9 +82,14 @@ size_t ioc_chunk_msgs(size_t nparts, uint64_t len);
  * returned. */
 size_t ioc_chunk_plan(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t len, uint64_t *mlen);
 
-/* Completion of a request the IOC rank made to itself (no MPI involved). */
+/* Completion of a request the IOC rank made to itself (no MPI involved);
+ * ctx->lock.  A worker (not the waiting client's own thread) moves the
+ * client's bytes by memcpy through a slot, marked busy while it copies; a
+ * client that times out sets detached, waits out a copy under way, and
+ * returns: its buffers are never touched again (run.c). */
 typedef struct ioc_local {
     bool              done;
+    bool              detached, busy;
     h5sf_wire_reply_t rep;
 } ioc_local_t;
 
@@ -96,7 +101,7 @@ struct ioc_req {
     uint64_t       *offs, *lens;     /* pieces, in payload order            */
     unsigned char  *data;            /* inline payload (inside msg), or NULL */
     unsigned char  *msg;             /* the received header message         */
-    size_t          msg_len;         /* its size, counted in ctx->qmem       */
+    size_t          msg_len;         /* its cost (ioc_msg_cost), in ctx->qmem */
     bool            sorted;          /* pieces ascending and disjoint        */
     void          **mem;             /* local requests: the client's buffers */
     ioc_local_t    *local;           /* local requests: where to report      */
@@ -182,6 +187,7 @@ struct h5sf_ioc_ctx {
     /* memory: transfer slots for workers, received messages for the queue;
      * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
     uint64_t         mem_cap;
+    uint64_t         peer_cap;       /* the least mem_cap of all ranks       */
     unsigned char  **slots;          /* free slots of H5SF_IOC_CHUNK bytes  */
     int              nslots_free, nslots_made, nslots_max;
     uv_cond_t        slot_cond;
@@ -249,7 +255,28 @@ typedef struct seg {
     uint32_t       m;
 } seg_t;
 
-/* Bytes of r can be addressed without a slot: local, inline, or empty. */
+/* What a request message of `len` bytes with `count` pieces over `total`
+ * payload bytes costs an IOC while it is queued and run: the message, the
+ * decoded piece list (offs, lens) and the worker's sort workspace (a seg_t
+ * per piece, one more per chunk).  The progress thread admits a message of
+ * len bytes only if IOC_COST_PER_BYTE * len more fits the budget (a piece
+ * is 16 message bytes and costs 16 + 16 + 32), and clients split their
+ * piece lists so that a message never needs more than a quarter of it
+ * (ioc_max_pieces): a message with millions of pieces is no way around
+ * H5SF_IOC_MEMORY. */
+#define IOC_COST_PER_BYTE 4
+static inline uint64_t ioc_msg_cost(uint64_t len, uint64_t count, uint64_t total)
+{
+    return len + count * 2 * sizeof(uint64_t) + (count + (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK) * sizeof(seg_t);
+}
+static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
+{
+    uint64_t b = mem_cap / 4 / IOC_COST_PER_BYTE, fixed = H5SF_WIRE_HDR_SIZE + H5SF_WIRE_INLINE_MAX;
+    return b > fixed + 16 ? (b - fixed) / 16 : 1;
+}
+
+/* Bytes of r can be addressed without a slot: local, inline, or empty.
+ * (Local requests still get a slot when a worker runs them: group.c.) */
 static inline bool ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
 static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
 
@@ -262,8 +289,10 @@ bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
 /* Unlink q (after prev; NULL: the head) from the ready queue. */
 void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
 /* Form a group around r (unlinked) in mb[0..GROUP_MAX); returns its size.
- * May wait on ctx->cond for companions. */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
+ * May wait on ctx->cond for companions.  `own`: the IOC rank's client
+ * thread runs it (ioc_run_own) and may use its own buffers in place; a
+ * worker gets a slot for each local member instead (see ioc_local_t). */
+int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own);
 
 /* run.c (lock not held): the group's I/O, then release the requests that
  * waited for its members, then answer.  *segs (capacity *cap) is the

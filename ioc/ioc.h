@@ -57,8 +57,10 @@ int  h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subf
 
 /* Client side.  Post a vector request for `count` pieces: subfile offsets
  * offs[i], lengths lens[i], memory bufs[i].  The buffers must stay valid until
- * h5sf_ioc_wait returns.  Write payloads travel as MPI derived datatypes over
- * the caller's buffers (no packing copy) unless small enough to inline. */
+ * h5sf_ioc_wait returns, and are not touched after it returns, even when it
+ * times out.  Write payloads to a remote IOC leave from a contiguous copy
+ * (small ones inline in the request); read data lands in the caller's
+ * buffers (MPI derived datatypes, no unpacking copy). */
 int  h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile,
                    size_t count, const uint64_t *offs, const uint64_t *lens, void *const *bufs,
                    h5sf_ioc_req_t **req, h5sf_errbuf_t *e);

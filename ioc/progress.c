@@ -4,8 +4,9 @@
  * It matches request headers from any rank (MPI_Improbe, so a large header
  * is received whole into a buffer of the right size), decodes them and hands
  * them to the scheduler in arrival order.  Received messages (piece lists
- * and small inline payloads) may hold at most half of H5SF_IOC_MEMORY;
- * beyond that it stops receiving, and clients wait.  Large write payloads stay with the
+ * and small inline payloads), with what their pieces cost later
+ * (ioc_msg_cost), may hold at most half of H5SF_IOC_MEMORY: a message is
+ * received only when it fits, and clients wait meanwhile.  Large write payloads stay with the
  * client until a worker runs the request and pulls them in chunk by chunk.
  * It never does file I/O, so receiving continues while disks are busy.
  * While its context is parked (no file open) it sleeps.
@@ -20,6 +21,11 @@
 
 typedef struct progress {
     h5sf_ioc_ctx_t *ctx;
+    /* A matched message that did not fit the budget yet: received first,
+     * once it fits, so arrival order is kept. */
+    bool            held;
+    MPI_Message     msg;
+    MPI_Status      st;
 } progress_t;
 
 /* Answer a message we cannot use, if it tells us where to answer. */
@@ -73,9 +79,9 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         return -1;
     }
     r->msg     = buf;
-    r->msg_len = len;
+    r->msg_len = ioc_msg_cost(len, r->h.count, r->h.total);
     r->source  = source;
-    atomic_fetch_add(&ctx->qmem, len);
+    atomic_fetch_add(&ctx->qmem, r->msg_len);
     if (r->h.op == H5SF_WIRE_NOP) {
         ioc_req_free(ctx, r);
         return 0;
@@ -98,16 +104,43 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
     return 0;
 }
 
+/* A message of len bytes can be taken now: its cost (at most
+ * IOC_COST_PER_BYTE per byte) fits what is left of the queue's half of
+ * the budget -- or nothing is queued, so that a client that did not split
+ * its piece list (ioc_max_pieces) is served alone rather than never. */
+static bool fits(h5sf_ioc_ctx_t *ctx, int len)
+{
+    uint64_t q = atomic_load(&ctx->qmem);
+    return q == 0 || q + (uint64_t)IOC_COST_PER_BYTE * (uint64_t)len <= ctx->mem_cap / 2;
+}
+
+/* Receive the held message of len bytes; accept it, or drop it. */
+static void receive_held(progress_t *pg, int len, bool accept)
+{
+    unsigned char *buf = malloc(len > 0 ? (size_t)len : 1);
+    pg->held           = false;
+    if (!buf) {
+        MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE); /* truncates: drops it */
+        return;
+    }
+    MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE);
+    if (accept)
+        accept_msg(pg, buf, (size_t)len, pg->st.MPI_SOURCE);
+    else
+        free(buf);
+}
+
 static void progress_main(void *arg)
 {
     progress_t     *pg  = arg;
     h5sf_ioc_ctx_t *ctx = pg->ctx;
     unsigned        idle = 0;
+    int             count = 0;
     /* Its polling sleeps are short on purpose: no 50 us default slack. */
     prctl(PR_SET_TIMERSLACK, 1UL);
 
     while (!atomic_load(&ctx->stop)) {
-        int         flag = 0, count = 0;
+        int         flag = 0;
         MPI_Message msg;
         MPI_Status  st;
         /* Parked (no file open, ctx.c): nothing can arrive; sleep until a
@@ -127,28 +160,33 @@ static void progress_main(void *arg)
             idle = 0;
             continue;
         }
-        /* Back-pressure: with half the memory budget in queued messages,
-         * leave new ones with their senders (MPI's rendezvous holds them
-         * there) until the workers catch up. */
+        /* Back-pressure: with half the memory budget taken by queued
+         * messages, leave new ones with their senders (MPI's rendezvous
+         * holds them there) until the workers catch up. */
         if (atomic_load(&ctx->qmem) >= ctx->mem_cap / 2) {
             ioc_backoff(&idle);
             continue;
         }
-        if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
-            break;
-        if (flag) {
-            MPI_Get_count(&st, MPI_BYTE, &count);
-            unsigned char *buf = malloc(count > 0 ? (size_t)count : 1);
-            if (!buf) {
-                MPI_Mrecv(NULL, 0, MPI_BYTE, &msg, MPI_STATUS_IGNORE); /* truncates: drops it */
+        if (!pg->held) {
+            if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
+                break;
+            if (!flag) {
+                ioc_backoff_idle(&idle);
                 continue;
             }
-            MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-            accept_msg(pg, buf, (size_t)count, st.MPI_SOURCE);
-            idle = 0;
+            pg->held = true, pg->msg = msg, pg->st = st;
+        }
+        MPI_Get_count(&pg->st, MPI_BYTE, &count);
+        if (!fits(ctx, count)) {
+            ioc_backoff(&idle);
             continue;
         }
-        ioc_backoff_idle(&idle);
+        receive_held(pg, count, true);
+        idle = 0;
+    }
+    if (pg->held) { /* stopping: let its sender's send end */
+        MPI_Get_count(&pg->st, MPI_BYTE, &count);
+        receive_held(pg, count, false);
     }
     free(pg);
 }

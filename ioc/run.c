@@ -8,9 +8,11 @@
  * which is the back-pressure on clients.  Pieces are written as runs of
  * contiguous bytes (one pwritev each), merged across the group's members,
  * looped over short transfers and EINTR.  Reads past EOF give zeros, as
- * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI: the
- * pieces are the client's own buffers (zero copy), and the answer goes
- * through ctx->done_cond.
+ * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI:
+ * when the waiting client thread runs them itself (ioc_run_own) the pieces
+ * are its own buffers (zero copy); a worker copies them through a slot
+ * instead (local_copy), so a client that times out gets its memory back at
+ * once.  The answer goes through ctx->done_cond.
  *
  * Owns what happens to a group once formed.  Must not choose members nor
  * touch the ready queue, except to hand on the requests a finished group
@@ -26,6 +28,7 @@
 #include "internal.h"
 
 #define IOV_BATCH 1024 /* IOV_MAX on Linux */
+#define SEGS_KEEP 4096 /* sort workspace a worker keeps between groups (128 KiB) */
 
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
@@ -349,6 +352,44 @@ static int settle(h5sf_ioc_ctx_t *ctx, member_t *m, int i)
     return rc;
 }
 
+/* A local request run by a worker: its bytes pass through m->slot. */
+static bool bounced(const member_t *m) { return m->r->local && m->slot; }
+
+/* Copy this round's m->n bytes between the client's buffers and m->slot
+ * (to_client: a read's), advancing m->mc; false, copying nothing, if the
+ * client has given up waiting.  Marked busy meanwhile, so that a client
+ * timing out waits for a memcpy at most, never for our disk. */
+static bool local_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
+{
+    ioc_req_t     *r = m->r;
+    unsigned char *p = m->slot;
+    uint64_t       n = m->n;
+    uv_mutex_lock(&ctx->lock);
+    bool gone = r->local->detached;
+    r->local->busy = !gone;
+    uv_mutex_unlock(&ctx->lock);
+    if (gone)
+        return false;
+    while (n > 0 && m->mc.i < r->h.count) {
+        uint64_t len = r->lens[m->mc.i] - m->mc.po;
+        len          = len < n ? len : n;
+        unsigned char *c = (unsigned char *)r->mem[m->mc.i] + m->mc.po;
+        if (len)
+            memcpy(to_client ? c : p, to_client ? p : c, (size_t)len);
+        p += len;
+        n -= len;
+        if ((m->mc.po += len) == r->lens[m->mc.i]) {
+            m->mc.i++;
+            m->mc.po = 0;
+        }
+    }
+    uv_mutex_lock(&ctx->lock);
+    r->local->busy = false;
+    uv_cond_broadcast(&ctx->done_cond);
+    uv_mutex_unlock(&ctx->lock);
+    return true;
+}
+
 static void lose(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
 {
     m->lost = true;
@@ -356,6 +397,16 @@ static void lose(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
         return;
     m->rep.status = EPIPE;
     snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: lost the %s rank %d", ctx->rank, what, m->r->source);
+}
+
+/* The client of a local request stopped waiting (timeout): stop. */
+static void left(h5sf_ioc_ctx_t *ctx, member_t *m)
+{
+    m->lost = true;
+    if (m->rep.status)
+        return;
+    m->rep.status = ETIMEDOUT;
+    snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: its own client stopped waiting", ctx->rank);
 }
 
 static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
@@ -381,7 +432,14 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
              * too, so the members' rounds cover the same stretch of an
              * interleaved pattern and their pieces meet in runs. */
             m->n = chunk_len(r->h.total, m->k);
-            if (ioc_addressable(r))
+            if (bounced(m)) {
+                m->buf = m->slot;
+                if (op == H5SF_WIRE_WRITE && !m->failed && !local_copy(ctx, m, false)) {
+                    left(ctx, m);
+                    continue;
+                }
+            }
+            else if (ioc_addressable(r))
                 m->buf = r->local ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
             else {
                 m->buf = round_buf(m, m->k);
@@ -414,6 +472,11 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
             if (m->k >= m->nk || m->lost)
                 continue;
             uint64_t k = m->k++;
+            if (bounced(m)) {
+                if (op == H5SF_WIRE_READ && !m->failed && !local_copy(ctx, m, true))
+                    left(ctx, m);
+                continue;
+            }
             if (ioc_addressable(m->r))
                 continue;
             if (op == H5SF_WIRE_WRITE) {
@@ -553,6 +616,13 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     uv_cond_broadcast(&ctx->done_cond);
     uv_cond_broadcast(&ctx->cond);
     uv_mutex_unlock(&ctx->lock);
+    /* A workspace grown for a long piece list was paid for by the members'
+     * budget (ioc_msg_cost), which they give back now: so does it. */
+    if (*cap > SEGS_KEEP) {
+        free(*segs);
+        *segs = NULL;
+        *cap  = 0;
+    }
     for (int j = 0; j < nm; j++) {
         if (!mb[j].r->local)
             send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);

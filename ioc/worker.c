@@ -37,7 +37,7 @@ static void worker_main(void *arg)
             uv_mutex_unlock(&ctx->lock);
             break;
         }
-        int nm = ioc_group_take(ctx, mb, r);
+        int nm = ioc_group_take(ctx, mb, r, false);
         uv_mutex_unlock(&ctx->lock);
         ioc_group_run(ctx, mb, nm, &segs, &cap);
     }
@@ -64,7 +64,7 @@ static bool run_here(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, ioc_runner_t *run)
 {
     if (!run->mb && !(run->mb = calloc(GROUP_MAX, sizeof *run->mb)))
         return false;
-    int nm = ioc_group_take(ctx, run->mb, r);
+    int nm = ioc_group_take(ctx, run->mb, r, true);
     uv_mutex_unlock(&ctx->lock);
     ioc_group_run(ctx, run->mb, nm, &run->segs, &run->cap);
     uv_mutex_lock(&ctx->lock);

@@ -122,3 +122,22 @@ endforeach()
 h5sf_mpi_test(t_iocmem_rss t_iocmem 8 ${_rel}/iocmem_rss rss 512 ENV "H5SF_IOC_MEMORY=67108864"
               "H5SF_IOC_LOCAL_WRITES=0")
 set_tests_properties(t_iocmem_rss PROPERTIES TIMEOUT 900 LABELS "mpi")
+
+# A request to a remote IOC that times out (an injected 2.5 s stall, a 1 s
+# timeout) leaves the caller's buffer alone: no late read data lands in it,
+# no bytes put in it after the timeout reach the subfile (t_timeout.c).
+add_executable(t_timeout ${CMAKE_CURRENT_SOURCE_DIR}/t_timeout.c)
+target_link_libraries(t_timeout PRIVATE h5sf_ioc MPI::MPI_C)
+foreach(op read write)
+  h5sf_mpi_test(t_timeout_${op} t_timeout 2 ${_rel} ${op})
+  set_tests_properties(t_timeout_${op} PROPERTIES TIMEOUT 60)
+endforeach()
+
+# H5SF_IOC_MEMORY holds for a request of 4 Mi one-byte pieces (16 MiB cap):
+# the IOC rank's RSS growth stays under cap + 16 MiB, data checked
+# (t_iocpieces.c).  The RSS part is not for the ASan build (shadow memory).
+add_executable(t_iocpieces ${CMAKE_CURRENT_SOURCE_DIR}/t_iocpieces.c)
+target_link_libraries(t_iocpieces PRIVATE h5sf_ioc MPI::MPI_C)
+h5sf_mpi_test(t_iocpieces t_iocpieces 2 ${_rel} ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
+set_tests_properties(t_iocpieces PROPERTIES TIMEOUT 300 LABELS "mpi")
+h5sf_mpi_test(t_iocpieces_data t_iocpieces 2 ${_rel} data ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
