@@ -138,6 +138,8 @@ endforeach()
 # (t_iocpieces.c).  The RSS part is not for the ASan build (shadow memory).
 add_executable(t_iocpieces ${CMAKE_CURRENT_SOURCE_DIR}/t_iocpieces.c)
 target_link_libraries(t_iocpieces PRIVATE h5sf_ioc MPI::MPI_C)
-h5sf_mpi_test(t_iocpieces t_iocpieces 2 ${_rel} ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
+# Each in its own directory: ctest -j runs them side by side.
+file(MAKE_DIRECTORY ${_rel}/iocpieces ${_rel}/iocpieces_data)
+h5sf_mpi_test(t_iocpieces t_iocpieces 2 ${_rel}/iocpieces ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
 set_tests_properties(t_iocpieces PROPERTIES TIMEOUT 300 LABELS "mpi")
-h5sf_mpi_test(t_iocpieces_data t_iocpieces 2 ${_rel} data ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
+h5sf_mpi_test(t_iocpieces_data t_iocpieces 2 ${_rel}/iocpieces_data data ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
