@@ -198,6 +198,13 @@ herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t co
  * (memory btype at buf, file ftype at addr), added to the plan. */
 int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
                       MPI_Datatype ftype, h5sf_errbuf_t *e);
+/* mpitype.c, for t_mpitype: one instance of t as contiguous byte runs in
+ * typemap order (adjacent runs merged), displacements from t's origin;
+ * *runs is malloc'd; *visits counts the datatype nodes read. */
+typedef struct h5sf_run {
+    MPI_Aint disp, len;
+} h5sf_run_t;
+int h5sf_mpitype_runs(MPI_Datatype t, h5sf_run_t **runs, size_t *nruns, uint64_t *visits, h5sf_errbuf_t *e);
 /* channel.c: save the newest HDF5 error text (public calls clear the stack). */
 void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback);
 

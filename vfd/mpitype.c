@@ -8,22 +8,51 @@
  * byte runs and pair them byte for byte, as MPI-IO would, into extents of
  * the stripe plan.  Only the constructors HDF5 builds are needed; anything
  * else is an error naming the constructor.
+ *
+ * Cost: each datatype node is read once per appearance in the tree, its
+ * child flattened once and then placed by offsets (no MPI call per
+ * element); copies of a dense child (one run as long as the stride) become
+ * one run.  So work and memory follow the runs of the result, not the
+ * elements: 2^26 contiguous bytes are one run from a few MPI calls.
+ * Not here: the stripe plan (common/stripe.c), HDF5's context (hdf5priv.c).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include "internal.h"
 
-typedef struct seg {
-    MPI_Aint disp;
-    MPI_Aint len;
-} seg_t;
-
+/* A list of runs (h5sf_run_t: displacement, length) in typemap order. */
 typedef struct segs {
-    seg_t *v;
-    size_t n, cap;
+    h5sf_run_t *v;
+    size_t      n, cap;
 } segs_t;
 
-static int segs_add(segs_t *s, MPI_Aint disp, MPI_Aint len)
+/* What one flattening walk carries: the datatype nodes read (for tests). */
+typedef struct walk {
+    uint64_t       visits;
+    h5sf_errbuf_t *e;
+} walk_t;
+
+/* Room for `more` runs beyond n; -1 (e filled) if memory runs out. */
+static int segs_reserve(segs_t *s, size_t more, walk_t *w)
+{
+    if (s->cap - s->n >= more)
+        return 0;
+    if (more > SIZE_MAX / 2 / sizeof *s->v - s->n)
+        return h5sf_fail(w->e, ENOMEM, "MPI datatype of too many runs to flatten");
+    size_t cap = s->cap ? 2 * s->cap : 16;
+    while (cap - s->n < more)
+        cap *= 2;
+    h5sf_run_t *p = realloc(s->v, cap * sizeof *p);
+    if (!p)
+        return h5sf_fail(w->e, ENOMEM, "out of memory flattening an MPI datatype");
+    s->v   = p;
+    s->cap = cap;
+    return 0;
+}
+
+/* Append a run, merged into the last one if it continues it. */
+static int segs_add(segs_t *s, MPI_Aint disp, MPI_Aint len, walk_t *w)
 {
     if (len <= 0)
         return 0;
@@ -31,15 +60,32 @@ static int segs_add(segs_t *s, MPI_Aint disp, MPI_Aint len)
         s->v[s->n - 1].len += len; /* merge what the typemap makes adjacent */
         return 0;
     }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        seg_t *p   = realloc(s->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        s->v   = p;
-        s->cap = cap;
-    }
-    s->v[s->n++] = (seg_t){disp, len};
+    if (segs_reserve(s, 1, w) < 0)
+        return -1;
+    s->v[s->n++] = (h5sf_run_t){disp, len};
+    return 0;
+}
+
+/*
+ * Append n copies of the run list c, copy i shifted by first + i*stride.
+ * One run of length == stride tiles into a single run of n*stride (the
+ * regular case: contiguous bytes, whole rows); otherwise every copy is
+ * written, which is the size of the output anyway (copies of two or more
+ * runs, or of one run with a gap or overlap, cannot merge into fewer
+ * than n runs).
+ */
+static int replicate(segs_t *out, const segs_t *c, MPI_Aint n, MPI_Aint first, MPI_Aint stride, walk_t *w)
+{
+    if (n <= 0 || c->n == 0)
+        return 0;
+    if (c->n == 1 && c->v[0].len == stride)
+        return segs_add(out, first + c->v[0].disp, n * stride, w);
+    if (segs_reserve(out, (size_t)n * c->n, w) < 0)
+        return -1;
+    for (MPI_Aint i = 0; i < n; i++)
+        for (size_t j = 0; j < c->n; j++)
+            if (segs_add(out, first + i * stride + c->v[j].disp, c->v[j].len, w) < 0)
+                return -1;
     return 0;
 }
 
@@ -53,89 +99,123 @@ static const char *combiner_name(int c)
     }
 }
 
-static int flatten(MPI_Datatype t, MPI_Aint base, segs_t *out, h5sf_errbuf_t *e);
+static int flatten(MPI_Datatype t, segs_t *out, walk_t *w);
 
-/* count copies of child `t`, the i-th at base + disp(i). */
-static int repeat(MPI_Datatype t, MPI_Aint base, int count, MPI_Aint first, MPI_Aint stride, segs_t *out,
-                  h5sf_errbuf_t *e)
+/* Flatten child t once into *c (fresh); its extent in *ext. */
+static int child(MPI_Datatype t, segs_t *c, MPI_Aint *ext, walk_t *w)
 {
-    for (int i = 0; i < count; i++)
-        if (flatten(t, base + first + (MPI_Aint)i * stride, out, e) < 0)
-            return -1;
-    return 0;
+    MPI_Aint lb;
+    *c = (segs_t){0};
+    MPI_Type_get_extent(t, &lb, ext);
+    return flatten(t, c, w);
 }
 
-static int flatten(MPI_Datatype t, MPI_Aint base, segs_t *out, h5sf_errbuf_t *e)
+/* count blocks of blocklen children each; block i at disp(i) (bytes). */
+static int blocks(segs_t *out, MPI_Datatype t, int count, const int *blens, int blen, const int *idisp,
+                  const MPI_Aint *adisp, walk_t *w)
+{
+    segs_t   c, b = {0};
+    MPI_Aint ext;
+    int      ret = -1;
+    if (child(t, &c, &ext, w) < 0)
+        goto done;
+    if (!blens && replicate(&b, &c, blen, 0, ext, w) < 0) /* one block shape: build it once */
+        goto done;
+    for (int i = 0; i < count; i++) {
+        MPI_Aint d = idisp ? (MPI_Aint)idisp[i] * ext : adisp[i];
+        if (blens ? replicate(out, &c, blens[i], d, ext, w) < 0 : replicate(out, &b, 1, d, 0, w) < 0)
+            goto done;
+    }
+    ret = 0;
+done:
+    free(c.v);
+    free(b.v);
+    return ret;
+}
+
+/* (h)vector: count blocks of blen children, block i at i*stride (child
+ * extents if in_extents, else bytes); count 1 is a contiguous type. */
+static int vector(segs_t *out, MPI_Datatype t, int count, int blen, MPI_Aint stride, bool in_extents, walk_t *w)
+{
+    segs_t   c, b = {0};
+    MPI_Aint ext;
+    int      ret = -1;
+    if (child(t, &c, &ext, w) < 0)
+        goto done;
+    if (count == 1) /* contiguous */
+        ret = replicate(out, &c, blen, 0, ext, w);
+    else if (replicate(&b, &c, blen, 0, ext, w) == 0)
+        ret = replicate(out, &b, count, 0, in_extents ? stride * ext : stride, w);
+done:
+    free(c.v);
+    free(b.v);
+    return ret;
+}
+
+/* Append the runs of one instance of t, displacements from its origin.  A
+ * child type is flattened once per constructor, then placed by offsets. */
+static int flatten(MPI_Datatype t, segs_t *out, walk_t *w)
 {
     int           ni, na, nd, comb, ret = -1;
     int          *ints  = NULL;
     MPI_Aint     *addrs = NULL;
     MPI_Datatype *types = NULL;
-    MPI_Aint      lb, ext;
 
+    w->visits++;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
     if (comb == MPI_COMBINER_NAMED) {
-        int size;
+        int      size;
+        MPI_Aint lb, ext;
         MPI_Type_size(t, &size);
-        if (segs_add(out, base, size) < 0)
-            return h5sf_fail(e, ENOMEM, "out of memory flattening an MPI datatype");
-        return 0;
+        MPI_Type_get_extent(t, &lb, &ext);
+        /* Pair types such as MPI_SHORT_INT have holes: not one run. */
+        if (lb != 0 || ext != size)
+            return h5sf_fail(w->e, ENOTSUP, "collective transfer uses a predefined MPI datatype with holes "
+                                            "(size %d, extent %ld)", size, (long)ext);
+        return segs_add(out, 0, size, w);
     }
     ints  = malloc((size_t)(ni ? ni : 1) * sizeof *ints);
     addrs = malloc((size_t)(na ? na : 1) * sizeof *addrs);
     types = malloc((size_t)(nd ? nd : 1) * sizeof *types);
     if (!ints || !addrs || !types) {
-        h5sf_fail(e, ENOMEM, "out of memory flattening an MPI datatype");
+        h5sf_fail(w->e, ENOMEM, "out of memory flattening an MPI datatype");
         goto done;
     }
     MPI_Type_get_contents(t, ni, na, nd, ints, addrs, types);
-    if (nd >= 1)
-        MPI_Type_get_extent(types[0], &lb, &ext);
     switch (comb) {
         case MPI_COMBINER_DUP:
-            ret = flatten(types[0], base, out, e);
+        case MPI_COMBINER_RESIZED: /* the new bounds only change how a parent tiles it */
+            ret = flatten(types[0], out, w);
             break;
         case MPI_COMBINER_CONTIGUOUS:
-            ret = repeat(types[0], base, ints[0], 0, ext, out, e);
+            ret = vector(out, types[0], 1, ints[0], 0, false, w);
             break;
         case MPI_COMBINER_VECTOR:
-        case MPI_COMBINER_HVECTOR: {
-            MPI_Aint stride = comb == MPI_COMBINER_VECTOR ? (MPI_Aint)ints[2] * ext : addrs[0];
-            ret             = 0;
-            for (int i = 0; i < ints[0] && ret == 0; i++)
-                ret = repeat(types[0], base + (MPI_Aint)i * stride, ints[1], 0, ext, out, e);
+            ret = vector(out, types[0], ints[0], ints[1], ints[2], true, w);
             break;
-        }
+        case MPI_COMBINER_HVECTOR:
+            ret = vector(out, types[0], ints[0], ints[1], addrs[0], false, w);
+            break;
         case MPI_COMBINER_INDEXED:
+            ret = blocks(out, types[0], ints[0], ints + 1, 0, ints + 1 + ints[0], NULL, w);
+            break;
         case MPI_COMBINER_HINDEXED:
-            ret = 0;
-            for (int i = 0; i < ints[0] && ret == 0; i++) {
-                MPI_Aint d = comb == MPI_COMBINER_INDEXED ? (MPI_Aint)ints[1 + ints[0] + i] * ext : addrs[i];
-                ret        = repeat(types[0], base + d, ints[1 + i], 0, ext, out, e);
-            }
+            ret = blocks(out, types[0], ints[0], ints + 1, 0, NULL, addrs, w);
             break;
         case MPI_COMBINER_INDEXED_BLOCK:
+            ret = blocks(out, types[0], ints[0], NULL, ints[1], ints + 2, NULL, w);
+            break;
         case MPI_COMBINER_HINDEXED_BLOCK:
-            ret = 0;
-            for (int i = 0; i < ints[0] && ret == 0; i++) {
-                MPI_Aint d = comb == MPI_COMBINER_INDEXED_BLOCK ? (MPI_Aint)ints[2 + i] * ext : addrs[i];
-                ret        = repeat(types[0], base + d, ints[1], 0, ext, out, e);
-            }
+            ret = blocks(out, types[0], ints[0], NULL, ints[1], NULL, addrs, w);
             break;
         case MPI_COMBINER_STRUCT:
             ret = 0;
-            for (int i = 0; i < ints[0] && ret == 0; i++) {
-                MPI_Aint l2, e2;
-                MPI_Type_get_extent(types[i], &l2, &e2);
-                ret = repeat(types[i], base + addrs[i], ints[1 + i], 0, e2, out, e);
-            }
-            break;
-        case MPI_COMBINER_RESIZED:
-            /* The new bounds only change how a parent tiles this type. */
-            ret = flatten(types[0], base, out, e);
+            for (int i = 0; i < ints[0] && ret == 0; i++)
+                ret = blocks(out, types[i], 1, ints + 1 + i, 0, NULL, addrs + i, w);
             break;
         default:
-            h5sf_fail(e, ENOTSUP, "collective transfer uses an MPI datatype constructor h5sf cannot flatten (%s)",
+            h5sf_fail(w->e, ENOTSUP,
+                      "collective transfer uses an MPI datatype constructor h5sf cannot flatten (%s)",
                       combiner_name(comb));
     }
     for (int i = 0; i < nd; i++) {
@@ -151,10 +231,26 @@ done:
     return ret;
 }
 
+int h5sf_mpitype_runs(MPI_Datatype t, h5sf_run_t **runs, size_t *nruns, uint64_t *visits, h5sf_errbuf_t *e)
+{
+    segs_t s = {0};
+    walk_t w = {0, e};
+    int    ret = flatten(t, &s, &w);
+    *visits    = w.visits;
+    if (ret < 0) {
+        free(s.v);
+        s = (segs_t){0};
+    }
+    *runs  = s.v;
+    *nruns = s.n;
+    return ret;
+}
+
 int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
                       MPI_Datatype ftype, h5sf_errbuf_t *e)
 {
     segs_t   m = {0}, fl = {0};
+    walk_t   w = {0, e};
     MPI_Aint lb, fext;
     MPI_Count bytes;
     int      ret = -1;
@@ -167,9 +263,9 @@ int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *bu
     MPI_Type_size_x(btype, &bytes);
     if (btype == MPI_BYTE)
         bytes = (MPI_Count)size; /* count `size` of MPI_BYTE */
-    if (btype == MPI_BYTE ? segs_add(&m, 0, (MPI_Aint)size) < 0 : flatten(btype, 0, &m, e) < 0)
+    if (btype == MPI_BYTE ? segs_add(&m, 0, (MPI_Aint)size, &w) < 0 : flatten(btype, &m, &w) < 0)
         goto done;
-    if (ftype == MPI_BYTE ? segs_add(&fl, 0, (MPI_Aint)bytes) < 0 : flatten(ftype, 0, &fl, e) < 0)
+    if (ftype == MPI_BYTE ? segs_add(&fl, 0, (MPI_Aint)bytes, &w) < 0 : flatten(ftype, &fl, &w) < 0)
         goto done;
     MPI_Type_get_extent(ftype, &lb, &fext);
 

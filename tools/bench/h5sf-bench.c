@@ -13,10 +13,14 @@
  * (metadata workload: rates are datasets per second).
  *
  * usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R]
- *        [--workloads contiguous,strided,multi,metadata]
+ *        [--workloads contiguous,strided,multi,metadata,chunked]
  *        [--drivers h5sf-ioc,h5sf-direct,subfiling,mpio,posix]
  *        [--xfer independent,collective] [--stripe-size BYTES] [--ndsets N]
  *        [--stripe-count N]   (subfiles, both subfiling drivers; 0: one per IOC)
+ *
+ * `chunked` (not in the default list): a 2-D chunked dataset, each rank a
+ * band of columns, selection I/O off -- collective transfers then reach the
+ * driver as MPI derived datatypes (h5sf: vfd/mpitype.c), one per chunk.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -208,6 +212,73 @@ static result_t run_bulk(const char *wl, const char *driver, int coll, const cha
     return r;
 }
 
+/* A 2-D chunked dataset of bytes, `per` rows of CHUNKED_W columns per rank
+ * side by side: rank r owns columns [r*W, (r+1)*W).  Chunks of 64 rows x
+ * 1024 columns, so a rank's 1024-byte row pieces of each chunk are strided
+ * in its buffer.  Selection I/O off: HDF5 hands collective transfers to the
+ * driver as one memory and one file MPI datatype (link-chunk I/O). */
+#define CHUNKED_W 4096
+static result_t run_chunked(const char *driver, int coll, const char *path)
+{
+    result_t r     = {0, 0, 1};
+    size_t   bytes = mib << 20;
+    hsize_t  rows  = bytes / CHUNKED_W, dims[2] = {rows, (hsize_t)nranks * CHUNKED_W};
+    hsize_t  chunk[2] = {64, 1024}, start[2] = {0, (hsize_t)rank * CHUNKED_W}, cnt[2] = {rows, CHUNKED_W};
+    unsigned char *buf = malloc(bytes), *got = malloc(bytes);
+    hid_t    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (coll)
+        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    H5Pset_selection_io(dxpl, H5D_SELECTION_IO_MODE_OFF);
+    hid_t fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, cnt, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL);
+    for (size_t i = 0; i < bytes; i++)
+        buf[i] = pat((i / CHUNKED_W) * dims[1] + start[1] + i % CHUNKED_W, 7);
+
+    hid_t fapl = make_fapl(driver), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (f < 0)
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    hid_t d = H5Dcreate2(f, "c", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0 || H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf) < 0)
+        r.ok = 0;
+    H5Dclose(d);
+    if (H5Fclose(f) < 0)
+        r.ok = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.write_s = now() - t0;
+
+    memset(got, 0, bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    f  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (f < 0)
+        MPI_Abort(MPI_COMM_WORLD, 5);
+    d = H5Dopen2(f, "c", H5P_DEFAULT);
+    if (d < 0 || H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, got) < 0)
+        r.ok = 0;
+    H5Dclose(d);
+    H5Fclose(f);
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.read_s = now() - t0;
+    if (memcmp(buf, got, bytes) != 0)
+        r.ok = 0;
+
+    H5Pclose(fapl);
+    H5Pclose(dcpl);
+    H5Pclose(dxpl);
+    H5Sclose(fs);
+    H5Sclose(ms);
+    free(buf);
+    free(got);
+    return r;
+}
+
 /* Many small datasets with an attribute each, created collectively; rank
  * (i mod nranks) writes dataset i.  Rate: datasets per second. */
 static result_t run_metadata(const char *driver, int coll, const char *path)
@@ -379,7 +450,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
-    static const char *WL[] = {"contiguous", "strided", "multi", "metadata"};
+    static const char *WL[] = {"contiguous", "strided", "multi", "metadata", "chunked"};
     static const char *DR[] = {"h5sf-ioc", "h5sf-direct", "subfiling", "mpio", "posix"};
     static const char *XF[] = {"independent", "collective"};
     char path[1100];
@@ -387,7 +458,7 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok\n");
     for (int rep = 1; rep <= reps; rep++)
-        for (size_t w = 0; w < 4; w++) {
+        for (size_t w = 0; w < 5; w++) {
             if (!has(workloads, WL[w]))
                 continue;
             for (size_t d = 0; d < 5; d++) {
@@ -404,6 +475,8 @@ int main(int argc, char **argv)
                         r = run_posix(path);
                     else if (!strcmp(WL[w], "metadata"))
                         r = run_metadata(DR[d], x, path);
+                    else if (!strcmp(WL[w], "chunked"))
+                        r = run_chunked(DR[d], x, path);
                     else
                         r = run_bulk(WL[w], DR[d], x, path);
                     int ok = 0;

@@ -1,0 +1,7 @@
+# t_mpitype: vfd/mpitype.c's flattening of MPI datatypes against MPI_Pack,
+# one rank.  The flattener is hidden inside libh5sf, so the test compiles
+# vfd/mpitype.c in and links what it calls (common/).
+add_executable(t_mpitype ${CMAKE_CURRENT_SOURCE_DIR}/t_mpitype.c ${CMAKE_SOURCE_DIR}/vfd/mpitype.c)
+target_link_libraries(t_mpitype PRIVATE h5sf_ioc h5sf_common)
+h5sf_mpi_test(t_mpitype t_mpitype 1)
+set_property(TEST t_mpitype APPEND PROPERTY LABELS unit)
