@@ -357,6 +357,9 @@ static long switches(pid_t tid)
     return n;
 }
 
+/* When the last park_round closed its file and when it had opened it. */
+static double park_closed_at, park_opened_at;
+
 /* One file: strided write, read back, check.  Returns its IOC request count
  * on rank 0 (the only IOC), and the transfer slots that IOC held at open
  * (slots[0]) and at the end (slots[1]). */
@@ -370,6 +373,7 @@ static uint64_t park_round(const char *dir, int round, uint64_t slots[2])
     snprintf(path, sizeof path, "%s/park%d.h5", dir, round);
     hid_t f = make_file(path, "channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=2",
                         (hsize_t)n * (hsize_t)row(), &d);
+    park_opened_at = MPI_Wtime();
     ioc_stats(f, &st);
     slots[0] = st.ioc_slots;
     for (size_t b = 0; b < K; b++)
@@ -389,6 +393,7 @@ static uint64_t park_round(const char *dir, int round, uint64_t slots[2])
     slots[1] = st.ioc_slots;
     H5Dclose(d);
     CHECK(H5Fclose(f) >= 0, "file %d: close failed", round);
+    park_closed_at = MPI_Wtime();
     free(buf);
     free(got);
     return st.ioc_requests;
@@ -399,8 +404,9 @@ static void test_park(const char *dir)
     pid_t    p1, p2, p3, p;
     uint64_t sl1[2], sl2[2], sl5[2], sl[2];
     CHECK(ioc_threads(&p) == 0, "IOC threads exist before any file was opened");
-    uint64_t r1 = park_round(dir, 1, sl1);
-    int      n1 = ioc_threads(&p1);
+    uint64_t r1     = park_round(dir, 1, sl1);
+    double   closed = park_closed_at;
+    int      n1     = ioc_threads(&p1);
     if (rl_rank == 0) {
         CHECK(n1 >= 2 && p1, "after the first file: %d IOC threads left on the IOC rank, a parked set expected", n1);
         long s0 = switches(p1);
@@ -419,11 +425,18 @@ static void test_park(const char *dir)
               (int)p2, n2, (int)p1, n1);
         CHECK(r1 > 0 && r2 == r1, "IOC requests: %llu for the first file, %llu for the same work in the second",
               (unsigned long long)r1, (unsigned long long)r2);
-        /* 200 ms after the first file: its transfer slots were kept.  (At
-         * one rank its payload travels inline, without slots.) */
-        CHECK(sl1[0] == 0 && sl2[0] == sl1[1],
-              "slots at open: %llu for the first file, %llu for the second (0 and the first's %llu expected)",
-              (unsigned long long)sl1[0], (unsigned long long)sl2[0], (unsigned long long)sl1[1]);
+        /* About 200 ms after the first file: its transfer slots were kept.
+         * (At one rank its payload travels inline, without slots.)  A
+         * machine loaded enough to keep the IOC parked past the 1 s keep
+         * time frees them, as it should: then only the first count holds. */
+        double parked = park_opened_at - closed;
+        CHECK(sl1[0] == 0, "slots at open of the first file: %llu, 0 expected", (unsigned long long)sl1[0]);
+        if (parked < 0.8)
+            CHECK(sl2[0] == sl1[1], "slots at open: %llu for the second file after %.2f s parked (the first's %llu expected)",
+                  (unsigned long long)sl2[0], parked, (unsigned long long)sl1[1]);
+        else
+            printf("t_iocmem park: parked %.2f s between the files (loaded machine), past the 1 s keep time: "
+                   "slots kept not checked this run\n", parked);
     }
     /* Parked well past H5SF_IOC_SLOT_KEEP_NS (1 s): the slots are gone.
      * (3 s: under ASan on a loaded machine 1.5 s was seen too short.) */
