@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../ioc/ioc.h"
+#include "t_check.h"
 
 #define NPIECES ((size_t)4 << 20)
 #define CAP     ((long long)16 << 20)
@@ -40,16 +41,6 @@
  * growth with the cap kept: see docs/reliability.md. */
 #define MARGIN ((long long)16 << 20)
 
-static int rank, fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "t_iocpieces rank %d: %s:%d: ", rank, __FILE__, __LINE__);                      \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
-    } while (0)
 
 static unsigned char pattern(size_t i) { return (unsigned char)(1 + (i * 131 + (i >> 9)) % 251); }
 
@@ -114,7 +105,7 @@ static void check_subfile(const char *path)
 
 int main(int argc, char **argv)
 {
-    int             provided, size;
+    int             provided;
     h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
@@ -169,10 +160,7 @@ int main(int argc, char **argv)
         unlink(path);
     }
     CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int all = 0;
-    MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_iocpieces: %s\n", all ? "FAIL" : "ok");
+    int all = t_verdict("t_iocpieces");
     MPI_Finalize();
     return all != 0;
 }

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/ioc.h"
+#include "t_check.h"
 
 #define NPIECE 3
 #define PIECE  ((size_t)3 << 20) /* 9 MiB in all: more than one chunk */
@@ -34,16 +35,6 @@
 #define NEW    0x5e
 #define CANARY 0xc5
 
-static int rank, fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "t_timeout rank %d: %s:%d: ", rank, __FILE__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
-    } while (0)
 
 static void nap_ms(long ms)
 {
@@ -121,7 +112,7 @@ static void check_subfile(const char *path, unsigned char *buf)
 
 int main(int argc, char **argv)
 {
-    int             provided, size;
+    int             provided;
     h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
@@ -178,10 +169,7 @@ int main(int argc, char **argv)
         unlink(path);
     }
     CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int all = 0;
-    MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_timeout %s: %s\n", argv[2], all ? "FAIL" : "ok");
+    int all = t_verdict("t_timeout");
     free(buf);
     MPI_Finalize();
     return all != 0;
