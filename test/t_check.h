@@ -1,5 +1,6 @@
 /*
- * t_check.h -- what the small MPI tests (t_comm, t_eof, t_userblock) share:
+ * t_check.h -- what the small MPI tests (t_comm, t_eof, t_userblock,
+ * t_iocpieces, t_timeout) share:
  * a CHECK that counts failures with this rank's number, the verdict every
  * rank agrees on, and finding a subfile by the tail of its name.
  * Header-only: each test is one .c file.
