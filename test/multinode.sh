@@ -58,6 +58,19 @@ mrun() {
     return "${PIPESTATUS[0]}"
 }
 
+# mrun for a job that must succeed.  Open MPI's lazy TCP connections between
+# the namespaces fail now and then ("failed to TCP connect to a peer MPI
+# process": a connect() left in progress, then the job hangs until killed;
+# seen once in a CI run of 2026-11-25).  Such a job is run once more, saying
+# so; any other failure stands, and so does a second one.
+mrun_ok() {
+    local log="$1"
+    mrun "$@" && return 0
+    grep -q "Open MPI failed to TCP connect to a peer" "$log" || return 1
+    echo "multinode: Open MPI could not wire up its TCP connections between the hosts; running the job once more"
+    mrun "$@"
+}
+
 # The IOC ranks h5sf logged (H5SF_LOG=debug) must be the ranks t_multinode
 # derived from the hostnames, in the same order (it decides which host holds
 # which subfile), and the node count the host count.
@@ -96,20 +109,20 @@ case_place() {
     local -a pn=("${common[@]}" --ioc per_node --name per_node --subfile-dir "$local/per_node")
     say "per_node: write on node-local storage, read back (${hosts}x${ppn})"
     log="$dir/per_node-write.log"
-    mrun "$log" "$np" "$@" "$bin/t_multinode" write "${pn[@]}" || fail "per_node write job"
+    mrun_ok "$log" "$np" "$@" "$bin/t_multinode" write "${pn[@]}" || fail "per_node write job"
     check_log "$log" "$hosts"
     say "per_node: a second job with the same placement reads back; so does the built-in driver"
     log="$dir/per_node-read.log"
     # The built-in writing a file for h5sf costs most on 4 hosts: 2 and 3 only.
     local builtin=2
     [ "$hosts" -le 3 ] || builtin=1
-    mrun "$log" "$np" "$@" "$bin/t_multinode" read "${pn[@]}" --builtin "$builtin" || fail "per_node read job"
+    mrun_ok "$log" "$np" "$@" "$bin/t_multinode" read "${pn[@]}" --builtin "$builtin" || fail "per_node read job"
     check_log "$log" "$hosts"
 
     # Two IOCs per host, more subfiles than IOCs (some own three).
     say "per_node:2: write on node-local storage, read back (${hosts}x${ppn})"
     log="$dir/per_node2-write.log"
-    mrun "$log" "$np" "$@" "$bin/t_multinode" write "${common[@]}" --ioc per_node:2 --name per_node2 \
+    mrun_ok "$log" "$np" "$@" "$bin/t_multinode" write "${common[@]}" --ioc per_node:2 --name per_node2 \
         --subfile-dir "$local/per_node2" --stripe-count $((4 * hosts + 1)) || fail "per_node:2 write job"
     check_log "$log" "$hosts"
 
@@ -153,11 +166,11 @@ case_order() {
                        --ioc "$ioc" --stripe-count "$sc" --name "$name" --subfile-dir "$local/$name")
         say "$ioc, $sc subfiles: h5sf writes on node-local storage (${hosts}x${ppn} $*)"
         log="$dir/$name-write.log"
-        mrun "$log" "$np" "$@" "$bin/t_multinode" write "${args[@]}" || fail "$ioc ($sc subfiles) write job"
+        mrun_ok "$log" "$np" "$@" "$bin/t_multinode" write "${args[@]}" || fail "$ioc ($sc subfiles) write job"
         check_log "$log" "$hosts"
         say "$ioc, $sc subfiles: h5sf and the built-in read it; the built-in writes, h5sf reads"
         log="$dir/$name-read.log"
-        mrun "$log" "$np" "$@" "$bin/t_multinode" read "${args[@]}" --builtin 2 || fail "$ioc ($sc subfiles) read job"
+        mrun_ok "$log" "$np" "$@" "$bin/t_multinode" read "${args[@]}" --builtin 2 || fail "$ioc ($sc subfiles) read job"
         check_log "$log" "$hosts"
     done
     "$cluster" down >/dev/null
@@ -169,9 +182,9 @@ case_core() {
     mkdir -p "$dir/rt" "$dir/io"
     "$cluster" up -n 2 -s 2 || { fail "cluster up"; return; }
     say "t_interop across 2 hosts x 2 ranks"
-    mrun "$dir/io.log" 4 "$bin/t_interop" "$dir/io" || fail "t_interop across hosts"
+    mrun_ok "$dir/io.log" 4 "$bin/t_interop" "$dir/io" || fail "t_interop across hosts"
     say "t_roundtrip across 2 hosts x 2 ranks"
-    mrun "$dir/rt.log" 4 "$bin/t_roundtrip" "$dir/rt" || fail "t_roundtrip across hosts"
+    mrun_ok "$dir/rt.log" 4 "$bin/t_roundtrip" "$dir/rt" || fail "t_roundtrip across hosts"
     "$cluster" down >/dev/null
 }
 
