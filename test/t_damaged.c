@@ -32,59 +32,33 @@ static uint64_t inode;
 
 /* ---- damage (rank 0) ---------------------------------------------------- */
 
-static void die_io(const char *what, const char *p)
-{
-    fprintf(stderr, "t_damaged: cannot %s %s: %s\n", what, p, strerror(errno));
-    MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
 static off_t fsize(const char *p)
 {
     struct stat st;
     if (stat(p, &st) < 0)
-        die_io("stat", p);
+        rl_die_io("stat", p);
     return st.st_size;
 }
 
 static void cut(const char *p, off_t n)
 {
     if (truncate(p, n) < 0)
-        die_io("truncate", p);
+        rl_die_io("truncate", p);
 }
 
 static void rm(const char *p)
 {
     if (unlink(p) < 0)
-        die_io("remove", p);
-}
-
-static char *slurp(const char *p, size_t *n)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        die_io("open", p);
-    char *b = malloc(1 << 20);
-    *n      = fread(b, 1, (1 << 20) - 1, f);
-    b[*n]   = '\0';
-    fclose(f);
-    return b;
-}
-
-static void spit(const char *p, const void *b, size_t n)
-{
-    FILE *f = fopen(p, "wb");
-    if (!f || fwrite(b, 1, n, f) != n)
-        die_io("write", p);
-    fclose(f);
+        rl_die_io("remove", p);
 }
 
 /* Cut the config file just after the first occurrence of key + k bytes. */
 static void cut_config_after(const char *key, size_t k)
 {
     size_t n;
-    char  *t = slurp(cfgfile, &n), *at = strstr(t, key);
+    char  *t = rl_slurp(cfgfile, &n), *at = strstr(t, key);
     if (!at)
-        die_io("find key in", cfgfile);
+        rl_die_io("find key in", cfgfile);
     cut(cfgfile, (off_t)(at - t) + (off_t)k);
     free(t);
 }
@@ -93,12 +67,12 @@ static void cut_config_after(const char *key, size_t k)
 static void edit_config(const char *key, const char *value)
 {
     size_t n;
-    char  *t = slurp(cfgfile, &n), *at = strstr(t, key), *out = malloc(n + 256);
+    char  *t = rl_slurp(cfgfile, &n), *at = strstr(t, key), *out = malloc(n + 256);
     if (!at)
-        die_io("find key in", cfgfile);
+        rl_die_io("find key in", cfgfile);
     char *eol = strchr(at, '\n');
     int   w   = snprintf(out, n + 256, "%.*s%s%s%s", (int)(at - t), t, key, value, eol ? eol : "");
-    spit(cfgfile, out, (size_t)w);
+    rl_spit(cfgfile, out, (size_t)w);
     free(t);
     free(out);
 }
@@ -107,12 +81,12 @@ static void edit_config(const char *key, const char *value)
 static int poke_drvinfo(const char *f, size_t at, const void *bytes, size_t n)
 {
     size_t len;
-    char  *b = slurp(f, &len);
+    char  *b = rl_slurp(f, &len);
     int    found = 0;
     for (size_t i = 0; i + 8 <= len && i < 4096; i++)
         if (!memcmp(b + i, "Subfilin", 8)) {
             memcpy(b + i + 8 + at, bytes, n);
-            spit(f, b, len);
+            rl_spit(f, b, len);
             found = 1;
             break;
         }
@@ -125,7 +99,7 @@ static int poke_drvinfo(const char *f, size_t at, const void *bytes, size_t n)
 static void poke_both(size_t at, const void *bytes, size_t n)
 {
     if (!poke_drvinfo(sub[0], at, bytes, n))
-        die_io("find the driver info block in", sub[0]);
+        rl_die_io("find the driver info block in", sub[0]);
     poke_drvinfo(stub, at, bytes, n);
 }
 
@@ -138,7 +112,7 @@ static void d_config_garbage(void)
     unsigned char g[300];
     for (size_t i = 0; i < sizeof g; i++)
         g[i] = rl_pat(i, 99);
-    spit(cfgfile, g, sizeof g);
+    rl_spit(cfgfile, g, sizeof g);
 }
 static void d_config_stripe(void) { edit_config("stripe_size=", "8192"); }
 static void d_config_count(void) { edit_config("subfile_count=", "3"); }
@@ -178,9 +152,9 @@ static void d_subfile_extra(void)
     unsigned char g[5000];
     rl_fill(g, 0, sizeof g, 5);
     snprintf(p, sizeof p, "%s/%s.subfile_%llu_5_of_4", dir, strrchr(stub, '/') + 1, (unsigned long long)inode);
-    spit(p, g, sizeof g);
+    rl_spit(p, g, sizeof g);
     snprintf(p, sizeof p, "%s/%s.subfile_%llu_1_of_8", dir, strrchr(stub, '/') + 1, (unsigned long long)inode);
-    spit(p, g, sizeof g);
+    rl_spit(p, g, sizeof g);
 }
 static void d_drvinfo_magic(void) { poke_both(0, "\xde\xad\xbe\xef", 4); }
 static void d_drvinfo_count(void)
@@ -255,7 +229,7 @@ static void create_good(const char *name)
 
     struct stat st;
     if (stat(stub, &st) < 0)
-        die_io("stat", stub);
+        rl_die_io("stat", stub);
     inode = (uint64_t)st.st_ino;
     snprintf(cfgfile, sizeof cfgfile, "%s.subfile_%llu.config", stub, (unsigned long long)inode);
     for (int s = 0; s < SCOUNT; s++)

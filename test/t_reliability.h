@@ -36,6 +36,33 @@ static const char *rl_prog = "test";
 static char        rl_step_name[256];
 static int         rl_alarm_fd = 2; /* where the watchdog speaks (a test may redirect stderr) */
 
+/* A file operation of the test itself failed: no verdict is possible. */
+static inline void rl_die_io(const char *what, const char *p)
+{
+    fprintf(stderr, "%s: cannot %s %s: %s\n", rl_prog, what, p, strerror(errno));
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* Whole small file (under 1 MiB), NUL-terminated; *n its length. */
+static inline char *rl_slurp(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        rl_die_io("open", p);
+    char *b = malloc(1 << 20);
+    *n      = fread(b, 1, (1 << 20) - 1, f);
+    b[*n]   = '\0';
+    fclose(f);
+    return b;
+}
+
+static inline void rl_spit(const char *p, const void *b, size_t n)
+{
+    FILE *f = fopen(p, "wb");
+    if (!f || fwrite(b, 1, n, f) != n || fclose(f) != 0)
+        rl_die_io("write", p);
+}
+
 #define CHECK(cond, ...)                                                                                    \
     do {                                                                                                    \
         if (!(cond)) {                                                                                      \

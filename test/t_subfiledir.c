@@ -26,12 +26,6 @@
 
 static char dir[4096], cfg[512];
 
-static void die_io(const char *what, const char *p)
-{
-    fprintf(stderr, "t_subfiledir: cannot %s %s: %s\n", what, p, strerror(errno));
-    MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st; (void)flag; (void)ftw;
@@ -44,9 +38,9 @@ static void fresh_dir(const char *name)
     char p[4200];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     if (nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
-        die_io("remove", p);
+        rl_die_io("remove", p);
     if (mkdir(p, 0777) < 0)
-        die_io("create", p);
+        rl_die_io("create", p);
 }
 
 static void go(const char *sub)
@@ -54,33 +48,14 @@ static void go(const char *sub)
     char p[4200];
     snprintf(p, sizeof p, "%s/%s", dir, sub);
     if (chdir(p) < 0)
-        die_io("chdir to", p);
-}
-
-static char *slurp(const char *p, size_t *n)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        die_io("open", p);
-    char *b = malloc(1 << 20);
-    *n      = fread(b, 1, (1 << 20) - 1, f);
-    b[*n]   = '\0';
-    fclose(f);
-    return b;
-}
-
-static void spit(const char *p, const char *b, size_t n)
-{
-    FILE *f = fopen(p, "wb");
-    if (!f || fwrite(b, 1, n, f) != n || fclose(f) != 0)
-        die_io("write", p);
+        rl_die_io("chdir to", p);
 }
 
 static uint64_t inode_of(const char *p)
 {
     struct stat st;
     if (stat(p, &st) < 0)
-        die_io("stat", p);
+        rl_die_io("stat", p);
     return (uint64_t)st.st_ino;
 }
 
@@ -171,7 +146,7 @@ static void relative_create(void)
         }
         snprintf(cfgfile, sizeof cfgfile, "%s.subfile_%llu.config", stub, (unsigned long long)ino);
         size_t n;
-        char  *text = slurp(cfgfile, &n);
+        char  *text = rl_slurp(cfgfile, &n);
         snprintf(want, sizeof want, "\nsubfile_dir=%s\n", sdir);
         CHECK(strstr(text, want) != NULL, "relative_create: config file does not record %s:\n%s", sdir, text);
         free(text);
@@ -210,22 +185,22 @@ static void relative_edited(void)
             subfile_name(from, sizeof from, sdir, "moved.h5", ino, k);
             subfile_name(to, sizeof to, other, "moved.h5", ino, k);
             if (rename(from, to) < 0)
-                die_io("move", from);
+                rl_die_io("move", from);
         }
         snprintf(cfgfile, sizeof cfgfile, "%s.subfile_%llu.config", stub, (unsigned long long)ino);
         size_t n;
-        char  *text = slurp(cfgfile, &n), *at = strstr(text, "\nsubfile_dir="), *out = malloc(n + 64);
+        char  *text = rl_slurp(cfgfile, &n), *at = strstr(text, "\nsubfile_dir="), *out = malloc(n + 64);
         if (!at)
-            die_io("find subfile_dir= in", cfgfile);
+            rl_die_io("find subfile_dir= in", cfgfile);
         char *eol = strchr(at + 1, '\n');
         int   w   = snprintf(out, n + 64, "%.*s\nsubfile_dir=../elsewhere%s", (int)(at - text), text, eol);
-        spit(cfgfile, out, (size_t)w);
+        rl_spit(cfgfile, out, (size_t)w);
         free(text);
         free(out);
     }
     /* From "/", ../elsewhere taken against the cwd is /elsewhere. */
     if (chdir("/") < 0)
-        die_io("chdir to", "/");
+        rl_die_io("chdir to", "/");
     MPI_Barrier(MPI_COMM_WORLD);
     rl_errtext_t t;
     int          ok = open_read(stub, H5F_ACC_RDONLY, &t);
@@ -253,14 +228,14 @@ static void bad_names(void)
         size_t n;
         char   name[300];
         snprintf(name, sizeof name, "\nnames.h5.subfile_%llu_1_of_%d\n", (unsigned long long)ino, NSUB);
-        char *text = slurp(cfgfile, &n), *at = strstr(text, name), *out = malloc(n + 64);
+        char *text = rl_slurp(cfgfile, &n), *at = strstr(text, name), *out = malloc(n + 64);
         if (!at)
-            die_io("find the first subfile name in", cfgfile);
+            rl_die_io("find the first subfile name in", cfgfile);
         int w = snprintf(out, n + 64, "%.*s\n../victim/%s", (int)(at - text), text, at + 1);
-        spit(cfgfile, out, (size_t)w);
+        rl_spit(cfgfile, out, (size_t)w);
         free(text);
         free(out);
-        spit(victim, "precious", 8);
+        rl_spit(victim, "precious", 8);
         rl_snapshot(sdir, "names.h5", before);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -301,7 +276,7 @@ static void bad_names(void)
         }
         CHECK(stat(stub, &st) == 0 && stat(cfgfile, &st) == 0, "bad_names: stub or config file removed");
         size_t n;
-        char  *v = slurp(victim, &n);
+        char  *v = rl_slurp(victim, &n);
         CHECK(n == 8 && memcmp(v, "precious", 8) == 0, "bad_names: %s outside the file was changed", victim);
         free(v);
     }
@@ -320,7 +295,7 @@ int main(int argc, char **argv)
     }
     rl_mkdir(argv[1]);
     if (!realpath(argv[1], dir))
-        die_io("resolve", argv[1]);
+        rl_die_io("resolve", argv[1]);
     snprintf(cfg, sizeof cfg, "%s", argv[2]);
     if (rl_rank == 0) {
         fresh_dir("stubs");
