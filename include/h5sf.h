@@ -152,7 +152,8 @@ typedef struct H5FD_h5sf_transfer_t {
                            * and memory (from the selections, vector entries or
                            * HDF5's MPI datatypes), before striping            */
     uint64_t pieces_out;  /* pieces after cutting at stripe boundaries and merging */
-    uint64_t messages;    /* request messages sent to IOCs                    */
+    uint64_t messages;    /* requests sent to IOCs (on the wire each is a header
+                           * and payload messages; a huge one goes in parts)   */
     uint64_t via_requests[H5FD_H5SF_VIA_KINDS]; /* vector calls per H5FD_h5sf_via_t */
     uint64_t via_bytes[H5FD_H5SF_VIA_KINDS];
     int32_t  subfiles;       /* subfiles touched                              */
