@@ -58,9 +58,10 @@ const h5sf_option_t h5sf_options[] = {
 };
 
 const h5sf_option_t h5sf_runtime_vars[] = {
-    {"-", "H5SF_STATS", NULL, "0", "0 | 1",
+    {"-", "H5SF_STATS", NULL, "0", "0 | 1 | transfers",
      "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
-     "rank (the statistics are collected collectively).", },
+     "rank (the statistics are collected collectively).  transfers: the same, and every rank with this value "
+     "prints one line per raw-data read or write call (H5FD_h5sf_get_last_transfer's report).", },
     {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
      "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
      "prints one JSON object per open."},

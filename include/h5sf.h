@@ -28,6 +28,7 @@ extern "C" {
 #define H5FD_H5SF_CTL_COEND      596 /* wait for all posted requests            */
 #define H5FD_H5SF_CTL_GET_STATS  597 /* output: h5sf_stats_t *                  */
 #define H5FD_H5SF_CTL_GET_LAYOUT 598 /* output: H5FD_h5sf_layout_t *            */
+#define H5FD_H5SF_CTL_GET_TRANSFER 599 /* output: H5FD_h5sf_transfer_t *        */
 
 #define H5FD_H5SF_CONFIG_MAGIC   0x48355346u /* "H5SF" */
 #define H5FD_H5SF_CONFIG_VERSION 1u
@@ -111,6 +112,60 @@ typedef struct H5FD_h5sf_layout_t {
  * if file_id is not an h5sf file.  Same data as the ctl opcodes above. */
 H5_DLL herr_t H5FD_h5sf_get_stats(hid_t file_id, h5sf_stats_t *stats);
 H5_DLL herr_t H5FD_h5sf_get_layout(hid_t file_id, H5FD_h5sf_layout_t *layout);
+
+/* How one subfile's share of a transfer travelled (bits of
+ * H5FD_h5sf_transfer_subfile_t.via; the index of the counters in
+ * H5FD_h5sf_transfer_t.via_requests / via_bytes is the bit number). */
+typedef enum {
+    H5FD_H5SF_VIA_IOC_REMOTE = 0, /* request message to the IOC on another rank        */
+    H5FD_H5SF_VIA_IOC_SELF   = 1, /* request message to this rank's own IOC thread      */
+    H5FD_H5SF_VIA_SHORTCUT   = 2, /* IOC channel, IOC on this node: this rank did the I/O */
+    H5FD_H5SF_VIA_DIRECT     = 3, /* direct channel: this rank's own pwritev/preadv     */
+    H5FD_H5SF_VIA_KINDS      = 4
+} H5FD_h5sf_via_t;
+
+#define H5FD_H5SF_TRANSFER_SUBFILES 64
+
+typedef struct H5FD_h5sf_transfer_subfile_t {
+    int32_t  subfile;  /* 0-based; its file is ..._<subfile+1>_of_<N>      */
+    int32_t  owner;    /* rank of its IOC (IOC channel), else -1            */
+    uint32_t via;      /* bit (1 << H5FD_H5SF_VIA_*) per way used            */
+    uint32_t requests; /* vector calls on its channel (one per round)        */
+    uint64_t messages; /* of those, request messages sent to an IOC          */
+    uint64_t pieces;   /* pieces after striping and merging                  */
+    uint64_t bytes;
+} H5FD_h5sf_transfer_subfile_t;
+
+/* What h5sf did for this rank's last raw-data read or write call on a file
+ * (H5FD_H5SF_CTL_GET_TRANSFER, H5FD_h5sf_get_last_transfer).  One H5Dread
+ * or H5Dwrite is usually one such call; HDF5 makes several of it for
+ * multi-chunk collective I/O and type conversion in pieces: `call` counts
+ * them.  Metadata calls are not reported here (see h5sf_stats_t). */
+typedef struct H5FD_h5sf_transfer_t {
+    uint64_t call;        /* this rank's raw-data read/write calls on the file, this one included (0: none) */
+    int32_t  is_write;
+    int32_t  collective;  /* HDF5 ran the call collectively (its API context) */
+    int32_t  failed;      /* the call returned an error                       */
+    uint32_t rounds;      /* times the pieces were sent down the channels     */
+    uint64_t bytes;       /* logical bytes this rank moved                    */
+    uint64_t pieces_in;   /* extents of the request: runs contiguous in both file
+                           * and memory (from the selections, vector entries or
+                           * HDF5's MPI datatypes), before striping            */
+    uint64_t pieces_out;  /* pieces after cutting at stripe boundaries and merging */
+    uint64_t messages;    /* requests sent to IOCs (on the wire each is a header
+                           * and payload messages; a huge one goes in parts)   */
+    uint64_t via_requests[H5FD_H5SF_VIA_KINDS]; /* vector calls per H5FD_h5sf_via_t */
+    uint64_t via_bytes[H5FD_H5SF_VIA_KINDS];
+    int32_t  subfiles;       /* subfiles touched                              */
+    int32_t  nsubfile;       /* entries in subfile[], in the order h5sf sent them */
+    H5FD_h5sf_transfer_subfile_t subfile[H5FD_H5SF_TRANSFER_SUBFILES];
+} H5FD_h5sf_transfer_t;
+
+/* This rank's report of its last raw-data transfer on file_id (all zero
+ * before the first); fail if file_id is not an h5sf file.  h5sf's I/O is
+ * never MPI-IO collective I/O, whatever H5Pget_mpio_actual_io_mode says:
+ * docs/user-guide.md, "What H5Pget_mpio_actual_io_mode says". */
+H5_DLL herr_t H5FD_h5sf_get_last_transfer(hid_t file_id, H5FD_h5sf_transfer_t *transfer);
 
 /* List the physical files of a subfiled file: stub, config, subfiles.
  * Serial, needs no MPI.  Free with H5FD_h5sf_free_files(). */

@@ -409,6 +409,10 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
     vecbuf_t   v      = {0};
     (void)dxpl;
 
+    if (f->xcur) { /* one more round of the running call (its report) */
+        f->xcur->rounds++;
+        f->xcur->pieces_in += p->pieces_in;
+    }
     if (co)
         for (int i = 0; i < nt; i++)
             H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL);
@@ -445,6 +449,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
                     f->chan_eoa[s] = end;
                 }
             }
+            h5sf_report_add(f, s, h5sf_report_via(f, s, local[i]), l->n, l->bytes);
             if (vec_run(f, s, ch, is_write, l, &v, e) < 0)
                 failed = 1;
         }

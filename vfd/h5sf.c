@@ -79,6 +79,7 @@ static void file_free(h5sf_file_t *f)
             MPI_Info_free(&f->info);
     }
     sf_plan_free(&f->plan);
+    free(f->xmark);
     free(f->iocs);
     free(f->leads);
     free(f->chan);
@@ -254,8 +255,10 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     if (creating && layout_setup(f, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    if (sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0)
+    if (sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0 ||
+        !(f->xmark = calloc((size_t)f->layout.stripe_count, sizeof *f->xmark)))
         H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory for the stripe plan");
+    f->stats_transfers = h5sf_stats_transfers_wanted();
     if (h5sf_channels_open(f, flags, &eb) < 0) {
         /* Every rank failed together (agreed): close, collectively, what
          * was opened, so a failed open leaks no descriptors or IOC state. */
@@ -505,6 +508,9 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
             l->inode              = f->layout.inode;
             break;
         }
+        case H5FD_H5SF_CTL_GET_TRANSFER:
+            **(H5FD_h5sf_transfer_t **)output = f->xfer;
+            break;
         case H5FD_H5SF_CTL_COBEGIN:
         case H5FD_H5SF_CTL_COEND:
             break; /* h5sf always overlaps its own subfile requests */

@@ -13,7 +13,7 @@
  *   fapl.c        H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
  *   plugin.c      the HDF5 plugin entry points, h5sf_register()
  *   h5sf.c        the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
- *   stats.c       H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout
+ *   stats.c       H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
  *   files.c       H5FD_h5sf_get_files (no open file)
  *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
  *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
@@ -161,6 +161,14 @@ struct h5sf_file {
     bool                loc_reads, loc_writes;
     sf_plan_t           plan;     /* reused per request                      */
     h5sf_stats_t        stats;
+    /* The per-call report (H5FD_h5sf_get_last_transfer): every call resets
+     * *xcur (xfer for raw data, xmeta otherwise), each dispatch round adds
+     * to it.  xmark[s] = (xseq << 7) | slot of subfile s in this call. */
+    H5FD_h5sf_transfer_t xfer, xmeta, *xcur;
+    uint64_t           *xmark;
+    uint64_t            xseq;
+    uint64_t            via_requests[H5FD_H5SF_VIA_KINDS], via_bytes[H5FD_H5SF_VIA_KINDS]; /* all calls */
+    bool                stats_transfers; /* this rank's H5SF_STATS=transfers */
     bool                stats_on; /* H5SF_STATS, rank 0's (report at close) */
     bool                mpi_dead; /* MPI finalized under us: close locally   */
     h5sf_file_t        *next;     /* registry of open files                  */
@@ -180,6 +188,55 @@ void    h5sf_local_close(h5sf_file_t *f);
 /* A request starts: the channels it uses from now on stay open until the
  * next one (the descriptor budget closes only channels not in use). */
 void    h5sf_local_begin(void);
+
+/* Count one vector call of a dispatch round in the running call's report
+ * (f->xcur, reset by io.c): subfile s, its `pieces` pieces of `bytes`
+ * bytes, sent `via` (H5FD_H5SF_VIA_*).  O(1), no allocation. */
+static inline void h5sf_report_add(h5sf_file_t *f, int s, int via, uint64_t pieces, uint64_t bytes)
+{
+    H5FD_h5sf_transfer_t *t    = f->xcur;
+    uint64_t              mark = f->xmark[s];
+    unsigned              slot;
+    if (!t)
+        return;
+    if ((mark >> 7) == f->xseq)
+        slot = (unsigned)(mark & 127);
+    else {
+        slot = t->nsubfile < H5FD_H5SF_TRANSFER_SUBFILES ? (unsigned)t->nsubfile++ : H5FD_H5SF_TRANSFER_SUBFILES;
+        f->xmark[s] = (f->xseq << 7) | slot;
+        t->subfiles++;
+        if (slot < H5FD_H5SF_TRANSFER_SUBFILES) {
+            H5FD_h5sf_transfer_subfile_t z = {s, f->channel == H5FD_H5SF_CHANNEL_IOC ? h5sf_owner(f, s) : -1, 0, 0, 0, 0, 0};
+            t->subfile[slot] = z;
+        }
+    }
+    const uint64_t msg = via == H5FD_H5SF_VIA_IOC_REMOTE || via == H5FD_H5SF_VIA_IOC_SELF;
+    if (slot < H5FD_H5SF_TRANSFER_SUBFILES) {
+        H5FD_h5sf_transfer_subfile_t *e = &t->subfile[slot];
+        e->via |= 1u << via;
+        e->requests++;
+        e->messages += msg;
+        e->pieces += pieces;
+        e->bytes += bytes;
+    }
+    t->pieces_out += pieces;
+    t->bytes += bytes;
+    t->messages += msg;
+    t->via_requests[via]++;
+    t->via_bytes[via] += bytes;
+    f->via_requests[via]++;
+    f->via_bytes[via] += bytes;
+}
+/* The way subfile s's request goes: `local` is the node-local channel
+ * local.c chose for it, or NULL. */
+static inline int h5sf_report_via(const h5sf_file_t *f, int s, const void *local)
+{
+    if (f->channel != H5FD_H5SF_CHANNEL_IOC)
+        return H5FD_H5SF_VIA_DIRECT;
+    if (local)
+        return H5FD_H5SF_VIA_SHORTCUT;
+    return h5sf_owner(f, s) == f->rank ? H5FD_H5SF_VIA_IOC_SELF : H5FD_H5SF_VIA_IOC_REMOTE;
+}
 
 /* io.c */
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf);
@@ -216,6 +273,7 @@ hid_t h5sf_register(void);
 /* stats.c: H5SF_STATS summary at close (collective when f->stats_on),
  * H5SF_LOG at open.  h5sf_stats_wanted(): this rank's H5SF_STATS. */
 bool h5sf_stats_wanted(void);
+bool h5sf_stats_transfers_wanted(void); /* H5SF_STATS=transfers */
 void h5sf_stats_report(h5sf_file_t *f);
 void h5sf_log_open(h5sf_file_t *f, int provided);
 

@@ -13,6 +13,8 @@
  * not K.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,10 +44,55 @@ static int mirror_super(h5sf_file_t *f, haddr_t addr, size_t size, const void *b
     return 0;
 }
 
-/* Run the plan built in f->plan, account for it, agree when collective. */
-static herr_t finish(h5sf_file_t *f, bool is_write, bool coll, hid_t dxpl, int failed, h5sf_errbuf_t *eb)
+/* Start this call's report: raw data in f->xfer (what
+ * H5FD_h5sf_get_last_transfer returns), anything else in f->xmeta. */
+static void report_begin(h5sf_file_t *f, bool is_write, bool coll, bool raw)
+{
+    H5FD_h5sf_transfer_t *t = raw ? &f->xfer : &f->xmeta;
+    uint64_t              call = raw ? f->xfer.call + 1 : 0;
+    /* Entries the last call filled are cleared, the others are zero already. */
+    memset(t->subfile, 0, (size_t)t->nsubfile * sizeof *t->subfile);
+    memset(t, 0, offsetof(H5FD_h5sf_transfer_t, subfile));
+    t->call       = call;
+    t->is_write   = is_write;
+    t->collective = coll;
+    f->xcur       = t;
+    f->xseq++;
+}
+
+/* H5SF_STATS=transfers: one line per raw-data call on this rank. */
+static void report_print(const h5sf_file_t *f, const H5FD_h5sf_transfer_t *t)
+{
+    static const char *via[H5FD_H5SF_VIA_KINDS] = {"ioc", "self", "shortcut", "direct"};
+    char               line[1024];
+    size_t             n = 0;
+    for (int i = 0; i < t->nsubfile && n < sizeof line - 64; i++) {
+        const H5FD_h5sf_transfer_subfile_t *e = &t->subfile[i];
+        n += (size_t)snprintf(line + n, sizeof line - n, " %d:", e->subfile);
+        for (int k = 0, first = 1; k < H5FD_H5SF_VIA_KINDS; k++)
+            if (e->via & (1u << k)) {
+                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", first ? "" : "+", via[k]);
+                first = 0;
+            }
+        n += (size_t)snprintf(line + n, sizeof line - n, "/%llup/%lluB", (unsigned long long)e->pieces,
+                              (unsigned long long)e->bytes);
+    }
+    fprintf(stderr,
+            "h5sf transfer: rank %d %s call %llu: %s%s%s, %llu bytes, %llu pieces in, %llu out, %u round(s), "
+            "%d subfile(s), %llu message(s); subfiles%s%s\n",
+            f->rank, f->name, (unsigned long long)t->call, t->is_write ? "write" : "read",
+            t->collective ? " collective" : "", t->failed ? " FAILED" : "", (unsigned long long)t->bytes,
+            (unsigned long long)t->pieces_in, (unsigned long long)t->pieces_out, t->rounds, t->subfiles,
+            (unsigned long long)t->messages, line, t->subfiles > t->nsubfile ? " ..." : "");
+}
+
+/* Run the plan built in f->plan, account for it, agree when collective.
+ * raw: the call moves raw data (reported by H5FD_h5sf_get_last_transfer). */
+static herr_t finish(h5sf_file_t *f, bool is_write, bool coll, bool raw, hid_t dxpl, int failed,
+                     h5sf_errbuf_t *eb)
 {
     herr_t ret_value = 0;
+    report_begin(f, is_write, coll, raw);
     if (!failed) {
         sf_plan_sort(&f->plan);
         f->stats.pieces_in += f->plan.pieces_in;
@@ -57,6 +104,10 @@ static herr_t finish(h5sf_file_t *f, bool is_write, bool coll, hid_t dxpl, int f
      * everyone's, so no rank runs ahead into the next collective. */
     if (coll && is_write && !f->mpi_dead && h5sf_agree(f->comm, failed, eb) < 0)
         failed = 1;
+    f->xcur->failed = failed;
+    if (raw && f->stats_transfers)
+        report_print(f, f->xcur);
+    f->xcur = NULL;
     if (failed)
         H5SF_GOTO(-1, H5E_IO, is_write ? H5E_WRITEERROR : H5E_READERROR, "%s %s: %s",
                   is_write ? "write to" : "read from", f->name, eb->msg);
@@ -95,7 +146,7 @@ herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_
         failed = add_collective(f, type, addr, size, buf, &eb) < 0;
     else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
         failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the write") < 0;
-    return finish(f, true, coll, dxpl, failed, &eb);
+    return finish(f, true, coll, type == H5FD_MEM_DRAW, dxpl, failed, &eb);
 }
 
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf)
@@ -112,7 +163,7 @@ herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t
         failed = add_collective(f, type, addr, size, buf, &eb) < 0;
     else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
         failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the read") < 0;
-    return finish(f, false, coll, dxpl, failed, &eb);
+    return finish(f, false, coll, type == H5FD_MEM_DRAW, dxpl, failed, &eb);
 }
 
 /* Vectors: sizes[i] == 0 means "as sizes[i-1] from here on", types[i] ==
@@ -125,7 +176,7 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
     int           failed = 0;
     size_t        size   = 0;
     H5FD_mem_t    type   = H5FD_MEM_DEFAULT;
-    bool          fix_size = false, fix_type = false;
+    bool          fix_size = false, fix_type = false, raw = false;
 
     if (is_write)
         f->stats.write_calls++;
@@ -145,6 +196,7 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
             else
                 type = types[i];
         }
+        raw = raw || type == H5FD_MEM_DRAW;
         if (size == 0)
             continue;
         if (is_write && type == H5FD_MEM_SUPER && mirror_super(f, addrs[i], size, bufs[i], &eb) < 0)
@@ -152,7 +204,7 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
         else if (sf_plan_add(&f->plan, addrs[i], size, (uint64_t)(uintptr_t)bufs[i]) < 0)
             failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the vector") < 0;
     }
-    return finish(f, is_write, coll, dxpl, failed, &eb);
+    return finish(f, is_write, coll, raw, dxpl, failed, &eb);
 }
 
 herr_t h5sf_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
@@ -263,7 +315,6 @@ static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t
     size_t        esize  = 0;
     const void   *buf    = NULL;
     bool          fix_es = false, fix_buf = false;
-    (void)type;
 
     if (is_write)
         f->stats.write_calls++;
@@ -286,7 +337,7 @@ static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t
         }
         failed = add_selection(f, mspaces[i], fspaces[i], offsets[i], esize, buf, &eb) < 0;
     }
-    return finish(f, is_write, coll, dxpl, failed, &eb);
+    return finish(f, is_write, coll, type == H5FD_MEM_DRAW, dxpl, failed, &eb);
 }
 
 herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mspaces[],

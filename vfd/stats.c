@@ -1,6 +1,8 @@
 /*
  * stats.c -- "what happened": H5SF_STATS summary at close and the H5SF_LOG
  * trace of the layout decision at open.  Both print on rank 0 only.
+ * Also the public getters of the statistics, the layout and the last
+ * transfer's report (filled by io.c and channel.c).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -15,6 +17,12 @@ static int env_flag(const char *name)
 }
 
 bool h5sf_stats_wanted(void) { return env_flag("H5SF_STATS") != 0; }
+
+bool h5sf_stats_transfers_wanted(void)
+{
+    const char *v = getenv("H5SF_STATS");
+    return v && strcmp(v, "transfers") == 0;
+}
 
 /* Collective (called from close on every rank).  f->stats_on is the same on
  * every rank (rank 0's, agreed at open): the reductions below are all or
@@ -42,6 +50,12 @@ void h5sf_stats_report(h5sf_file_t *f)
     MPI_Reduce(&qwait, &qwait_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(&io, &io_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     MPI_Reduce(ic, ic_all, 3, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+    uint64_t via[2 * H5FD_H5SF_VIA_KINDS], via_all[2 * H5FD_H5SF_VIA_KINDS];
+    for (int k = 0; k < H5FD_H5SF_VIA_KINDS; k++) {
+        via[k]                       = f->via_requests[k];
+        via[H5FD_H5SF_VIA_KINDS + k] = f->via_bytes[k];
+    }
+    MPI_Reduce(via, via_all, 2 * H5FD_H5SF_VIA_KINDS, MPI_UINT64_T, MPI_SUM, 0, f->comm);
     if (f->rank != 0)
         return;
     fprintf(stderr,
@@ -61,6 +75,17 @@ void h5sf_stats_report(h5sf_file_t *f)
             (unsigned long long)sum[8], (unsigned long long)sum[5],
             (unsigned long long)sum[6], (unsigned long long)served_all, (unsigned long long)ic_all[0],
             (unsigned long long)ic_all[1], (unsigned long long)ic_all[2], qwait_all / 1e9, io_all / 1e9);
+    fprintf(stderr,
+            "  channels         requests / bytes: to another rank's IOC %llu / %llu, to the own IOC %llu / %llu,\n"
+            "                   node-local shortcut %llu / %llu, direct %llu / %llu\n",
+            (unsigned long long)via_all[H5FD_H5SF_VIA_IOC_REMOTE],
+            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_IOC_REMOTE],
+            (unsigned long long)via_all[H5FD_H5SF_VIA_IOC_SELF],
+            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_IOC_SELF],
+            (unsigned long long)via_all[H5FD_H5SF_VIA_SHORTCUT],
+            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_SHORTCUT],
+            (unsigned long long)via_all[H5FD_H5SF_VIA_DIRECT],
+            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_DIRECT]);
 }
 
 /* ---- H5SF_LOG (h5sf_log_open and its helpers) ------------------------- */
@@ -225,6 +250,19 @@ H5SF_API herr_t H5FD_h5sf_get_stats(hid_t file_id, h5sf_stats_t *stats)
     if (!stats || file_of(file_id, &f) < 0)
         return -1;
     return H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&stats);
+}
+
+H5SF_API herr_t H5FD_h5sf_get_last_transfer(hid_t file_id, H5FD_h5sf_transfer_t *transfer)
+{
+    h5sf_file_t *f;
+    herr_t       ret_value = 0;
+    if (!transfer)
+        H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "H5FD_h5sf_get_last_transfer: transfer is NULL");
+    if (file_of(file_id, &f) < 0)
+        H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "H5FD_h5sf_get_last_transfer: no h5sf file");
+    ret_value = H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_TRANSFER, 0, NULL, (void **)&transfer);
+done:
+    return ret_value;
 }
 
 H5SF_API herr_t H5FD_h5sf_get_layout(hid_t file_id, H5FD_h5sf_layout_t *layout)

@@ -9,7 +9,8 @@ cmake_minimum_required(VERSION 3.25)
 # 2. Every "H5SF_..." string literal in the library and tool sources names a
 #    variable of that table (an undocumented variable fails).
 # 3. Every H5SF_... name the user docs mention exists in that table (or is a
-#    variable of the build scripts in scripts/).
+#    variable of the build scripts in scripts/); every H5FD_H5SF_... name
+#    they mention is defined in include/h5sf.h.
 set(doc ${SRC}/docs/configuration.md)
 execute_process(COMMAND ${OPTIONS_EXE} --markdown OUTPUT_VARIABLE table RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -76,6 +77,11 @@ foreach(f IN LISTS scripts)
   list(APPEND script_vars ${names})
 endforeach()
 
+# Constants of the public header (H5FD_H5SF_CTL_GET_STATS, ...) are not
+# settings; docs may name those that include/h5sf.h defines.
+file(READ ${SRC}/include/h5sf.h t)
+string(REGEX MATCHALL "H5FD_H5SF_[A-Z0-9_]+" api_names "${t}")
+
 foreach(d ${SRC}/docs/user-guide.md ${doc} ${SRC}/README.md)
   if(NOT EXISTS ${d})
     message(SEND_ERROR "missing ${d}")
@@ -83,6 +89,15 @@ foreach(d ${SRC}/docs/user-guide.md ${doc} ${SRC}/README.md)
     continue()
   endif()
   file(READ ${d} t)
+  string(REGEX MATCHALL "H5FD_H5SF_[A-Z0-9_]+" names "${t}")
+  list(REMOVE_DUPLICATES names)
+  foreach(n IN LISTS names)
+    if(NOT n IN_LIST api_names)
+      message(SEND_ERROR "${d} mentions ${n}, which include/h5sf.h does not define")
+      set(failed TRUE)
+    endif()
+  endforeach()
+  string(REGEX REPLACE "H5FD_H5SF_[A-Z0-9_]+" "" t "${t}")
   string(REGEX MATCHALL "H5SF_[A-Z0-9_]+" names "${t}")
   list(REMOVE_DUPLICATES names)
   foreach(n IN LISTS names)
