@@ -64,8 +64,12 @@ int h5sf_wire_decode(const unsigned char *b, size_t len, h5sf_wire_hdr_t *h, con
     h->tag     = (int32_t)h5sf_get_u32(b + 52);
     if (h->op < H5SF_WIRE_WRITE || h->op > H5SF_WIRE_OP_MAX)
         return h5sf_fail(e, EPROTO, "IOC message has unknown op %u", h->op);
-    if (h->flags & ~H5SF_WIRE_INLINE)
+    if (h->flags & ~(H5SF_WIRE_INLINE | H5SF_WIRE_SHM))
         return h5sf_fail(e, EPROTO, "IOC message has unknown flags 0x%x", h->flags);
+    if ((h->flags & H5SF_WIRE_SHM) &&
+        ((h->flags & H5SF_WIRE_INLINE) || (h->op != H5SF_WIRE_WRITE && h->op != H5SF_WIRE_READ)))
+        return h5sf_fail(e, EPROTO, "IOC message has a shared-memory payload on a %s",
+                         (h->flags & H5SF_WIRE_INLINE) ? "message with an inline one" : "control request");
     if (h->tag < 0)
         return h5sf_fail(e, EPROTO, "IOC message has a negative tag");
     if (h->count > H5SF_WIRE_MAX_COUNT || h->count > (len - H5SF_WIRE_HDR_SIZE) / 16)

@@ -12,16 +12,18 @@
  *   20     4     subfile index (0-based)
  *   24     8     count of (offset, length) pairs
  *   32     8     total payload bytes (sum of lengths)
- *   40     8     argument (truncate size; 0 otherwise)
- *   48     4     flags (H5SF_WIRE_INLINE: write payload follows the list)
+ *   40     8     argument (truncate size; with H5SF_WIRE_SHM the payload's
+ *                offset in the client's shared-memory segment; 0 otherwise)
+ *   48     4     flags (H5SF_WIRE_INLINE: write payload follows the list;
+ *                H5SF_WIRE_SHM: the payload is in shared memory, ioc/shm.c)
  *   52     4     data/reply tag
  *   56     16*count  (offset u64, length u64) pairs
  *   ...    total bytes of inline payload, if H5SF_WIRE_INLINE
  *
- * All integers little-endian.  Large payloads do not travel inline: they go
- * as further messages (tag + 1 to the IOC, tag + 2 back; ioc/internal.h)
- * described by an MPI derived datatype
- * over the caller's buffers.  The reply is a fixed-size record carrying the
+ * All integers little-endian.  Large payloads do not travel inline: between
+ * ranks of one node they are in the client's shared-memory segment
+ * (H5SF_WIRE_SHM), otherwise they go as further messages (tag + 1 to the
+ * IOC, tag + 2 back; ioc/internal.h) cut in transfer chunks.  The reply is a fixed-size record carrying the
  * status (errno), a value (a size) and the IOC's error text.
  *
  * Nothing here calls MPI: the decoder is a pure function over bytes, fuzzed
@@ -50,6 +52,7 @@ enum {
     H5SF_WIRE_OP_MAX = H5SF_WIRE_NOP
 };
 #define H5SF_WIRE_INLINE 0x1u
+#define H5SF_WIRE_SHM    0x2u
 
 typedef struct h5sf_wire_hdr {
     uint16_t op;

@@ -14,7 +14,10 @@
  * error, not a hang -- and the caller's memory is ours only until the wait
  * returns: write payloads leave from a copy (payload_copy), read receives
  * are cancelled and completed on a timeout, and requests to this rank's own
- * IOC are detached from the workers (wait_local).
+ * IOC are detached from the workers (wait_local).  Requests to an IOC on
+ * this node move no payload over MPI: it is copied into this rank's
+ * shared-memory segment (writes) or out of it after the reply (reads):
+ * shm.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -34,6 +37,13 @@ struct h5sf_ioc_req {
     uint64_t        ndata;         /* payload messages                   */
     unsigned char  *hdr;
     unsigned char  *copy;          /* a write's payload, contiguous      */
+    /* Payload in our shared-memory segment (shm.c): where, and for a read
+     * the caller's pieces to copy it out to once the reply is in. */
+    bool            shm;
+    uint64_t        shm_off;
+    size_t          rcount;
+    uint64_t       *rlens;
+    void          **rbufs;
     unsigned char   reply[H5SF_WIRE_REPLY_SIZE];
     ioc_local_t     local;         /* requests to ourselves              */
     ioc_req_t      *lreq;          /* ... and the IOC's copy (until done) */
@@ -95,6 +105,8 @@ static void req_free(h5sf_ioc_req_t *q)
     free(q->data);
     free(q->hdr);
     free(q->copy);
+    free(q->rlens);
+    free(q->rbufs);
     free(q);
 }
 
@@ -173,6 +185,51 @@ static int payload_copy(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, v
         }
     }
     return 0;
+}
+
+/* An IOC on this node: put the payload in our shared-memory segment (or
+ * note where a read's goes), waiting for older requests to give their
+ * regions back if need be.  0 when placed; -1 leaves the request to MPI
+ * messages (no room: a region given up after a timeout blocks the ring). */
+static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h, size_t count,
+                     const uint64_t *lens, void *const *bufs)
+{
+    uint64_t off;
+    while (ioc_shm_take(ctx, q, q->total, &off) < 0) {
+        h5sf_ioc_req_t *old = ioc_shm_oldest(ctx);
+        if (!old)
+            return -1;
+        finish(old); /* gives its region back, or keeps it for good */
+    }
+    if (q->op == H5SF_WIRE_READ) {
+        if (!(q->rlens = malloc(count * sizeof *q->rlens)) || !(q->rbufs = malloc(count * sizeof *q->rbufs))) {
+            ioc_shm_give(ctx, q, true);
+            return -1;
+        }
+        memcpy(q->rlens, lens, count * sizeof *lens);
+        memcpy(q->rbufs, bufs, count * sizeof *bufs);
+        q->rcount = count;
+    }
+    else {
+        unsigned char *p = ioc_shm_own(ctx, off);
+        for (size_t i = 0; i < count; p += lens[i], i++)
+            if (lens[i])
+                memcpy(p, bufs[i], (size_t)lens[i]);
+    }
+    q->shm     = true;
+    q->shm_off = off;
+    h->flags   = H5SF_WIRE_SHM;
+    h->arg     = off;
+    return 0;
+}
+
+/* A read's bytes from our segment to the caller's pieces (reply in). */
+static void shm_copy_out(h5sf_ioc_req_t *q)
+{
+    const unsigned char *p = ioc_shm_own(q->ctx, q->shm_off);
+    for (size_t i = 0; i < q->rcount; p += q->rlens[i], i++)
+        if (q->rlens[i])
+            memcpy(q->rbufs[i], p, (size_t)q->rlens[i]);
 }
 
 /* The IOC is this rank: hand the request to our own workers, no MPI. */
@@ -267,8 +324,13 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
 
     if (op == H5SF_WIRE_WRITE && total <= H5SF_WIRE_INLINE_MAX)
         h.flags = H5SF_WIRE_INLINE;
+    else if ((op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ) && total && ioc_shm_peer(ctx, ioc) &&
+             total <= ioc_shm_seg_size(ctx))
+        shm_place(ctx, q, &h, count, lens, bufs);
     msz = h5sf_wire_msg_size(&h);
     if (msz > (size_t)INT_MAX || !(q->hdr = malloc(msz))) {
+        if (q->shm)
+            ioc_shm_give(ctx, q, true);
         req_free(q);
         return h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
     }
@@ -279,7 +341,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
             if (lens[i])
                 memcpy(p, bufs[i], (size_t)lens[i]);
     }
-    else if (total && (op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ)) {
+    else if (total && !q->shm && (op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ)) {
         /* Messages: at most IOC_SPLIT_MAX per chunk, and one per part. */
         uint64_t nchunk = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
         uint64_t most   = nchunk * IOC_SPLIT_MAX < count + nchunk ? nchunk * IOC_SPLIT_MAX : count + nchunk;
@@ -319,8 +381,11 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
             rc = MPI_Isend(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(h.tag), ctx->comm, &q->data[k]);
     free(bases);
     free(counts);
-    if (rc != MPI_SUCCESS) /* what was posted cannot be taken back: leak q */
+    if (rc != MPI_SUCCESS) { /* what was posted cannot be taken back: leak q */
+        if (q->shm)
+            ioc_shm_give(ctx, q, false);
         return h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
+    }
     count_inflight(ctx);
     posted_add(ctx, q);
     *out = q;
@@ -423,6 +488,11 @@ static int finish(h5sf_ioc_req_t *q)
     MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE);
     if (q->ndata)
         MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE);
+    if (q->shm) { /* the IOC is done with the region */
+        if (rep.status == 0 && q->op == H5SF_WIRE_READ)
+            shm_copy_out(q);
+        ioc_shm_give(ctx, q, true);
+    }
     q->value = rep.value;
     q->ret   = ret;
     atomic_fetch_sub(&ctx->inflight, 1);
@@ -445,6 +515,8 @@ abandon:
                 MPI_Cancel(&q->data[k]);
                 MPI_Wait(&q->data[k], MPI_STATUS_IGNORE);
             }
+    if (q->shm) /* the IOC may still use it: never again */
+        ioc_shm_give(ctx, q, false);
     q->abandoned = true;
     q->ret       = -1;
     atomic_fetch_sub(&ctx->inflight, 1);
@@ -483,8 +555,11 @@ static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
 
 /* A piece list longer than the IOC's budget allows for one message
  * (ioc_max_pieces of the least H5SF_IOC_MEMORY of all ranks) goes as
- * several requests, parts of one: the IOC admits each when it fits.  Parts to this rank's own IOC are queued
- * without back-pressure, so all but the last are waited for here. */
+ * several requests, parts of one: the IOC admits each when it fits.  To an
+ * IOC on this node the parts are also cut to half a shared-memory segment
+ * (a longer piece into several), so one part is copied in while the IOC
+ * writes the one before.  Parts to this rank's own IOC are queued without
+ * back-pressure, so all but the last are waited for here. */
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
                   const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req,
                   h5sf_errbuf_t *e)
@@ -493,16 +568,32 @@ int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, u
     uint64_t        most  = ioc_max_pieces(ctx->peer_cap);
     size_t          maxp  = (size_t)(most < H5SF_WIRE_MAX_COUNT ? most : H5SF_WIRE_MAX_COUNT), at = 0;
     bool            local = ioc_rank == ctx->rank && ctx->serving;
+    uint64_t        bcap  = ioc_shm_peer(ctx, ioc_rank) ? ioc_shm_seg_size(ctx) / 2 : 0, po = 0;
     int             ret   = 0;
     if (op != H5SF_IOC_OP_WRITE && op != H5SF_IOC_OP_READ)
         return h5sf_fail(e, EINVAL, "unknown IOC operation %d", op);
     do {
-        size_t n = count - at < maxp ? count - at : maxp;
-        if (post(ctx, op, ioc_rank, file_id, subfile, 0, n, offs + at, lens + at, bufs + at, &q, e) < 0) {
+        int rc;
+        if (bcap && count && (po > 0 || lens[at] > bcap)) {
+            /* A cut of piece `at`. */
+            uint64_t o = offs[at] + po, l = lens[at] - po < bcap ? lens[at] - po : bcap;
+            void    *b = (char *)bufs[at] + po;
+            rc = post(ctx, op, ioc_rank, file_id, subfile, 0, 1, &o, &l, &b, &q, e);
+            if ((po += l) == lens[at])
+                at++, po = 0;
+        }
+        else {
+            size_t   n   = 0;
+            uint64_t sum = 0;
+            while (at + n < count && n < maxp && (!bcap || sum + lens[at + n] <= bcap))
+                sum += lens[at + n++];
+            rc = post(ctx, op, ioc_rank, file_id, subfile, 0, n, offs + at, lens + at, bufs + at, &q, e);
+            at += n;
+        }
+        if (rc < 0) {
             ret = -1;
             goto done;
         }
-        at += n;
         if (local && at < count) {
             if (wait_value(q, NULL, e) < 0) {
                 ret = -1;

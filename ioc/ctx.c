@@ -33,6 +33,10 @@
  * slots need at least one chunk. */
 #define IOC_MEMORY_DEFAULT  ((uint64_t)256 << 20)
 #define IOC_MEMORY_MIN      (2 * H5SF_IOC_CHUNK)
+/* H5SF_IOC_SHM: a segment per rank of two transfer chunks, so a client can
+ * fill one while its IOC writes the other (shm.c). */
+#define IOC_SHM_DEFAULT     (2 * H5SF_IOC_CHUNK)
+#define IOC_SHM_MIN         ((uint64_t)1 << 20)
 #define IOC_MAX_FDS_DEFAULT 256
 /* Microseconds a worker may wait for requests that fill the gaps of a
  * sparse one (further bounded by ~2 us per piece unless set explicitly). */
@@ -66,6 +70,17 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
             return h5sf_fail(e, EINVAL, "H5SF_IOC_MEMORY=\"%.200s\": must be at least %llu MiB (two transfer "
                              "chunks)", v, (unsigned long long)(IOC_MEMORY_MIN >> 20));
         env->memory = (uint64_t)n;
+    }
+    env->shm = IOC_SHM_DEFAULT;
+    if ((v = getenv("H5SF_IOC_SHM")) && !strcmp(v, "0"))
+        env->shm = 0;
+    if ((v = getenv("H5SF_IOC_SHM")) && *v && strcmp(v, "0") != 0) {
+        int64_t n;
+        if (h5sf_parse_size(v, &n, e, "H5SF_IOC_SHM") < 0)
+            return -1;
+        if ((uint64_t)n < IOC_SHM_MIN)
+            return h5sf_fail(e, EINVAL, "H5SF_IOC_SHM=\"%.200s\": must be 0 (off) or at least 1 MiB", v);
+        env->shm = (uint64_t)n;
     }
     if ((v = getenv("H5SF_IOC_MAX_FDS")) && *v &&
         h5sf_parse_int(v, 1, 1 << 20, &env->max_fds, e, "H5SF_IOC_MAX_FDS") < 0)
@@ -139,6 +154,7 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
         free(sf->path);
         free(sf);
     }
+    ioc_shm_free(ctx);
     if (free_comm && ctx->comm != MPI_COMM_NULL)
         MPI_Comm_free(&ctx->comm);
     uv_cond_destroy(&ctx->cond);
@@ -216,6 +232,7 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     }
     ctx->comm     = dup;
     ctx->peer_cap = least;
+    ioc_shm_setup(ctx, env.shm, e); /* collective; without it, messages only */
     ctx->world = MPI_Comm_compare(dup, MPI_COMM_WORLD, &cmp) == MPI_SUCCESS && cmp == MPI_CONGRUENT;
     MPI_Comm_get_attr(dup, MPI_TAG_UB, &ub, &flag);
     if (flag)
@@ -236,7 +253,8 @@ static bool env_unchanged(const h5sf_ioc_ctx_t *ctx)
 {
     ioc_env_t     env;
     h5sf_errbuf_t e;
-    return ioc_read_env(&env, &e) == 0 && env.memory == ctx->env.memory && env.max_fds == ctx->env.max_fds &&
+    return ioc_read_env(&env, &e) == 0 && env.memory == ctx->env.memory && env.shm == ctx->env.shm &&
+           env.max_fds == ctx->env.max_fds &&
            env.merge_wait_us == ctx->env.merge_wait_us && env.merge_wait_set == ctx->env.merge_wait_set &&
            env.affinity_node == ctx->env.affinity_node;
 }

@@ -11,6 +11,7 @@
  *   run.c       running a group: merged pwritev/preadv, payload chunks, replies
  *   slots.c     the pool of transfer slots
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
+ *   shm.c       the node's shared-memory area: same-node payloads
  *   fault.c     test-only fault injection (H5SF_FAULT)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
  *
@@ -43,6 +44,7 @@
 typedef struct ioc_req ioc_req_t;
 typedef struct ioc_sf  ioc_sf_t;
 typedef struct ioc_claim ioc_claim_t;
+typedef struct ioc_shm ioc_shm_t;
 
 /* Workspace of a thread that runs requests outside the worker pool: an IOC
  * rank's thread waiting for its own request (worker.c: ioc_run_own). */
@@ -138,6 +140,7 @@ struct ioc_sf {
  * context is made. */
 typedef struct ioc_env {
     uint64_t memory;
+    uint64_t shm;            /* H5SF_IOC_SHM: bytes per rank, 0: off    */
     int      max_fds;
     int      merge_wait_us;
     bool     merge_wait_set;
@@ -192,6 +195,8 @@ struct h5sf_ioc_ctx {
     int              nslots_free, nslots_made, nslots_max;
     uv_cond_t        slot_cond;
     atomic_uint_fast64_t qmem;
+    /* same-node payloads through shared memory (shm.c); NULL: messages */
+    ioc_shm_t       *shm;
     /* descriptors: at most max_fds subfiles open at once (ctx->lock) */
     int              max_fds, nfds;
     uint64_t         use_clock;
@@ -331,6 +336,25 @@ void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
  * the subfiles left and unregisters the context. */
 h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e);
 void            ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm);
+
+/* shm.c.  Setup is collective over ctx->comm and leaves ctx->shm NULL
+ * (messages only) when shared memory is off or cannot be had; the rest is
+ * local. */
+int            ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e);
+void           ioc_shm_free(h5sf_ioc_ctx_t *ctx);
+uint64_t       ioc_shm_seg_size(const h5sf_ioc_ctx_t *ctx);
+/* rank is another rank of this node with a segment. */
+bool           ioc_shm_peer(const h5sf_ioc_ctx_t *ctx, int rank);
+/* IOC side: bytes [off, off + len) of rank's segment, NULL if out of it. */
+unsigned char *ioc_shm_region(const h5sf_ioc_ctx_t *ctx, int rank, uint64_t off, uint64_t len);
+/* Client side (application thread): take n bytes of our segment for q
+ * (-1: no room now), the address of offset off, the oldest request holding
+ * a region (NULL if none or it was given up), and give q's region back --
+ * for reuse, or (reuse false: the request was given up) never. */
+int             ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *off);
+unsigned char  *ioc_shm_own(const h5sf_ioc_ctx_t *ctx, uint64_t off);
+h5sf_ioc_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx);
+void            ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, bool reuse);
 
 /* progress.c */
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);

@@ -7,7 +7,8 @@
  * and small inline payloads), with what their pieces cost later
  * (ioc_msg_cost), may hold at most half of H5SF_IOC_MEMORY: a message is
  * received only when it fits, and clients wait meanwhile.  Large write payloads stay with the
- * client until a worker runs the request and pulls them in chunk by chunk.
+ * client until a worker runs the request and pulls them in chunk by chunk
+ * (or, from a client on this node, takes them from shared memory: shm.c).
  * It never does file I/O, so receiving continues while disks are busy.
  * While its context is parked (no file open) it sleeps.
  */
@@ -97,8 +98,21 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
     ioc_req_extent(r);
 
     /* A large write payload is not here yet: the worker that runs the
-     * request receives it chunk by chunk into its own buffer. */
+     * request receives it chunk by chunk into its own buffer -- unless it
+     * is in the client's shared-memory segment, where the worker writes
+     * from (or reads into) it directly. */
     r->data = (unsigned char *)(uintptr_t)payload;
+    if (r->h.flags & H5SF_WIRE_SHM) {
+        if (!(r->data = ioc_shm_region(ctx, source, r->h.arg, r->h.total))) {
+            char why[160];
+            snprintf(why, sizeof why, "its shared-memory payload (%llu bytes at %llu) is not in its segment "
+                     "of %llu bytes", (unsigned long long)r->h.total, (unsigned long long)r->h.arg,
+                     (unsigned long long)ioc_shm_seg_size(ctx));
+            reject(ctx, buf, len, source, why);
+            ioc_req_free(ctx, r);
+            return -1;
+        }
+    }
     if (!ioc_submit(ctx, r))
         reply_no_subfile(ctx, r);
     return 0;

@@ -128,9 +128,13 @@ set_tests_properties(t_iocmem_rss PROPERTIES TIMEOUT 900 LABELS "mpi")
 # no bytes put in it after the timeout reach the subfile (t_timeout.c).
 add_executable(t_timeout ${CMAKE_CURRENT_SOURCE_DIR}/t_timeout.c)
 target_link_libraries(t_timeout PRIVATE h5sf_ioc MPI::MPI_C)
+# Both ways a payload can go: the node's shared memory (default, the ranks
+# share a node) and MPI messages (H5SF_IOC_SHM=0, as between nodes).
 foreach(op read write)
+  file(MAKE_DIRECTORY ${_rel}/timeout_msg)
   h5sf_mpi_test(t_timeout_${op} t_timeout 2 ${_rel} ${op})
-  set_tests_properties(t_timeout_${op} PROPERTIES TIMEOUT 60)
+  h5sf_mpi_test(t_timeout_${op}_msg t_timeout 2 ${_rel}/timeout_msg ${op} ENV "H5SF_IOC_SHM=0")
+  set_tests_properties(t_timeout_${op} t_timeout_${op}_msg PROPERTIES TIMEOUT 60)
 endforeach()
 
 # H5SF_IOC_MEMORY holds for a request of 4 Mi one-byte pieces (16 MiB cap):
@@ -143,3 +147,15 @@ file(MAKE_DIRECTORY ${_rel}/iocpieces ${_rel}/iocpieces_data)
 h5sf_mpi_test(t_iocpieces t_iocpieces 2 ${_rel}/iocpieces ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
 set_tests_properties(t_iocpieces PROPERTIES TIMEOUT 300 LABELS "mpi")
 h5sf_mpi_test(t_iocpieces_data t_iocpieces 2 ${_rel}/iocpieces_data data ENV "H5SF_IOC_MEMORY=16777216" "H5SF_IOC_MERGE_WAIT=0")
+
+# Same-node requests move their payload through shared memory, not MPI
+# messages (t_shm.c): none over MPI by default, all of it with
+# H5SF_IOC_SHM=0 (which shows the count sees payloads); data checked by
+# pread of the subfile and by reading back.
+add_executable(t_shm ${CMAKE_CURRENT_SOURCE_DIR}/t_shm.c)
+target_link_libraries(t_shm PRIVATE h5sf_ioc MPI::MPI_C)
+foreach(np 1 2 3 4)
+  file(MAKE_DIRECTORY ${_rel}/shm_np${np} ${_rel}/shm_mpi_np${np})
+  h5sf_mpi_test(t_shm_np${np} t_shm ${np} ${_rel}/shm_np${np} shm)
+  h5sf_mpi_test(t_shm_mpi_np${np} t_shm ${np} ${_rel}/shm_mpi_np${np} mpi ENV "H5SF_IOC_SHM=0")
+endforeach()

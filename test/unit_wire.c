@@ -85,6 +85,25 @@ int main(void)
         CHECK(h5sf_wire_decode(t, len, &g, &pairs, &payload, &e) < 0, "corrupt %s accepted", bad[i].what);
         free(t);
     }
+    /* Shared-memory payloads: on reads and writes, with the offset in arg;
+     * never with an inline payload nor on a control request. */
+    for (int op = H5SF_WIRE_WRITE; op <= H5SF_WIRE_FSYNC; op++) {
+        unsigned char *t = build(op, op <= H5SF_WIRE_READ ? 3 : 0, 0, &h, &len);
+        h.flags = H5SF_WIRE_SHM;
+        h.arg   = 123456;
+        h5sf_put_u64(t + 40, h.arg);
+        h5sf_put_u32(t + 48, h.flags);
+        int ok = h5sf_wire_decode(t, len, &g, &pairs, &payload, &e) == 0;
+        CHECK(ok == (op <= H5SF_WIRE_READ), "shared-memory payload on op %d %s", op, ok ? "accepted" : "rejected");
+        CHECK(!ok || (g.arg == 123456 && g.flags == H5SF_WIRE_SHM && !payload), "shared-memory fields lost");
+        free(t);
+    }
+    {
+        unsigned char *t = build(H5SF_WIRE_WRITE, 3, 1, &h, &len);
+        h5sf_put_u32(t + 48, H5SF_WIRE_INLINE | H5SF_WIRE_SHM);
+        CHECK(h5sf_wire_decode(t, len, &g, &pairs, &payload, &e) < 0, "inline and shared-memory payload accepted");
+        free(t);
+    }
     /* A piece length that wraps the sum, and an offset past INT64_MAX. */
     {
         uint64_t offs[2] = {0, 10}, lens[2] = {UINT64_MAX - 5, 10};

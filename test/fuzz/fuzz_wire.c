@@ -34,8 +34,12 @@ static void check_request(const unsigned char *buf, size_t size)
             die("request rejected without a message", size);
         return;
     }
-    if (h.op < H5SF_WIRE_WRITE || h.op > H5SF_WIRE_OP_MAX || h.tag < 0 || (h.flags & ~H5SF_WIRE_INLINE))
+    if (h.op < H5SF_WIRE_WRITE || h.op > H5SF_WIRE_OP_MAX || h.tag < 0 ||
+        (h.flags & ~(H5SF_WIRE_INLINE | H5SF_WIRE_SHM)))
         die("accepted a header with a bad op, tag or flags", size);
+    if ((h.flags & H5SF_WIRE_SHM) &&
+        ((h.flags & H5SF_WIRE_INLINE) || (h.op != H5SF_WIRE_WRITE && h.op != H5SF_WIRE_READ)))
+        die("accepted a shared-memory payload with an inline one or on a control request", size);
     if (h.count > H5SF_WIRE_MAX_COUNT || h5sf_wire_msg_size(&h) != size)
         die("accepted a message whose size disagrees with its header", size);
     if (pairs != buf + H5SF_WIRE_HDR_SIZE)

@@ -1,0 +1,244 @@
+/*
+ * shm.c -- the node's shared-memory area: how clients hand payloads to an
+ * IOC on their own node without MPI moving the bytes.
+ *
+ * Every rank of a context owns one segment of H5SF_IOC_SHM bytes in one
+ * POSIX shared-memory object per node, mapped by all the node's ranks of the
+ * context.  A client copies a write's pieces into its segment and sends only
+ * the request (H5SF_WIRE_SHM, the offset in `arg`); the IOC pwritev()s
+ * straight from there.  Reads go the other way: the IOC preadv()s into the
+ * segment, the client copies out after the reply.  So a same-node request
+ * costs one memcpy and the system call, against a memcpy plus MPI's copies
+ * for a message, and the IOC needs no transfer slot for it.
+ *
+ * Invariants:
+ *  - A segment is written only by its owner (client side, the application's
+ *    thread) or by an IOC worker serving a request that names that region;
+ *    the owner reuses a region only after the reply to its request came.
+ *  - A region whose request was given up (timeout) is never reused: the IOC
+ *    may still use it.  The ring then stays blocked and later requests
+ *    travel as MPI messages, as without shared memory.
+ *  - The object is reserved with posix_fallocate when made, so a full
+ *    /dev/shm shows up then (shared memory off for the node), never as a
+ *    SIGBUS in the middle of a write.
+ *  - Setting up is collective over the context's communicator; taking it
+ *    down is local (munmap), so a context freed on one rank alone is safe.
+ *
+ * Owns the area, the rank -> segment map and the client's ring of regions.
+ * Must not touch requests, the scheduler or MPI outside ioc_shm_setup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "internal.h"
+
+/* Regions one client may have in flight (a request is one region). */
+#define SHM_RING_MAX 256
+
+struct ioc_shm {
+    unsigned char *map;     /* the node's area                          */
+    size_t         maplen;
+    uint64_t       seg;     /* bytes per rank                           */
+    int           *idx;     /* ctx rank -> segment number, -1: off node */
+    int            size;
+    unsigned char *own;     /* this rank's segment                      */
+    /* The ring over `own`: regions in the order they were taken. */
+    struct {
+        uint64_t        off, len;
+        bool            busy;   /* request not finished (or given up)  */
+        h5sf_ioc_req_t *q;
+    } r[SHM_RING_MAX];
+    int first, n;
+};
+
+/* Make the object on the node's first rank and say its name (or "" on
+ * failure) to the others. */
+static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t namesz, h5sf_errbuf_t *e)
+{
+    static unsigned made;
+    int             fd = -1;
+    name[0]            = '\0';
+    if (nrank == 0) {
+        snprintf(name, namesz, "/h5sf-%ld-%u-%lx", (long)getpid(), made++, (unsigned long)ioc_now_ns());
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        int err = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)len);
+        if (err) {
+            if (fd >= 0) {
+                close(fd);
+                shm_unlink(name);
+            }
+            h5sf_fail(e, err, "cannot reserve %zu bytes of shared memory (%s): %s", len, name, strerror(err));
+            name[0] = '\0';
+        }
+        else
+            close(fd);
+    }
+    if (MPI_Bcast(name, (int)namesz, MPI_CHAR, 0, node) != MPI_SUCCESS)
+        return -1;
+    return name[0] ? 0 : -1;
+}
+
+static unsigned char *map_object(const char *name, size_t len)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return NULL;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int      nrank, nsize, ok = 0, all = 0, *ranks = NULL;
+    char     name[64];
+    uint64_t least = seg;
+    ioc_shm_t *s   = NULL;
+
+    ctx->shm = NULL;
+    if (MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 0; /* no shared memory: messages only */
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    /* One size per node, and nothing to share with nobody. */
+    MPI_Allreduce(&seg, &least, 1, MPI_UINT64_T, MPI_MIN, node);
+    if (least == 0 || nsize < 2)
+        goto done;
+    size_t len = (size_t)least * (size_t)nsize;
+    if (make_object(node, nrank, len, name, sizeof name, e) < 0)
+        goto done;
+    s     = calloc(1, sizeof *s);
+    ranks = malloc((size_t)nsize * sizeof *ranks);
+    if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
+        ok = 1;
+    /* Everyone has mapped it (or failed): the name can go. */
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
+    if (nrank == 0)
+        shm_unlink(name);
+    if (!all)
+        goto done;
+    MPI_Allgather(&ctx->rank, 1, MPI_INT, ranks, 1, MPI_INT, node);
+    for (int r = 0; r < ctx->size; r++)
+        s->idx[r] = -1;
+    for (int i = 0; i < nsize; i++)
+        s->idx[ranks[i]] = i;
+    s->maplen = len;
+    s->seg    = least;
+    s->size   = ctx->size;
+    s->own    = s->map + (size_t)nrank * least;
+    ctx->shm  = s;
+    s         = NULL;
+done:
+    if (s) {
+        if (s->map)
+            munmap(s->map, len);
+        free(s->idx);
+        free(s);
+    }
+    free(ranks);
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    return 0;
+}
+
+void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
+{
+    ioc_shm_t *s = ctx->shm;
+    if (!s)
+        return;
+    munmap(s->map, s->maplen);
+    free(s->idx);
+    free(s);
+    ctx->shm = NULL;
+}
+
+uint64_t ioc_shm_seg_size(const h5sf_ioc_ctx_t *ctx) { return ctx->shm ? ctx->shm->seg : 0; }
+
+bool ioc_shm_peer(const h5sf_ioc_ctx_t *ctx, int rank)
+{
+    return ctx->shm && rank >= 0 && rank < ctx->shm->size && ctx->shm->idx[rank] >= 0 && rank != ctx->rank;
+}
+
+unsigned char *ioc_shm_region(const h5sf_ioc_ctx_t *ctx, int rank, uint64_t off, uint64_t len)
+{
+    const ioc_shm_t *s = ctx->shm;
+    if (!ioc_shm_peer(ctx, rank) || off > s->seg || len > s->seg - off)
+        return NULL;
+    return s->map + (size_t)s->idx[rank] * s->seg + off;
+}
+
+/* ---- the client's ring (application thread only) ---------------------- */
+
+static void ring_pop(ioc_shm_t *s)
+{
+    while (s->n > 0 && !s->r[s->first].busy) {
+        s->first = (s->first + 1) % SHM_RING_MAX;
+        s->n--;
+    }
+}
+
+/* Where n bytes fit after the newest region, or UINT64_MAX. */
+static uint64_t ring_fit(const ioc_shm_t *s, uint64_t n)
+{
+    if (s->n == 0)
+        return n <= s->seg ? 0 : UINT64_MAX;
+    if (s->n == SHM_RING_MAX)
+        return UINT64_MAX;
+    uint64_t head = s->r[s->first].off;
+    int      last = (s->first + s->n - 1) % SHM_RING_MAX;
+    uint64_t tail = s->r[last].off + s->r[last].len;
+    if (s->r[last].off >= head) { /* not wrapped: after the newest, else from the start */
+        if (s->seg - tail >= n)
+            return tail;
+        return head >= n ? 0 : UINT64_MAX;
+    }
+    return head - tail >= n ? tail : UINT64_MAX;
+}
+
+h5sf_ioc_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx)
+{
+    const ioc_shm_t *s = ctx->shm;
+    return s && s->n > 0 && s->r[s->first].q ? s->r[s->first].q : NULL;
+}
+
+int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *off)
+{
+    ioc_shm_t *s = ctx->shm;
+    if (!s)
+        return -1;
+    ring_pop(s);
+    uint64_t at = ring_fit(s, n);
+    if (at == UINT64_MAX)
+        return -1;
+    int i     = (s->first + s->n) % SHM_RING_MAX;
+    s->r[i].off  = at;
+    s->r[i].len  = n;
+    s->r[i].busy = true;
+    s->r[i].q    = q;
+    s->n++;
+    *off = at;
+    return 0;
+}
+
+unsigned char *ioc_shm_own(const h5sf_ioc_ctx_t *ctx, uint64_t off) { return ctx->shm->own + off; }
+
+void ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, bool reuse)
+{
+    ioc_shm_t *s = ctx->shm;
+    for (int k = 0; s && k < s->n; k++) {
+        int i = (s->first + k) % SHM_RING_MAX;
+        if (s->r[i].q != q)
+            continue;
+        s->r[i].q = NULL;
+        if (reuse) /* else it stays busy for good: the IOC may still use it */
+            s->r[i].busy = false;
+        break;
+    }
+    if (s)
+        ring_pop(s);
+}
