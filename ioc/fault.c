@@ -3,13 +3,15 @@
  *
  *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
  *
- *   op     open | pwrite | pread | fsync | stall | hang | stuck
+ *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only the IOC with this rank (in the file's communicator); default all
  *   after  let this many matching calls pass first (default 0)
  *   count  inject this many times (default: always)
  *   ms     for stall: delay every request by this many milliseconds;
- *          for stuck: how long a pwrite blocks (default an hour)
+ *          for stuck: how long a pwrite blocks (default an hour);
+ *          for overlap: how long each subfile transfer h5sf runs itself
+ *          together with others waits for all of them to start (vfd/pool.c)
  *
  * hang never answers but lets the daemon stop; stuck blocks a worker in its
  * pwrite as a file system that stopped answering does, deaf to the stop.
@@ -96,6 +98,12 @@ int ioc_fault(const char *op, int ioc_rank)
 }
 
 int h5sf_fault(const char *op, int rank) { return ioc_fault(op, rank); }
+
+long h5sf_fault_ms(const char *op)
+{
+    uv_once(&once, init);
+    return F.on && !strcmp(F.op, op) ? F.ms : -1;
+}
 
 bool ioc_fault_on(void)
 {

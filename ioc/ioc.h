@@ -74,8 +74,11 @@ int  h5sf_ioc_get_size(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint
 int  h5sf_ioc_truncate(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
                        uint64_t size, h5sf_errbuf_t *e);
 /* Test-only fault injection (H5SF_FAULT, ioc/fault.c) for I/O h5sf does
- * outside an IOC: the errno to fail this call with, or 0. */
+ * outside an IOC: the errno to fail this call with, a negative value for a
+ * short transfer ("short"), or 0. */
 int  h5sf_fault(const char *op, int rank);
+/* H5SF_FAULT's ms if its op is `op` (a hook that takes no errno), else -1. */
+long h5sf_fault_ms(const char *op);
 int  h5sf_ioc_fsync(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
                     h5sf_errbuf_t *e);
 

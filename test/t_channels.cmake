@@ -8,6 +8,10 @@
 #                the open on every rank; 1 and 3 ranks
 #   t_userblock  user blocks of 512 B and 64 KiB round-trip as through MPI-IO
 #                (raw bytes checked by independent stripe arithmetic); 1, 3
+#   t_cobegin    the subfile transfers of one call run together (direct
+#                channel; IOC channel with its same-node shortcuts): a test
+#                hook holds each until all have started, stats show all 4
+#                in flight, bytes checked in the subfiles; 1-4 ranks
 #   t_agree      ranks set different H5SF_FSYNC, _STATS, _CHANNEL,
 #                _STRIPE_SIZE/_COUNT, _IOC, _THREADS before create: rank 0's
 #                win, no hang (alarm), every byte reads back; 1-4 ranks
@@ -34,3 +38,14 @@ h5sf_channel_tests(t_userblock 1 3)
 add_executable(t_agree ${CMAKE_CURRENT_SOURCE_DIR}/t_agree.c)
 target_link_libraries(t_agree PRIVATE h5sf hdf5::hdf5-shared)
 h5sf_channel_tests(t_agree 1 2 3 4)
+add_executable(t_cobegin ${CMAKE_CURRENT_SOURCE_DIR}/t_cobegin.c)
+target_link_libraries(t_cobegin PRIVATE h5sf hdf5::hdf5-shared)
+foreach(ch direct ioc)
+  foreach(np 1 2 3 4)
+    set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/t_cobegin_${ch}_np${np})
+    file(MAKE_DIRECTORY ${dir})
+    h5sf_mpi_test(t_cobegin_${ch}_np${np} t_cobegin ${np} ${dir} ENV "H5SF_CHANNEL=${ch}"
+                  "H5SF_FAULT=op=overlap,ms=5000" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
+    set_tests_properties(t_cobegin_${ch}_np${np} PROPERTIES TIMEOUT 120)
+  endforeach()
+endforeach()

@@ -1,6 +1,7 @@
 /*
  * t_fault.c -- injected disk and IOC faults (H5SF_FAULT, ioc/fault.c) at 4
- * ranks with 2 IOCs (ranks 0 and 2) through the IOC channel.
+ * ranks with 2 IOCs (ranks 0 and 2) through the IOC channel, and on the
+ * direct channel (scenarios *_direct).
  *
  * Each scenario runs in three processes (ctest fixtures), because the fault
  * switch is read once per process:
@@ -63,6 +64,15 @@ static const scenario_t scenarios[] = {
     /* Direct channel: rank 1 owns no subfile but wrote through descriptors
      * of its own, which it must sync too. */
     {"fsync_direct", "op=fsync,errno=EIO,rank=1", ",fsync=1,channel=direct", A_FLUSH, EIO, 0, 0},
+    /* Direct channel: every rank's own transfers, run on the pool's
+     * threads (vfd/pool.c), fail or stutter; rank would name the rank doing
+     * the transfer.  The open writes nothing, so the first pwrite is the
+     * H5Dwrite's (count=1: the metadata flush at close must not fail on
+     * some ranks only, which HDF5's distributed flush does not survive). */
+    {"pwrite_direct", "op=pwrite,errno=EIO,count=1", ",channel=direct", A_WRITE, EIO, 1, 0},
+    {"pwrite_short_direct", "op=pwrite,errno=short", ",channel=direct", A_WRITE, 0, 0, 0},
+    {"pread_short_direct", "op=pread,errno=short", ",channel=direct", A_READ, 0, 0, 0},
+    {"pread_eintr_direct", "op=pread,errno=EINTR,count=200", ",channel=direct", A_READ, 0, 0, 0},
     {"stall", "op=stall,ms=300,rank=2", "", A_WRITE, 0, 0, 0},
     /* Every request to IOC 2 hangs; the first call that needs it (the open:
      * sizes of its subfiles) must give up after timeout=3. */

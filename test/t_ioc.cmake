@@ -42,11 +42,27 @@ target_link_libraries(unit_stuck PRIVATE h5sf_ioc)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
 add_test(NAME unit_stuck COMMAND unit_stuck ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
 set_tests_properties(unit_stuck PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 150)
+# The pool that runs a call's subfile transfers together (vfd/pool.c, no
+# HDF5 or MPI): data, EOF zeros, errors, shutdown, fork; "overlap" proves
+# all jobs of a call in flight at once through the H5SF_FAULT hook; the
+# fault modes check short transfers, EINTR and a failing pwrite.
+add_executable(unit_pool ${CMAKE_CURRENT_SOURCE_DIR}/unit_pool.c ${CMAKE_SOURCE_DIR}/vfd/pool.c)
+target_link_libraries(unit_pool PRIVATE h5sf_ioc)
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/pool)
+set(_pool_tests)
+foreach(m plain overlap short eintr enospc)
+  add_test(NAME unit_pool_${m} COMMAND unit_pool ${CMAKE_CURRENT_BINARY_DIR}/work/pool ${m})
+  set_tests_properties(unit_pool_${m} PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 60)
+  list(APPEND _pool_tests unit_pool_${m})
+endforeach()
 # A report is a failure; suppressions (test/tsan.supp) cover only code that
 # is not ours and each says why.
-set_property(TEST unit_sched unit_sched_mt unit_stuck unit_own_timeout APPEND PROPERTY ENVIRONMENT
+set_property(TEST unit_sched unit_sched_mt unit_stuck unit_own_timeout ${_pool_tests} APPEND PROPERTY ENVIRONMENT
              "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
-add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt unit_stuck unit_own_timeout)
+# Where running together starts to pay (H5SF_POOL_MIN_BYTES); not a test.
+add_executable(bench_pool ${CMAKE_CURRENT_SOURCE_DIR}/bench_pool.c ${CMAKE_SOURCE_DIR}/vfd/pool.c)
+target_link_libraries(bench_pool PRIVATE h5sf_ioc)
+add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_pool)
 
 foreach(t t_ioc t_lifecycle)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "pool.h"
 
 
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
@@ -76,6 +77,15 @@ static int fail_cause(h5sf_errbuf_t *e, int err_no, const char *what)
     char cause[sizeof e->msg];
     memcpy(cause, e->msg, sizeof cause);
     return h5sf_fail(e, err_no, "%.200s (%.300s)", what, cause);
+}
+
+/* The descriptor under a sec2 channel, or -1. */
+static int sec2_fd(H5FD_t *ch)
+{
+    int *fd = NULL;
+    if (!ch || H5FDget_vfd_handle(ch, H5P_DEFAULT, (void **)&fd) < 0 || !fd)
+        return -1;
+    return *fd;
 }
 
 static hid_t direct_fapl(void)
@@ -205,11 +215,15 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
         if (f->channel == H5FD_H5SF_CHANNEL_IOC)
             failed = h5sf_ioc_get_size(f->ctx, f->rank, f->file_id, (uint32_t)s, &mine[s], e) < 0;
         else {
-            haddr_t eof = H5FDget_eof(f->chan[s], H5FD_MEM_DRAW);
-            if (eof == HADDR_UNDEF)
-                failed = h5sf_fail(e, 0, "cannot get the size of subfile %d", s) < 0;
+            /* fstat, not sec2's EOF: sec2 caches it, and the pool writes
+             * behind sec2's back. */
+            struct stat st;
+            int         fd = sec2_fd(f->chan[s]);
+            if (fd < 0 || fstat(fd, &st) < 0)
+                failed = h5sf_fail(e, fd < 0 ? 0 : errno, "cannot get the size of subfile %d: %s", s,
+                                   fd < 0 ? "no descriptor" : strerror(errno)) < 0;
             else
-                mine[s] = eof;
+                mine[s] = (uint64_t)st.st_size;
         }
     }
     if (h5sf_agree(f->comm, failed, e) < 0) {
@@ -288,15 +302,21 @@ int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e)
             if (h5sf_ioc_truncate(f->ctx, f->rank, f->file_id, (uint32_t)s, size, e) < 0)
                 return -1;
         }
-        else if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, size) < 0 ||
-                 H5FDtruncate(f->chan[s], H5P_DEFAULT, false) < 0) {
-            char what[96];
-            h5sf_err_capture(e, "");
-            snprintf(what, sizeof what, "cannot truncate subfile %d to %llu bytes", s, (unsigned long long)size);
-            return fail_cause(e, 0, what);
-        }
-        else
+        else {
+            /* ftruncate, not H5FDtruncate: sec2 truncates only when the EOA
+             * differs from the EOF it cached, which the pool's writes do
+             * not update. */
+            int fd = sec2_fd(f->chan[s]);
+            if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+                int  err = fd < 0 ? 0 : errno;
+                char path[2 * H5SF_LAYOUT_PATH_MAX];
+                if (subfile_path(f, s, path, sizeof path, e) < 0)
+                    snprintf(path, sizeof path, "%d", s);
+                return h5sf_fail(e, err, "cannot truncate subfile %.3000s to %llu bytes: %s", path,
+                                 (unsigned long long)size, fd < 0 ? "no descriptor" : strerror(err));
+            }
             f->chan_eoa[s] = size;
+        }
     }
     return 0;
 }
@@ -315,11 +335,11 @@ int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e)
         }
         if (!f->chan[s])
             continue;
-        int *fd = NULL;
-        if (H5FDget_vfd_handle(f->chan[s], H5P_DEFAULT, (void **)&fd) < 0 || !fd)
+        int fd = sec2_fd(f->chan[s]);
+        if (fd < 0)
             return h5sf_fail(e, 0, "cannot get the descriptor of subfile %d", s);
         int fault = h5sf_fault("fsync", f->rank);
-        if (fault || fsync(*fd) < 0) {
+        if (fault || fsync(fd) < 0) {
             int  err = fault ? fault : errno;
             char path[2 * H5SF_LAYOUT_PATH_MAX];
             if (subfile_path(f, s, path, sizeof path, e) < 0)
@@ -392,11 +412,60 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
     return 0;
 }
 
+/* Subfile s's list as a job for the pool (pool.c).  Direct-channel jobs
+ * honour H5SF_FAULT pwrite/pread (rank: this rank), same-node shortcuts
+ * do not: there it names an IOC. */
+static int pio_fill(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, h5sf_pio_t *j, h5sf_errbuf_t *e)
+{
+    memset(j, 0, sizeof *j);
+    if ((j->fd = sec2_fd(ch)) < 0)
+        return h5sf_fail(e, 0, "cannot get the descriptor of subfile %d", s);
+    j->is_write   = is_write;
+    j->v          = f->plan.lists[s].v;
+    j->n          = f->plan.lists[s].n;
+    j->fault_rank = f->channel == H5FD_H5SF_CHANNEL_IOC ? -1 : f->rank;
+    return 0;
+}
+
+/* Run the jobs, together when there are several and enough bytes per job (pool.h);
+ * count them as vec_run does and report the first failure. */
+static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
+{
+    uint64_t bytes = 0, inflight = 0;
+    int      failed = 0;
+    for (int k = 0; k < n; k++)
+        bytes += f->plan.lists[subfile[k]].bytes;
+    h5sf_pool_run(jobs, (size_t)n, bytes >= H5SF_POOL_MIN_BYTES * (uint64_t)n, &inflight);
+    if (inflight > f->stats.cobegin_max_inflight)
+        f->stats.cobegin_max_inflight = inflight;
+    for (int k = 0; k < n; k++) {
+        int s = subfile[k], err = jobs[k].err;
+        f->stats.messages++;
+        if (s < 64)
+            f->stats.subfile_messages[s]++;
+        if (err == 0) {
+            is_write ? (f->stats.bytes_written += f->plan.lists[s].bytes)
+                     : (f->stats.bytes_read += f->plan.lists[s].bytes);
+            continue;
+        }
+        if (failed)
+            continue;
+        char path[2 * H5SF_LAYOUT_PATH_MAX];
+        if (subfile_path(f, s, path, sizeof path, e) < 0)
+            snprintf(path, sizeof path, "%d", s);
+        failed = h5sf_fail(e, err, "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
+                           f->rank, is_write ? "pwrite" : "pread", (unsigned long long)jobs[k].err_len,
+                           (unsigned long long)jobs[k].err_off, path, strerror(err), err) < 0;
+    }
+    return failed ? -1 : 0;
+}
+
 /*
- * Run a plan: one vector call per touched subfile, all bracketed by
- * COBEGIN/COEND so they are in flight together.  Piece memory offsets are
- * absolute addresses.  Requests to IOCs are posted first; I/O this rank
- * does itself (local.c) then overlaps with them.  Each rank starts at a
+ * Run a plan: one transfer per touched subfile, all in flight together.
+ * Requests to IOCs are bracketed by COBEGIN/COEND and posted first; the
+ * transfers this rank does itself (direct channel, same-node shortcuts of
+ * local.c) then run together on the pool (pool.c) while the IOCs work.
+ * Piece memory offsets are absolute addresses.  Each rank starts at a
  * different subfile, so ranks writing the same range of stripes do not all
  * queue on the same file at once (local file systems serialize buffered
  * writes to one file).  Returns -1 with the first failure's text.
@@ -404,8 +473,9 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
 int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e)
 {
     sf_plan_t *p      = &f->plan;
-    int        failed = 0, nt = p->ntouched;
-    const bool co     = nt > 1;
+    int        failed = 0, nt = p->ntouched, nj = 0;
+    const bool ioc    = f->channel == H5FD_H5SF_CHANNEL_IOC;
+    const bool co     = ioc && nt > 1;
     vecbuf_t   v      = {0};
     (void)dxpl;
 
@@ -418,42 +488,47 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
             H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL);
 
     h5sf_local_begin();
-    /* Pass 0 posts the requests that go to IOCs, pass 1 does the local ones. */
-    H5FD_t **local = nt ? calloc((size_t)nt, sizeof *local) : NULL;
-    if (nt && !local)
+    /* IOC requests are posted here; the rest become jobs, run below. */
+    h5sf_pio_t *jobs = nt ? calloc((size_t)nt, sizeof *jobs) : NULL;
+    int        *js   = nt ? calloc((size_t)nt, sizeof *js) : NULL;
+    if (nt && (!jobs || !js))
         failed = h5sf_fail(e, ENOMEM, "out of memory dispatching a request") < 0;
-    for (int pass = 0; pass < 2 && !failed; pass++)
-        for (int k = 0; k < nt && !failed; k++) {
-            int        i = (k + f->rank) % nt, s = p->touched[i];
-            sf_list_t *l = &p->lists[s];
-            haddr_t    end = 0;
-            if (pass == 0)
-                local[i] = h5sf_local_channel(f, s, is_write, l, sf_list_end(l));
-            if ((local[i] != NULL) != (pass == 1))
-                continue;
-            if (vec_fill(&v, l, &end, e) < 0) {
+    for (int k = 0; k < nt && !failed; k++) {
+        int        s = p->touched[(k + f->rank) % nt];
+        sf_list_t *l = &p->lists[s];
+        haddr_t    end = 0;
+        H5FD_t    *loc = ioc ? h5sf_local_channel(f, s, is_write, l, sf_list_end(l)) : f->chan[s];
+        if (loc) {
+            if (ioc)
+                is_write ? f->stats.local_writes++ : f->stats.local_reads++;
+            if (pio_fill(f, s, loc, is_write, &jobs[nj], e) < 0) {
                 failed = 1;
                 break;
             }
-            H5FD_t *ch = local[i];
-            if (ch)
-                is_write ? f->stats.local_writes++ : f->stats.local_reads++;
-            else {
-                ch = f->chan[s];
-                /* HDF5 checks every vector against the channel's EOA. */
-                if (end > f->chan_eoa[s]) {
-                    if (H5FDset_eoa(ch, H5FD_MEM_DRAW, end) < 0) {
-                        failed = h5sf_fail(e, 0, "cannot extend subfile %d's EOA", s) < 0;
-                        break;
-                    }
-                    f->chan_eoa[s] = end;
-                }
-            }
-            h5sf_report_add(f, s, h5sf_report_via(f, s, local[i]), l->n, l->bytes);
-            if (vec_run(f, s, ch, is_write, l, &v, e) < 0)
-                failed = 1;
+            js[nj++] = s;
+            h5sf_report_add(f, s, h5sf_report_via(f, s, ioc ? loc : NULL), l->n, l->bytes);
+            continue;
         }
-    free(local);
+        if (vec_fill(&v, l, &end, e) < 0) {
+            failed = 1;
+            break;
+        }
+        /* HDF5 checks every vector against the channel's EOA. */
+        if (end > f->chan_eoa[s]) {
+            if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, end) < 0) {
+                failed = h5sf_fail(e, 0, "cannot extend subfile %d's EOA", s) < 0;
+                break;
+            }
+            f->chan_eoa[s] = end;
+        }
+        h5sf_report_add(f, s, h5sf_report_via(f, s, NULL), l->n, l->bytes);
+        if (vec_run(f, s, f->chan[s], is_write, l, &v, e) < 0)
+            failed = 1;
+    }
+    if (!failed && nj && pio_run(f, is_write, jobs, js, nj, e) < 0)
+        failed = 1;
+    free(jobs);
+    free(js);
 
     if (co)
         for (int i = 0; i < nt; i++)

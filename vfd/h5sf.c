@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "pool.h"
 
 #define H5SF_MAXADDR ((haddr_t)(((haddr_t)1 << 62) - 1))
 
@@ -62,6 +63,7 @@ static void on_mpi_finalize(void)
     for (h5sf_file_t *f = h5sf_files_first(); f; f = f->next)
         f->mpi_dead = true;
     h5sf_ioc_shutdown_all();
+    h5sf_pool_shutdown();
 }
 
 /* ---- open ------------------------------------------------------------- */
@@ -620,6 +622,7 @@ static herr_t h5sf_term(void)
 {
     /* Our code may be unloaded next (plugin): no thread may stay in it. */
     h5sf_ioc_end_parked();
+    h5sf_pool_shutdown();
     h5sf_id = H5I_INVALID_HID;
     return 0;
 }

@@ -6,7 +6,7 @@
  *
  *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  files.c
  *   I/O planning        io.c, mpitype.c, topology.c
- *   channels            channel.c -> local.c, ioc_channel.c
+ *   channels            channel.c -> local.c, ioc_channel.c, pool.c
  *   (ioc/ client, sec2)
  *   services            settings.c, registry.c, mpi.c, err.c
  *
@@ -19,6 +19,7 @@
  *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
  *   topology.c    which ranks are I/O concentrators
  *   channel.c     per-subfile channels (direct = sec2, or the IOC channel) and COBEGIN/COEND
+ *   pool.c        threads that run the subfile transfers h5sf does itself together (pool.h)
  *   local.c       IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
  *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
  *   settings.c    the settings in effect for a fapl (driver info, config string, environment)

@@ -10,7 +10,7 @@ cmake_minimum_required(VERSION 3.25)
 # leaves undefined (nm -u) that another file of vfd/ defines is a call (or
 # data reference) from the first to the second.  Reads objects only.
 if(NOT DEFINED LAYERS)
-  set(LAYERS "fapl|plugin|h5sf|stats files|io|mpitype topology|channel|local ioc_channel|settings registry|hdf5priv|mpi err")
+  set(LAYERS "fapl|plugin|h5sf|stats files|io|mpitype topology|channel|local ioc_channel pool|settings registry|hdf5priv|mpi err")
 endif()
 string(REPLACE "|" ";" groups "${LAYERS}")
 set(level 0)

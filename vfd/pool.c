@@ -1,0 +1,326 @@
+/*
+ * pool.c -- COBEGIN/COEND for the subfile I/O h5sf does itself: the direct
+ * channel, and the IOC channel's same-node shortcuts (local.c).
+ *
+ * A call's per-subfile jobs go to a small process-wide pool of plain
+ * threads fed by one queue; the calling thread runs the first job itself,
+ * then any still queued, and waits for the rest.  Workers only loop over
+ * pwritev/preadv (short transfers, EINTR, IOV_BATCH iovecs per call, zeros
+ * past EOF on reads as sec2 gives) and leave errno and the failed range in
+ * the job: the caller turns them into HDF5 errors.  Workers are started on
+ * demand, never more than H5SF_POOL_MAX_THREADS, and stopped by
+ * h5sf_pool_shutdown (driver terminate, MPI_Finalize).  A forked child
+ * has none of its parent's workers: the first run there starts afresh.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include "pool.h"
+#include "../ioc/ioc.h"
+
+#define IOV_BATCH 1024 /* IOV_MAX on Linux */
+
+/* One call's jobs in flight; lives on the caller's stack. */
+typedef struct call {
+    pthread_mutex_t mu;
+    pthread_cond_t  cv;
+    size_t          n, pending; /* jobs; not yet finished   */
+    size_t          started;    /* jobs that began          */
+    size_t          running, max_running;
+    long            overlap_ms; /* test hook, below          */
+} call_t;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t  cv;
+    h5sf_pio_t     *head, *tail; /* queued jobs */
+    pthread_t       th[H5SF_POOL_MAX_THREADS];
+    int             nthreads;
+    bool            stop;
+    pid_t           pid; /* process that started the workers */
+} P = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+/* ---- the transfer (any thread; no HDF5) --------------------------------- */
+
+/* Transfer iov[0..n) at off, looping over short transfers and EINTR, with
+ * fault injection.  Returns bytes done (reads stop early at EOF) or -1. */
+static int64_t xferv(h5sf_pio_t *j, struct iovec *iov, int n, uint64_t off)
+{
+    uint64_t done = 0;
+    while (n > 0) {
+        int     f = j->fault_rank >= 0 ? h5sf_fault(j->is_write ? "pwrite" : "pread", j->fault_rank) : 0;
+        ssize_t k;
+        if (f > 0) {
+            errno = f;
+            if (f == EINTR)
+                continue;
+            return -1;
+        }
+        j->syscalls++;
+        if (f < 0 && iov[0].iov_len > 1) { /* a short transfer: half of the first buffer */
+            struct iovec half = {iov[0].iov_base, iov[0].iov_len / 2};
+            k = j->is_write ? pwritev(j->fd, &half, 1, (off_t)(off + done))
+                            : preadv(j->fd, &half, 1, (off_t)(off + done));
+        }
+        else
+            k = j->is_write ? pwritev(j->fd, iov, n, (off_t)(off + done))
+                            : preadv(j->fd, iov, n, (off_t)(off + done));
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (k == 0) {
+            if (!j->is_write)
+                break; /* EOF */
+            errno = EIO; /* pwrite returning 0 for n > 0: a device error */
+            return -1;
+        }
+        done += (uint64_t)k;
+        size_t left = (size_t)k; /* drop what was transferred from the front */
+        while (n > 0 && left >= iov[0].iov_len) {
+            left -= iov[0].iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov[0].iov_base = (char *)iov[0].iov_base + left;
+            iov[0].iov_len -= left;
+        }
+    }
+    return (int64_t)done;
+}
+
+/* Run job j: runs of contiguous pieces, one pwritev/preadv per run of up to
+ * IOV_BATCH buffers; stops at the first failure. */
+static void transfer(h5sf_pio_t *j)
+{
+    struct iovec iov[IOV_BATCH], save[IOV_BATCH];
+    size_t       i  = 0;
+    uint64_t     po = 0; /* bytes of piece i already in a run */
+    for (;;) {
+        while (i < j->n && j->v[i].len == po) {
+            i++;
+            po = 0;
+        }
+        if (i >= j->n)
+            break;
+        uint64_t off = j->v[i].off + po, run = 0;
+        int      k   = 0;
+        while (i < j->n && k < IOV_BATCH && j->v[i].off + po == off + run) {
+            uint64_t m = j->v[i].len - po;
+            if (m > (uint64_t)1 << 30) /* iov_len stays under 1 GiB */
+                m = (uint64_t)1 << 30;
+            iov[k].iov_base = (char *)(uintptr_t)j->v[i].mem + po;
+            iov[k].iov_len  = (size_t)m;
+            k++;
+            run += m;
+            if ((po += m) == j->v[i].len) {
+                i++;
+                po = 0;
+            }
+        }
+        memcpy(save, iov, (size_t)k * sizeof *iov); /* xferv consumes iov */
+        int64_t got = xferv(j, iov, k, off);
+        if (got < 0) {
+            j->err     = errno ? errno : EIO;
+            j->err_off = off;
+            j->err_len = run;
+            return;
+        }
+        if ((uint64_t)got < run) { /* EOF: the rest of the run reads as zeros */
+            uint64_t skip = (uint64_t)got;
+            for (int q = 0; q < k; q++) {
+                if (skip >= save[q].iov_len) {
+                    skip -= save[q].iov_len;
+                    continue;
+                }
+                memset((char *)save[q].iov_base + skip, 0, save[q].iov_len - skip);
+                skip = 0;
+            }
+        }
+    }
+}
+
+/* Run one job of call c, counting it as running.  The overlap test hook
+ * (H5SF_FAULT="op=overlap,ms=N") holds each job, for at most N ms, until
+ * every job of its call has started: a test then sees all of them running
+ * at once, without timing anything. */
+static void run_job(call_t *c, h5sf_pio_t *j)
+{
+    pthread_mutex_lock(&c->mu);
+    c->started++;
+    if (++c->running > c->max_running)
+        c->max_running = c->running;
+    if (c->overlap_ms > 0) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += c->overlap_ms / 1000;
+        until.tv_nsec += (c->overlap_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_broadcast(&c->cv);
+        while (c->started < c->n && pthread_cond_timedwait(&c->cv, &c->mu, &until) != ETIMEDOUT)
+            ;
+    }
+    pthread_mutex_unlock(&c->mu);
+
+    transfer(j);
+
+    pthread_mutex_lock(&c->mu);
+    c->running--;
+    if (--c->pending == 0)
+        pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu); /* c may be gone after this */
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+/* Under P.mu: the first queued job (of call c, if c), unlinked, or NULL. */
+static h5sf_pio_t *dequeue(const call_t *c)
+{
+    h5sf_pio_t **pp = &P.head, *prev = NULL;
+    while (*pp && c && (*pp)->call != c) {
+        prev = *pp;
+        pp   = &(*pp)->next;
+    }
+    h5sf_pio_t *j = *pp;
+    if (j) {
+        *pp = j->next;
+        if (P.tail == j)
+            P.tail = prev;
+        j->next = NULL;
+    }
+    return j;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&P.mu);
+    for (;;) {
+        h5sf_pio_t *j;
+        while (!(j = dequeue(NULL)) && !P.stop)
+            pthread_cond_wait(&P.cv, &P.mu);
+        if (!j)
+            break;
+        pthread_mutex_unlock(&P.mu);
+        run_job(j->call, j);
+        pthread_mutex_lock(&P.mu);
+    }
+    pthread_mutex_unlock(&P.mu);
+    return NULL;
+}
+
+/* In a forked child the parent's workers do not exist, and P.mu may have
+ * been held by one of them at the fork: start from nothing. */
+static void forget_if_forked(void)
+{
+    if (P.nthreads == 0 || P.pid == getpid())
+        return;
+    pthread_mutex_init(&P.mu, NULL);
+    pthread_cond_init(&P.cv, NULL);
+    P.head = P.tail = NULL;
+    P.nthreads      = 0;
+    P.stop          = false;
+}
+
+/* Under P.mu: at least `want` workers (fewer if threads cannot be made:
+ * the caller then runs what is left itself).  Workers take no signals. */
+static void grow(int want)
+{
+    if (want > H5SF_POOL_MAX_THREADS)
+        want = H5SF_POOL_MAX_THREADS;
+    if (P.nthreads >= want)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    while (P.nthreads < want && pthread_create(&P.th[P.nthreads], NULL, worker, NULL) == 0)
+        P.nthreads++;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    P.pid = getpid();
+}
+
+void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, bool together, uint64_t *max_inflight)
+{
+    *max_inflight = 0;
+    if (n == 0)
+        return;
+    call_t c = {.n = n, .pending = n};
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].err = 0;
+        jobs[i].syscalls = 0;
+        jobs[i].call = &c;
+        jobs[i].next = NULL;
+    }
+    if (!together || n == 1) {
+        for (size_t i = 0; i < n; i++)
+            run_job(&c, &jobs[i]);
+    }
+    else {
+        c.overlap_ms = h5sf_fault_ms("overlap");
+        forget_if_forked();
+        pthread_mutex_lock(&P.mu);
+        for (size_t i = 1; i < n; i++) {
+            if (P.tail)
+                P.tail->next = &jobs[i];
+            else
+                P.head = &jobs[i];
+            P.tail = &jobs[i];
+        }
+        grow((int)(n - 1));
+        pthread_cond_broadcast(&P.cv);
+        pthread_mutex_unlock(&P.mu);
+
+        /* The first job here, then whatever no worker took yet. */
+        run_job(&c, &jobs[0]);
+        for (;;) {
+            pthread_mutex_lock(&P.mu);
+            h5sf_pio_t *j = dequeue(&c);
+            pthread_mutex_unlock(&P.mu);
+            if (!j)
+                break;
+            run_job(&c, j);
+        }
+    }
+    pthread_mutex_lock(&c.mu);
+    while (c.pending > 0)
+        pthread_cond_wait(&c.cv, &c.mu);
+    *max_inflight = c.max_running;
+    pthread_mutex_unlock(&c.mu);
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.mu);
+}
+
+void h5sf_pool_shutdown(void)
+{
+    forget_if_forked();
+    pthread_mutex_lock(&P.mu);
+    P.stop = true;
+    pthread_cond_broadcast(&P.cv);
+    int n = P.nthreads;
+    pthread_mutex_unlock(&P.mu);
+    for (int i = 0; i < n; i++)
+        pthread_join(P.th[i], NULL);
+    pthread_mutex_lock(&P.mu);
+    P.nthreads = 0;
+    P.stop     = false;
+    pthread_mutex_unlock(&P.mu);
+}
+
+int h5sf_pool_threads(void)
+{
+    pthread_mutex_lock(&P.mu);
+    int n = P.nthreads;
+    pthread_mutex_unlock(&P.mu);
+    return n;
+}

@@ -1,0 +1,55 @@
+/*
+ * pool.h -- subfile I/O that h5sf does itself (the direct channel, and the
+ * IOC channel's same-node shortcuts), one job per subfile, run together on
+ * a small process-wide pool of threads (pool.c).
+ *
+ * Free of HDF5 and MPI on purpose: the workers never call either (HDF5 is
+ * not thread-safe), and the unit test (test/unit_pool.c) runs it under
+ * ThreadSanitizer without them.
+ */
+#ifndef H5SF_VFD_POOL_H
+#define H5SF_VFD_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../common/stripe.h"
+
+/* One subfile's share of a transfer. */
+typedef struct h5sf_pio {
+    /* in */
+    int               fd;
+    bool              is_write;
+    const sf_piece_t *v;          /* sorted by offset; mem is an absolute address */
+    size_t            n;
+    int               fault_rank; /* >= 0: honour H5SF_FAULT pwrite/pread for this rank */
+    /* out */
+    int               err;        /* 0, or the errno of the failed transfer */
+    uint64_t          err_off;    /* its subfile offset and length */
+    uint64_t          err_len;
+    uint64_t          syscalls;   /* pwritev/preadv calls made */
+    /* pool.c's */
+    struct h5sf_pio  *next;
+    void             *call;
+} h5sf_pio_t;
+
+/* Calls moving fewer bytes than this per subfile, on average, run their
+ * jobs one after another on the caller: below it, waking workers costs
+ * more than the overlap gains (test/bench_pool.c, docs/performance.md). */
+#define H5SF_POOL_MIN_BYTES ((uint64_t)64 * 1024)
+/* Most workers; with the caller, at most this + 1 subfiles in flight. */
+#define H5SF_POOL_MAX_THREADS 15
+
+/* Run jobs[0..n): together on the pool if `together` and n > 1, else in
+ * order on the caller.  Every job runs to its end; failures are left in
+ * the jobs.  *max_inflight: most jobs that were running at once. */
+void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, bool together, uint64_t *max_inflight);
+
+/* Stop and join the workers (library close, MPI_Finalize).  In a forked
+ * child, forget the parent's workers instead.  The next run starts anew. */
+void h5sf_pool_shutdown(void);
+
+/* Workers alive now (for tests). */
+int h5sf_pool_threads(void);
+
+#endif
