@@ -481,8 +481,8 @@ static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
     return ret;
 }
 
-/* A piece list longer than the IOC's budget allows for one message
- * (ioc_max_pieces of the least H5SF_IOC_MEMORY of all ranks) goes as
+/* A piece list longer than one message may carry (H5SF_MAX_PIECES, or
+ * ioc_max_pieces of the least H5SF_IOC_MEMORY of all ranks if less) goes as
  * several requests, parts of one: the IOC admits each when it fits.  Parts to this rank's own IOC are queued
  * without back-pressure, so all but the last are waited for here. */
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
@@ -491,7 +491,7 @@ int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, u
 {
     h5sf_ioc_req_t *first = NULL, *last = NULL, *q = NULL;
     uint64_t        most  = ioc_max_pieces(ctx->peer_cap);
-    size_t          maxp  = (size_t)(most < H5SF_WIRE_MAX_COUNT ? most : H5SF_WIRE_MAX_COUNT), at = 0;
+    size_t          maxp  = (size_t)(most < H5SF_MAX_PIECES ? most : H5SF_MAX_PIECES), at = 0;
     bool            local = ioc_rank == ctx->rank && ctx->serving;
     int             ret   = 0;
     if (op != H5SF_IOC_OP_WRITE && op != H5SF_IOC_OP_READ)

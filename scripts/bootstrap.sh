@@ -19,6 +19,15 @@
 set -euo pipefail
 
 CACHE="${H5SF_CACHE:-$HOME/.cache/h5sf}"
+# One bootstrap at a time per cache: two builds (a test run and a build in
+# another checkout) in one HDF5 build tree corrupt each other, and apt
+# refuses a second install.  The next one waits, then finds the work done.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.bootstrap.lock"
+if ! flock -n 9; then
+    printf '[bootstrap] waiting for another bootstrap of %s to finish\n' "$CACHE" >&2
+    flock 9
+fi
 case "${1:-${H5SF_HDF5_VERSION:-1.14.5}}" in
     1.14.5) HDF5_DEB_VERSION="1.14.5+repack-3"; SUITE=trixie; WITH_TESTS=1
             APTDIR="$CACHE/apt"; SRCDIR="$CACHE/src"; BUILD="$CACHE/hdf5-build"; LOGS="$CACHE/hdf5" ;;
