@@ -27,3 +27,9 @@ foreach(ch direct ioc local)
                   "H5SF_TEST_MAX_PIECES=1000")
   endforeach()
 endforeach()
+# Every transfer kind t_roundtrip makes (independent and collective, vectors,
+# selections, MPI datatypes; both channels) in rounds of 7 pieces, checked
+# against its pattern and MPI-IO reference.
+foreach(np 2 3)
+  h5sf_mpi_test(t_roundtrip_rounds_np${np} t_roundtrip ${np} ENV "H5SF_TEST_MAX_PIECES=7")
+endforeach()
