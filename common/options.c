@@ -67,7 +67,7 @@ const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
      "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
      "workers, half for received request messages and what their pieces cost (64 bytes a piece; clients "
-     "cut longer piece lists into requests of at most a quarter of the least value of all ranks).  "
+     "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most 2^20 pieces).  "
      "Beyond it the IOC stops taking requests and clients wait (back-pressure).  Read when the first file on a communicator is opened; a change applies "
      "from the next open when no file of that communicator is open."},
     {"-", "H5SF_IOC_MAX_FDS", NULL, "256", "integer 1..1048576",
