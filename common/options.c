@@ -107,7 +107,7 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "Test-only: pretend MPI_TAG_UB is this small, so the test suite can show that IOC replies are "
      "never confused when tags repeat.  Never set it in production."},
     {"-", "H5SF_TEST_MAX_PIECES", NULL, "(unset)", "integer 1..1048575",
-     "Test-only: plan and run a transfer in rounds of this many pieces instead of H5SF_MAX_PIECES "
+     "Test-only: plan and run a transfer in rounds of this many pieces instead of the built-in limit "
      "(2^20), so that small transfers take many rounds; other values are ignored.  Never set it in production."},
     {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1 | subfiling",
      "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf (1) or, "
