@@ -7,8 +7,9 @@
 # (H5SF_TEST_MAX_PIECES) and checks the data only.
 add_executable(t_huge ${CMAKE_CURRENT_SOURCE_DIR}/t_huge.c)
 target_link_libraries(t_huge PRIVATE h5sf hdf5::hdf5-shared)
+# One directory per test: the file names say the channel but not the
+# shortcuts, and ctest -j runs the variants side by side.
 set(_hd ${CMAKE_CURRENT_BINARY_DIR}/huge)
-file(MAKE_DIRECTORY ${_hd})
 set(_huge_direct "H5SF_CHANNEL=direct")
 set(_huge_ioc "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
 set(_huge_local "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
@@ -17,13 +18,16 @@ set(_huge_local "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRIT
 option(H5SF_HUGE_TESTS "also run t_huge with 2^27 pieces (slow: ~10 min per channel)" OFF)
 foreach(ch direct ioc local)
   foreach(np 1 2)
-    h5sf_mpi_test(t_huge_${ch}_np${np} t_huge ${np} ${_hd} 23 ENV ${_huge_${ch}})
+    foreach(v big big27 rounds)
+      file(MAKE_DIRECTORY ${_hd}/${v}_${ch}_np${np})
+    endforeach()
+    h5sf_mpi_test(t_huge_${ch}_np${np} t_huge ${np} ${_hd}/big_${ch}_np${np} 23 ENV ${_huge_${ch}})
     set_tests_properties(t_huge_${ch}_np${np} PROPERTIES TIMEOUT 900 LABELS "mpi")
     if(H5SF_HUGE_TESTS)
-      h5sf_mpi_test(t_huge27_${ch}_np${np} t_huge ${np} ${_hd} 27 ENV ${_huge_${ch}})
+      h5sf_mpi_test(t_huge27_${ch}_np${np} t_huge ${np} ${_hd}/big27_${ch}_np${np} 27 ENV ${_huge_${ch}})
       set_tests_properties(t_huge27_${ch}_np${np} PROPERTIES TIMEOUT 3600 LABELS "mpi;huge")
     endif()
-    h5sf_mpi_test(t_huge_rounds_${ch}_np${np} t_huge ${np} ${_hd} 20 data ENV ${_huge_${ch}}
+    h5sf_mpi_test(t_huge_rounds_${ch}_np${np} t_huge ${np} ${_hd}/rounds_${ch}_np${np} 20 data ENV ${_huge_${ch}}
                   "H5SF_TEST_MAX_PIECES=1000")
   endforeach()
 endforeach()
