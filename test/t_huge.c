@@ -22,7 +22,8 @@
  *     P <= 2), then with K; during each write and read the peak RSS growth
  *     (VmHWM after a reset through /proc/self/clear_refs, over VmRSS before)
  *     is measured.  Those of K must stay below BOUND_MIB and within
- *     SLACK_MIB of the baseline's.  The buffers exist before; HDF5 walks a
+ *     SLACK_MIB of the baseline's (+128 MiB on an IOC rank serving other
+ *     ranks: its queue, bounded by H5SF_IOC_MEMORY).  The buffers exist before; HDF5 walks a
  *     regular hyperslab without per-element memory, so what grows is h5sf's
  *     plan, vectors and messages (and, on rank 0 with the IOC channel, the
  *     IOC's queue).  Unbounded, that is ~40 (direct) to ~70 (IOC) bytes a
@@ -141,7 +142,7 @@ static void check_subfiles(const char *dir, const char *base, uint64_t off, uint
 /* Write K pieces strided, read them back, check against the subfiles and
  * a contiguous read; *wgrow and *rgrow get the peak RSS growth (MiB) of
  * the strided write and read. */
-static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow)
+static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow, int *channel)
 {
     const uint64_t mine = K / (uint64_t)size + ((uint64_t)rank < K % (uint64_t)size);
     char           path[4096], base[96];
@@ -217,6 +218,7 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow)
     H5FD_h5sf_layout_t lay;
     CHECK(H5FD_h5sf_get_layout(file, &lay) >= 0 && lay.stripe_size == STRIPE && lay.stripe_count == NSUB,
           "layout is not %lld x %d", (long long)STRIPE, NSUB);
+    *channel = lay.channel;
     printf("rank %d: %llu pieces, %llu messages; write %.1f s +%lld MiB, read %.1f s +%lld MiB\n", rank,
            (unsigned long long)mine, (unsigned long long)msgs, tw, *wgrow, tr, *rgrow);
     H5Dclose(dset);
@@ -269,15 +271,21 @@ int main(int argc, char **argv)
     const int  lk  = atoi(argv[2]);
     const bool mem = !(argc > 3 && !strcmp(argv[3], "data"));
     long long  bw = 0, br = 0, w, r;
+    int        ch = 0;
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     if (mem && lk > BASE_LOG2)
-        run(argv[1], (uint64_t)1 << BASE_LOG2, &bw, &br);
-    run(argv[1], (uint64_t)1 << lk, &w, &r);
+        run(argv[1], (uint64_t)1 << BASE_LOG2, &bw, &br, &ch);
+    run(argv[1], (uint64_t)1 << lk, &w, &r, &ch);
+    /* Rank 0 is the IOC (one per node): its queue holds what several
+     * clients have in flight, up to half of H5SF_IOC_MEMORY (128 MiB) --
+     * bounded by that setting, not by the pieces, but more clients' rounds
+     * overlap in a longer transfer than in the baseline. */
+    const long long slack = SLACK_MIB + (ch == H5FD_H5SF_CHANNEL_IOC && rank == 0 && size > 1 ? 128 : 0);
     if (mem) {
         CHECK(w < BOUND_MIB && r < BOUND_MIB, "peak RSS grew by %lld MiB (write), %lld MiB (read): bound %d MiB", w,
               r, BOUND_MIB);
         if (lk > BASE_LOG2)
-            CHECK(w < bw + SLACK_MIB && r < br + SLACK_MIB,
+            CHECK(w < bw + slack && r < br + slack,
                   "peak RSS growth follows the pieces: 2^%d: +%lld/+%lld MiB (write/read), 2^%d: +%lld/+%lld MiB",
                   BASE_LOG2, bw, br, lk, w, r);
     }
