@@ -68,7 +68,7 @@ const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
      "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
      "workers, half for received request messages and what their pieces cost (64 bytes a piece; clients "
-     "cut longer piece lists into requests of at most a quarter of the least value of all ranks).  "
+     "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most 2^20 pieces).  "
      "Beyond it the IOC stops taking requests and clients wait (back-pressure).  Read when the first file on a communicator is opened; a change applies "
      "from the next open when no file of that communicator is open."},
     {"-", "H5SF_IOC_SHM", NULL, "16MiB", "0, or bytes with optional unit, at least 1MiB",
@@ -115,6 +115,9 @@ const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_TEST_TAG_UB", NULL, "(unset)", "integer",
      "Test-only: pretend MPI_TAG_UB is this small, so the test suite can show that IOC replies are "
      "never confused when tags repeat.  Never set it in production."},
+    {"-", "H5SF_TEST_MAX_PIECES", NULL, "(unset)", "integer 1..1048575",
+     "Test-only: plan and run a transfer in rounds of this many pieces instead of the built-in limit "
+     "(2^20), so that small transfers take many rounds; other values are ignored.  Never set it in production."},
     {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1 | subfiling",
      "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf (1) or, "
      "for comparisons, to HDF5's built-in subfiling driver (subfiling). A subfiled file opened with the "

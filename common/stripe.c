@@ -72,6 +72,21 @@ void sf_plan_reset(sf_plan_t *p)
     }
     p->ntouched  = 0;
     p->pieces_in = 0;
+    p->stored    = 0;
+}
+
+void sf_plan_trim(sf_plan_t *p, uint64_t keep)
+{
+    uint64_t cap = 0;
+    for (int i = 0; i < p->N; i++)
+        cap += p->lists[i].cap;
+    if (cap <= keep)
+        return;
+    for (int i = 0; i < p->N; i++) {
+        free(p->lists[i].v);
+        p->lists[i].v   = NULL;
+        p->lists[i].cap = 0;
+    }
 }
 
 void sf_plan_free(sf_plan_t *p)
@@ -108,6 +123,7 @@ static int list_push(sf_plan_t *p, int s, uint64_t off, uint64_t len, uint64_t m
     }
     l->v[l->n++] = (sf_piece_t){off, len, mem};
     l->bytes += len;
+    p->stored++;
     return 0;
 }
 
@@ -155,8 +171,10 @@ void sf_plan_sort(sf_plan_t *p)
             else
                 l->v[++k] = *b;
         }
-        if (l->n)
+        if (l->n) {
+            p->stored -= l->n - (k + 1);
             l->n = k + 1;
+        }
     }
 }
 

@@ -11,6 +11,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * H5SF_MAX_PIECES: the one limit on pieces handled at once.  A transfer call
+ * is planned and run in rounds of at most this many pieces (vfd/io.c); a
+ * channel vector call, an IOC request message and its decoded list never
+ * hold more (vfd/channel.c, ioc/client.c, common/wire.c).  Memory per round
+ * is about 24 (plan) + 28 (vector arrays) + 16 (IOC channel's copy) + 16
+ * (wire list) = 84 bytes per piece: 2^20 pieces cost ~84 MiB on the client
+ * whatever the selection, while a round still moves 2^20 pieces per message
+ * and subfile, so the per-round cost (a message, an agreement-free dispatch)
+ * is noise next to the pieces' own.  The IOC admits messages under
+ * H5SF_IOC_MEMORY on top of this (ioc_max_pieces: ~2^20 at the default).
+ */
+#define H5SF_MAX_PIECES ((uint64_t)1 << 20)
+
 typedef struct sf_piece {
     uint64_t off;  /* offset inside the subfile      */
     uint64_t len;  /* bytes                          */
@@ -57,11 +71,16 @@ typedef struct sf_plan {
     int       *touched; /* subfiles with pieces, in first-touch order */
     int        ntouched;
     uint64_t   pieces_in;
+    uint64_t   stored;  /* pieces held by all lists (what memory follows) */
 } sf_plan_t;
 
 int  sf_plan_init(sf_plan_t *p, uint64_t stripe_size, int nsubfiles);
 void sf_plan_reset(sf_plan_t *p); /* empty the lists, keep the memory */
 void sf_plan_free(sf_plan_t *p);
+/* Give back the lists' memory when together they can hold more than `keep`
+ * pieces (the plan is reused across calls; one huge call must not pin its
+ * peak for the file's lifetime).  Call on an empty plan. */
+void sf_plan_trim(sf_plan_t *p, uint64_t keep);
 int  sf_plan_add(sf_plan_t *p, uint64_t addr, uint64_t len, uint64_t mem);
 /* Sort each touched list by subfile offset and merge what becomes adjacent in
  * both file and memory.  Needed when selections arrive out of order. */

@@ -35,12 +35,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "errbuf.h"
+#include "stripe.h"
 
 #define H5SF_WIRE_MAGIC      0x57533548u
 #define H5SF_WIRE_VERSION    1u
 #define H5SF_WIRE_HDR_SIZE   56u
 #define H5SF_WIRE_INLINE_MAX (64u * 1024u) /* writes up to this go in the header message */
-#define H5SF_WIRE_MAX_COUNT  ((uint64_t)1 << 26)
+/* Pieces one message may carry: clients never send more (ioc/client.c
+ * splits at it), so a decoder sees a larger count only from a damaged or
+ * foreign message.  The same number as the planner's rounds (stripe.h). */
+#define H5SF_WIRE_MAX_COUNT  H5SF_MAX_PIECES
 
 enum {
     H5SF_WIRE_WRITE = 1,

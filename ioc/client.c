@@ -553,8 +553,8 @@ static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
     return ret;
 }
 
-/* A piece list longer than the IOC's budget allows for one message
- * (ioc_max_pieces of the least H5SF_IOC_MEMORY of all ranks) goes as
+/* A piece list longer than one message may carry (H5SF_MAX_PIECES, or
+ * ioc_max_pieces of the least H5SF_IOC_MEMORY of all ranks if less) goes as
  * several requests, parts of one: the IOC admits each when it fits.  To an
  * IOC on this node the parts are also cut to half a shared-memory segment
  * (a longer piece into several), so one part is copied in while the IOC
@@ -566,7 +566,7 @@ int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, u
 {
     h5sf_ioc_req_t *first = NULL, *last = NULL, *q = NULL;
     uint64_t        most  = ioc_max_pieces(ctx->peer_cap);
-    size_t          maxp  = (size_t)(most < H5SF_WIRE_MAX_COUNT ? most : H5SF_WIRE_MAX_COUNT), at = 0;
+    size_t          maxp  = (size_t)(most < H5SF_MAX_PIECES ? most : H5SF_MAX_PIECES), at = 0;
     bool            local = ioc_rank == ctx->rank && ctx->serving;
     uint64_t        bcap  = ioc_shm_peer(ctx, ioc_rank) ? ioc_shm_seg_size(ctx) / 2 : 0, po = 0;
     int             ret   = 0;

@@ -27,7 +27,12 @@
 #include <unistd.h>
 #include "internal.h"
 
-#define IOV_BATCH 1024 /* IOV_MAX on Linux */
+/* iovecs per pwritev/preadv: IOV_MAX (1024 on Linux), never more. */
+#if defined(IOV_MAX) && IOV_MAX < 1024
+#define IOV_BATCH IOV_MAX
+#else
+#define IOV_BATCH 1024
+#endif
 #define SEGS_KEEP 4096 /* sort workspace a worker keeps between groups (128 KiB) */
 
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)

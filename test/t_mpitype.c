@@ -399,6 +399,12 @@ static void check_hdf5_types(void)
     }
 }
 
+/* Collect h5sf_coll_extents' extents into a plan. */
+static int plan_cb(void *plan, uint64_t addr, uint64_t len, uint64_t mem)
+{
+    return sf_plan_add(plan, addr, len, mem);
+}
+
 /* h5sf_coll_extents pairs the memory and file streams byte for byte, the
  * file type tiling; the reference pairs MPI_Pack's offsets of both. */
 static void check_extents(const char *name, MPI_Datatype mt, MPI_Datatype ft, size_t size)
@@ -417,7 +423,7 @@ static void check_extents(const char *name, MPI_Datatype mt, MPI_Datatype ft, si
     MPI_Aint *mo    = mt == MPI_BYTE ? NULL : ref_offsets(mt, 1, &nm);
     MPI_Aint *fo    = ref_offsets(ft, (int)((bytes + (size_t)fsz - 1) / (size_t)fsz), &nf);
     sf_plan_init(&plan, (uint64_t)1 << 40, 1);
-    if (h5sf_coll_extents(&plan, addr, size, buf, mt, ft, &e) < 0)
+    if (h5sf_coll_extents(plan_cb, &plan, addr, size, buf, mt, ft, &e) < 0)
         CHECK(0, "%s: refused: %s", name, e.msg);
     else {
         size_t k = 0;

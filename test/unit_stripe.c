@@ -69,6 +69,8 @@ int main(void)
                     }
                 }
                 CHECK(covered == len, "covered %llu of %llu", (unsigned long long)covered, (unsigned long long)len);
+                CHECK(p.stored == sf_plan_pieces_out(&p), "stored %llu, lists hold %llu",
+                      (unsigned long long)p.stored, (unsigned long long)sf_plan_pieces_out(&p));
                 /* one subfile, contiguous memory: exactly one piece per touched subfile row run? at least merged */
                 if (N == 1) CHECK(sf_plan_pieces_out(&p) == 1, "N=1 must merge into one piece");
             next:;
@@ -81,6 +83,14 @@ int main(void)
             CHECK(p.ntouched == 1 && p.lists[0].n == 1 && p.lists[0].v[0].len == 10 * S,
                   "reverse strided stripes on subfile 0 merge into one piece (S=%llu N=%d, n=%zu)",
                   (unsigned long long)S, N, p.lists[0].n);
+            CHECK(p.stored == 1, "stored %llu after the sort merged all into one", (unsigned long long)p.stored);
+            /* trim: the memory goes only when the lists can hold more than keep */
+            sf_plan_reset(&p);
+            sf_plan_trim(&p, 1u << 20);
+            CHECK(p.lists[0].v != NULL, "trim freed lists below the keep");
+            sf_plan_trim(&p, 0);
+            CHECK(p.lists[0].v == NULL && p.lists[0].cap == 0, "trim kept lists above the keep");
+            CHECK(sf_plan_add(&p, 0, 2 * S, 0) == 0 && p.stored == (N == 1 ? 1u : 2u), "add after trim");
             sf_plan_free(&p);
         }
     if (failures)

@@ -386,12 +386,13 @@ static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t
     return 0;
 }
 
-/* One vector call (or a few, past 2^30 pieces) on channel ch. */
+/* One vector call on channel ch (a few if a list ever held more than
+ * H5SF_MAX_PIECES; io.c's rounds keep it below). */
 static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_list_t *l, vecbuf_t *v,
                    h5sf_errbuf_t *e)
 {
     for (size_t j = 0; j < l->n;) {
-        uint32_t n = (uint32_t)((l->n - j) > (1u << 30) ? (1u << 30) : (l->n - j));
+        uint32_t n = (uint32_t)((l->n - j) > H5SF_MAX_PIECES ? H5SF_MAX_PIECES : (l->n - j));
         herr_t   r = is_write ? H5FDwrite_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,
                                                  (const void **)(v->bufs + j))
                               : H5FDread_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,

@@ -252,10 +252,16 @@ herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t co
                             hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
                             const void *bufs[]);
 
+/* Where a flattener puts an extent (logical addr, len, memory address mem):
+ * io.c's planner, which runs a round when the plan is full, or a test's own
+ * collector.  -1 with the error filled by the callee. */
+typedef int (*h5sf_extent_fn)(void *arg, uint64_t addr, uint64_t len, uint64_t mem);
+
 /* mpitype.c: extents of a collective call described by HDF5's MPI datatypes
- * (memory btype at buf, file ftype at addr), added to the plan. */
-int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
-                      MPI_Datatype ftype, h5sf_errbuf_t *e);
+ * (memory btype at buf, file ftype at addr), handed to add(arg, ...) in
+ * order; -1 with e filled if add fails or the datatypes are refused. */
+int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, const void *buf,
+                      MPI_Datatype btype, MPI_Datatype ftype, h5sf_errbuf_t *e);
 /* mpitype.c, for t_mpitype: one instance of t as contiguous byte runs in
  * typemap order (adjacent runs merged), displacements from t's origin;
  * *runs is malloc'd; *visits counts the datatype nodes read. */

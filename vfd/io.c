@@ -10,7 +10,10 @@
  *   3. hand each subfile's list to its channel as ONE vector call, all of
  *      them in flight together (channel.c).
  * So a strided selection of K blocks costs one message per touched subfile,
- * not K.
+ * not K.  Steps 2 and 3 run in rounds: once the plan holds H5SF_MAX_PIECES
+ * pieces (common/stripe.h) it is run and emptied, and flattening goes on, so
+ * memory stays bounded however many pieces a call has.  Rounds run in call
+ * order; within one call HDF5 gives overlapping pieces no order anyway.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -86,26 +89,103 @@ static void report_print(const h5sf_file_t *f, const H5FD_h5sf_transfer_t *t)
             (unsigned long long)t->messages, line, t->subfiles > t->nsubfile ? " ..." : "");
 }
 
-/* Run the plan built in f->plan, account for it, agree when collective.
- * raw: the call moves raw data (reported by H5FD_h5sf_get_last_transfer). */
-static herr_t finish(h5sf_file_t *f, bool is_write, bool coll, bool raw, hid_t dxpl, int failed,
-                     h5sf_errbuf_t *eb)
+/* One transfer call, planned and run in rounds of at most `limit` pieces. */
+typedef struct round {
+    h5sf_file_t   *f;
+    bool           is_write;
+    hid_t          dxpl;
+    h5sf_errbuf_t *e;
+    uint64_t       limit;
+    uint64_t       pieces_in; /* extents added since the last round ran */
+    bool           raw;       /* moves raw data: H5FD_h5sf_get_last_transfer */
+} round_t;
+
+/* The pieces a round may hold: H5SF_MAX_PIECES, or less for tests
+ * (H5SF_TEST_MAX_PIECES, so that small transfers take many rounds). */
+static uint64_t round_limit(void)
 {
-    herr_t ret_value = 0;
-    report_begin(f, is_write, coll, raw);
-    if (!failed) {
-        sf_plan_sort(&f->plan);
-        f->stats.pieces_in += f->plan.pieces_in;
-        f->stats.pieces_out += sf_plan_pieces_out(&f->plan);
-        if (h5sf_channels_dispatch(f, is_write, dxpl, eb) < 0)
-            failed = 1;
+    const char *v = getenv("H5SF_TEST_MAX_PIECES");
+    char       *end;
+    if (v && *v) {
+        unsigned long long n = strtoull(v, &end, 10);
+        if (*end == '\0' && n >= 1 && n < H5SF_MAX_PIECES)
+            return (uint64_t)n;
     }
+    return H5SF_MAX_PIECES;
+}
+
+/* Start a call: its report (raw: it moves raw data), an empty plan. */
+static void round_begin(round_t *r, h5sf_file_t *f, bool is_write, bool coll, bool raw, hid_t dxpl,
+                        h5sf_errbuf_t *e)
+{
+    *r = (round_t){f, is_write, dxpl, e, round_limit(), 0, raw};
+    sf_plan_reset(&f->plan);
+    report_begin(f, is_write, coll, raw);
+}
+
+/* Run what is planned (sorted; stats counted) and empty the plan. */
+static int run_round(round_t *r)
+{
+    h5sf_file_t *f = r->f;
+    int          ret;
+    sf_plan_sort(&f->plan);
+    f->stats.pieces_in += r->pieces_in;
+    f->stats.pieces_out += sf_plan_pieces_out(&f->plan);
+    f->plan.pieces_in = r->pieces_in; /* the report's count: extents, not their parts */
+    r->pieces_in = 0;
+    ret = f->plan.ntouched ? h5sf_channels_dispatch(f, r->is_write, r->dxpl, r->e) : 0;
+    sf_plan_reset(&f->plan);
+    /* Lists grow by doubling from 16: what a round may have needed. */
+    sf_plan_trim(&f->plan, 2 * r->limit + 16 * (uint64_t)f->plan.N);
+    return ret;
+}
+
+/* Add one extent; an extent spanning many stripes goes in parts of at most
+ * the room left, so no round holds more than the limit. */
+static int round_add(round_t *r, uint64_t addr, uint64_t len, uint64_t mem)
+{
+    sf_plan_t     *p = &r->f->plan;
+    const uint64_t S = p->S;
+    r->pieces_in++;
+    while (len > 0) {
+        uint64_t room = p->stored < r->limit ? r->limit - p->stored : 1, n = len;
+        uint64_t stripes = (addr % S + (len - 1)) / S + 1; /* each its own piece when N > 1 */
+        if (p->N > 1 && stripes > room)
+            n = room * S - addr % S; /* < stripes * S: no overflow */
+        if (sf_plan_add(p, addr, n, mem) < 0)
+            return h5sf_fail(r->e, ENOMEM, "out of memory planning the %s", r->is_write ? "write" : "read");
+        if (p->stored >= r->limit && run_round(r) < 0)
+            return -1;
+        addr += n;
+        mem += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int round_add_cb(void *r, uint64_t addr, uint64_t len, uint64_t mem)
+{
+    return round_add(r, addr, len, mem);
+}
+
+/* Run the last round, agree when collective.  A collective write reaches
+ * h5sf_agree on every rank even when an earlier round failed. */
+static herr_t finish(round_t *r, bool coll, int failed)
+{
+    h5sf_file_t   *f         = r->f;
+    h5sf_errbuf_t *eb        = r->e;
+    bool           is_write  = r->is_write;
+    herr_t         ret_value = 0;
+    if (!failed && run_round(r) < 0)
+        failed = 1;
+    if (failed)
+        sf_plan_reset(&f->plan);
     /* A collective write is entered by every rank: make its failure
      * everyone's, so no rank runs ahead into the next collective. */
     if (coll && is_write && !f->mpi_dead && h5sf_agree(f->comm, failed, eb) < 0)
         failed = 1;
     f->xcur->failed = failed;
-    if (raw && f->stats_transfers)
+    if (r->raw && f->stats_transfers)
         report_print(f, f->xcur);
     f->xcur = NULL;
     if (failed)
@@ -120,15 +200,14 @@ done:
  * MPI_File_set_view(addr, MPI_BYTE, ftype) + MPI_File_write_at_all(buf, btype).
  * Flatten both and pair them into extents.
  */
-static int add_collective(h5sf_file_t *f, H5FD_mem_t type, haddr_t addr, size_t size, const void *buf,
-                          h5sf_errbuf_t *e)
+static int add_collective(round_t *r, H5FD_mem_t type, haddr_t addr, size_t size, const void *buf)
 {
     MPI_Datatype btype = MPI_BYTE, ftype = MPI_BYTE;
-    if (h5sf_priv_coll_datatypes(type, &btype, &ftype, e) < 0)
+    if (h5sf_priv_coll_datatypes(type, &btype, &ftype, r->e) < 0)
         return -1;
     if ((btype == MPI_BYTE || btype == MPI_DATATYPE_NULL) && (ftype == MPI_BYTE || ftype == MPI_DATATYPE_NULL))
-        return size ? sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) : 0;
-    return h5sf_coll_extents(&f->plan, addr, size, buf, btype, ftype, e);
+        return size ? round_add(r, addr, size, (uint64_t)(uintptr_t)buf) : 0;
+    return h5sf_coll_extents(round_add_cb, r, addr, size, buf, btype, ftype, r->e);
 }
 
 herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, const void *buf)
@@ -137,16 +216,17 @@ herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_
     h5sf_errbuf_t eb   = {0};
     bool          coll = collective_call(dxpl);
     int           failed = 0;
+    round_t  r;
 
     f->stats.write_calls++;
-    sf_plan_reset(&f->plan);
+    round_begin(&r, f, true, coll, type == H5FD_MEM_DRAW, dxpl, &eb);
     if (type == H5FD_MEM_SUPER && mirror_super(f, addr, size, buf, &eb) < 0)
         failed = 1;
     else if (coll)
-        failed = add_collective(f, type, addr, size, buf, &eb) < 0;
-    else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
-        failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the write") < 0;
-    return finish(f, true, coll, type == H5FD_MEM_DRAW, dxpl, failed, &eb);
+        failed = add_collective(&r, type, addr, size, buf) < 0;
+    else if (size)
+        failed = round_add(&r, addr, size, (uint64_t)(uintptr_t)buf) < 0;
+    return finish(&r, coll, failed);
 }
 
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf)
@@ -157,13 +237,28 @@ herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t
     int           failed = 0;
     (void)type;
 
+    round_t  r;
+
     f->stats.read_calls++;
-    sf_plan_reset(&f->plan);
+    round_begin(&r, f, false, coll, type == H5FD_MEM_DRAW, dxpl, &eb);
     if (coll)
-        failed = add_collective(f, type, addr, size, buf, &eb) < 0;
-    else if (size && sf_plan_add(&f->plan, addr, size, (uint64_t)(uintptr_t)buf) < 0)
-        failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the read") < 0;
-    return finish(f, false, coll, type == H5FD_MEM_DRAW, dxpl, failed, &eb);
+        failed = add_collective(&r, type, addr, size, buf) < 0;
+    else if (size)
+        failed = round_add(&r, addr, size, (uint64_t)(uintptr_t)buf) < 0;
+    return finish(&r, coll, failed);
+}
+
+/* A vector moves raw data if any entry is H5FD_MEM_DRAW (types[i] ==
+ * H5FD_MEM_NOLIST repeats the one before; no types: default). */
+static bool vector_raw(uint32_t count, const H5FD_mem_t types[])
+{
+    for (uint32_t i = 0; types && i < count; i++) {
+        if (types[i] == H5FD_MEM_NOLIST && i > 0)
+            break;
+        if (types[i] == H5FD_MEM_DRAW)
+            return true;
+    }
+    return false;
 }
 
 /* Vectors: sizes[i] == 0 means "as sizes[i-1] from here on", types[i] ==
@@ -176,13 +271,14 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
     int           failed = 0;
     size_t        size   = 0;
     H5FD_mem_t    type   = H5FD_MEM_DEFAULT;
-    bool          fix_size = false, fix_type = false, raw = false;
+    bool          fix_size = false, fix_type = false;
+    round_t  r;
 
     if (is_write)
         f->stats.write_calls++;
     else
         f->stats.read_calls++;
-    sf_plan_reset(&f->plan);
+    round_begin(&r, f, is_write, coll, vector_raw(count, types), dxpl, &eb);
     for (uint32_t i = 0; i < count && !failed; i++) {
         if (!fix_size) {
             if (sizes[i] == 0 && i > 0)
@@ -196,15 +292,14 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
             else
                 type = types[i];
         }
-        raw = raw || type == H5FD_MEM_DRAW;
         if (size == 0)
             continue;
         if (is_write && type == H5FD_MEM_SUPER && mirror_super(f, addrs[i], size, bufs[i], &eb) < 0)
             failed = 1;
-        else if (sf_plan_add(&f->plan, addrs[i], size, (uint64_t)(uintptr_t)bufs[i]) < 0)
-            failed = h5sf_fail(&eb, ENOMEM, "out of memory planning the vector") < 0;
+        else if (round_add(&r, addrs[i], size, (uint64_t)(uintptr_t)bufs[i]) < 0)
+            failed = 1;
     }
-    return finish(f, is_write, coll, raw, dxpl, failed, &eb);
+    return finish(&r, coll, failed);
 }
 
 herr_t h5sf_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
@@ -250,9 +345,9 @@ static int side_fill(seq_side_t *s, h5sf_errbuf_t *e, const char *what)
     return 0;
 }
 
-static int add_selection(h5sf_file_t *f, hid_t mspace, hid_t fspace, haddr_t base, size_t esize, const void *buf,
-                         h5sf_errbuf_t *e)
+static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, size_t esize, const void *buf)
 {
+    h5sf_errbuf_t *e = r->e;
     seq_side_t *m = NULL, *fs = NULL;
     int         ret = -1;
     hssize_t    nm = H5Sget_select_npoints(mspace), nf = H5Sget_select_npoints(fspace);
@@ -278,11 +373,9 @@ static int add_selection(h5sf_file_t *f, hid_t mspace, hid_t fspace, haddr_t bas
             break;
         size_t mleft = m->len[m->i] - m->used, fleft = fs->len[fs->i] - fs->used;
         size_t n     = mleft < fleft ? mleft : fleft;
-        if (sf_plan_add(&f->plan, base + fs->off[fs->i] + fs->used, n,
-                        (uint64_t)(uintptr_t)buf + m->off[m->i] + m->used) < 0) {
-            h5sf_fail(e, ENOMEM, "out of memory planning the selection");
+        if (round_add(r, base + fs->off[fs->i] + fs->used, n,
+                           (uint64_t)(uintptr_t)buf + m->off[m->i] + m->used) < 0)
             goto done;
-        }
         m->used += n;
         fs->used += n;
         if (m->used == m->len[m->i]) {
@@ -315,12 +408,14 @@ static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t
     size_t        esize  = 0;
     const void   *buf    = NULL;
     bool          fix_es = false, fix_buf = false;
+    round_t  r;
+    (void)type;
 
     if (is_write)
         f->stats.write_calls++;
     else
         f->stats.read_calls++;
-    sf_plan_reset(&f->plan);
+    round_begin(&r, f, is_write, coll, type == H5FD_MEM_DRAW, dxpl, &eb);
     for (size_t i = 0; i < count && !failed; i++) {
         /* Same compressed-array convention as vectors: 0 / NULL repeat. */
         if (!fix_es) {
@@ -335,9 +430,9 @@ static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t
             else
                 buf = bufs[i];
         }
-        failed = add_selection(f, mspaces[i], fspaces[i], offsets[i], esize, buf, &eb) < 0;
+        failed = add_selection(&r, mspaces[i], fspaces[i], offsets[i], esize, buf) < 0;
     }
-    return finish(f, is_write, coll, type == H5FD_MEM_DRAW, dxpl, failed, &eb);
+    return finish(&r, coll, failed);
 }
 
 herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mspaces[],

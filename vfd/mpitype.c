@@ -246,8 +246,8 @@ int h5sf_mpitype_runs(MPI_Datatype t, h5sf_run_t **runs, size_t *nruns, uint64_t
     return ret;
 }
 
-int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
-                      MPI_Datatype ftype, h5sf_errbuf_t *e)
+int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, const void *buf,
+                      MPI_Datatype btype, MPI_Datatype ftype, h5sf_errbuf_t *e)
 {
     segs_t   m = {0}, fl = {0};
     walk_t   w = {0, e};
@@ -291,11 +291,9 @@ int h5sf_coll_extents(sf_plan_t *plan, haddr_t addr, size_t size, const void *bu
             n = fl.v[fi].len - fo;
         if ((MPI_Count)n > left)
             n = (MPI_Aint)left;
-        if (sf_plan_add(plan, addr + (haddr_t)(tile + fl.v[fi].disp + fo), (uint64_t)n,
-                        (uint64_t)(uintptr_t)buf + (uint64_t)(m.v[mi].disp + mo)) < 0) {
-            h5sf_fail(e, ENOMEM, "out of memory planning a collective transfer");
+        if (add(arg, addr + (haddr_t)(tile + fl.v[fi].disp + fo), (uint64_t)n,
+                (uint64_t)(uintptr_t)buf + (uint64_t)(m.v[mi].disp + mo)) < 0)
             goto done;
-        }
         left -= n;
         if ((mo += n) == m.v[mi].len)
             mi++, mo = 0;
