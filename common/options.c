@@ -75,9 +75,10 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "Shared memory per rank for requests to an I/O concentrator on the rank's own node: a write's "
      "pieces are copied into it and the IOC writes them from there, a read's land there and are copied "
      "out, so the payload never travels as MPI messages.  Requests are cut to half of it, so one is "
-     "filled while the IOC writes the other.  Costs this much times the ranks of a node in /dev/shm, "
-     "reserved when the first file on a communicator is opened (the smallest value of the node's ranks "
-     "applies); if /dev/shm cannot hold it, or with 0, requests travel as MPI messages.  A change applies "
+     "filled while the IOC writes the other.  Costs up to this much times the ranks of a node in /dev/shm, "
+     "mapped when the first file on a communicator is opened (the smallest value of the node's ranks "
+     "applies) and reserved by each rank when it first sends a payload through it; if /dev/shm cannot "
+     "hold it, or with 0, requests travel as MPI messages.  A change applies "
      "from the next open when no file of that communicator is open."},
     {"-", "H5SF_IOC_MAX_FDS", NULL, "256", "integer 1..1048576",
      "Most subfiles an I/O concentrator keeps open at once; beyond it the least recently used idle one "

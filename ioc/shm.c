@@ -18,9 +18,12 @@
  *  - A region whose request was given up (timeout) is never reused: the IOC
  *    may still use it.  The ring then stays blocked and later requests
  *    travel as MPI messages, as without shared memory.
- *  - The object is reserved with posix_fallocate when made, so a full
- *    /dev/shm shows up then (shared memory off for the node), never as a
- *    SIGBUS in the middle of a write.
+ *  - A segment is reserved with posix_fallocate by its owner before its
+ *    first request names it, so a full /dev/shm shows up then (that rank
+ *    sends messages instead), never as a SIGBUS mid-write; the IOC only
+ *    touches regions a request names.  Ranks that never send a payload to
+ *    an IOC of their node (contiguous writes go straight to the subfile)
+ *    never pay for clearing its pages.
  *  - Setting up is collective over the context's communicator; taking it
  *    down is local (munmap), so a context freed on one rank alone is safe.
  *
@@ -46,6 +49,9 @@ struct ioc_shm {
     int           *idx;     /* ctx rank -> segment number, -1: off node */
     int            size;
     unsigned char *own;     /* this rank's segment                      */
+    int            fd;      /* the object, to reserve `own` on first use */
+    int            reserved; /* 0: not yet, 1: done, -1: failed: unused  */
+    size_t         own_off;
     /* The ring over `own`: regions in the order they were taken. */
     struct {
         uint64_t        off, len;
@@ -55,8 +61,8 @@ struct ioc_shm {
     int first, n;
 };
 
-/* Make the object on the node's first rank and say its name (or "" on
- * failure) to the others. */
+/* Make the object (sized, not yet reserved) on the node's first rank and
+ * say its name (or "" on failure) to the others. */
 static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t namesz, h5sf_errbuf_t *e)
 {
     static unsigned made;
@@ -65,13 +71,13 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
     if (nrank == 0) {
         snprintf(name, namesz, "/h5sf-%ld-%u-%lx", (long)getpid(), made++, (unsigned long)ioc_now_ns());
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        int err = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)len);
+        int err = fd < 0 ? errno : ftruncate(fd, (off_t)len) < 0 ? errno : 0;
         if (err) {
             if (fd >= 0) {
                 close(fd);
                 shm_unlink(name);
             }
-            h5sf_fail(e, err, "cannot reserve %zu bytes of shared memory (%s): %s", len, name, strerror(err));
+            h5sf_fail(e, err, "cannot make %zu bytes of shared memory (%s): %s", len, name, strerror(err));
             name[0] = '\0';
         }
         else
@@ -82,14 +88,18 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
     return name[0] ? 0 : -1;
 }
 
-static unsigned char *map_object(const char *name, size_t len)
+/* Map the object; its descriptor stays open in *fd for the reservation. */
+static unsigned char *map_object(const char *name, size_t len, int *fd)
 {
-    int fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
+    if ((*fd = shm_open(name, O_RDWR, 0)) < 0)
         return NULL;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    return p == MAP_FAILED ? NULL : p;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+    if (p == MAP_FAILED) {
+        close(*fd);
+        *fd = -1;
+        return NULL;
+    }
+    return p;
 }
 
 int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
@@ -114,7 +124,7 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
         goto done;
     s     = calloc(1, sizeof *s);
     ranks = malloc((size_t)nsize * sizeof *ranks);
-    if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
+    if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len, &s->fd)))
         ok = 1;
     /* Everyone has mapped it (or failed): the name can go. */
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
@@ -131,12 +141,15 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     s->seg    = least;
     s->size   = ctx->size;
     s->own    = s->map + (size_t)nrank * least;
+    s->own_off = (size_t)nrank * least;
     ctx->shm  = s;
     s         = NULL;
 done:
     if (s) {
-        if (s->map)
+        if (s->map) {
             munmap(s->map, len);
+            close(s->fd);
+        }
         free(s->idx);
         free(s);
     }
@@ -152,6 +165,7 @@ void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
     if (!s)
         return;
     munmap(s->map, s->maplen);
+    close(s->fd);
     free(s->idx);
     free(s);
     ctx->shm = NULL;
@@ -210,6 +224,10 @@ int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *o
 {
     ioc_shm_t *s = ctx->shm;
     if (!s)
+        return -1;
+    if (s->reserved == 0)
+        s->reserved = posix_fallocate(s->fd, (off_t)s->own_off, (off_t)s->seg) == 0 ? 1 : -1;
+    if (s->reserved < 0)
         return -1;
     ring_pop(s);
     uint64_t at = ring_fit(s, n);
