@@ -26,6 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
+#include "../common/iov.h"
 
 /* iovecs per pwritev/preadv: IOV_MAX (1024 on Linux), never more. */
 #if defined(IOV_MAX) && IOV_MAX < 1024
@@ -180,17 +181,7 @@ static int64_t xferv(h5sf_ioc_ctx_t *ctx, int op, int fd, struct iovec *iov, int
             return -1;
         }
         done += (uint64_t)k;
-        /* Drop what was transferred from the front of iov. */
-        size_t left = (size_t)k;
-        while (n > 0 && left >= iov[0].iov_len) {
-            left -= iov[0].iov_len;
-            iov++;
-            n--;
-        }
-        if (n > 0) {
-            iov[0].iov_base = (char *)iov[0].iov_base + left;
-            iov[0].iov_len -= left;
-        }
+        h5sf_iov_consume(&iov, &n, (size_t)k);
     }
     return (int64_t)done;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "pool.h"
 #include "../ioc/ioc.h"
+#include "../common/iov.h"
 
 #define IOV_BATCH 1024 /* IOV_MAX on Linux */
 
@@ -81,16 +82,7 @@ static int64_t xferv(h5sf_pio_t *j, struct iovec *iov, int n, uint64_t off)
             return -1;
         }
         done += (uint64_t)k;
-        size_t left = (size_t)k; /* drop what was transferred from the front */
-        while (n > 0 && left >= iov[0].iov_len) {
-            left -= iov[0].iov_len;
-            iov++;
-            n--;
-        }
-        if (n > 0) {
-            iov[0].iov_base = (char *)iov[0].iov_base + left;
-            iov[0].iov_len -= left;
-        }
+        h5sf_iov_consume(&iov, &n, (size_t)k);
     }
     return (int64_t)done;
 }
