@@ -18,10 +18,12 @@
  *  - A region whose request was given up (timeout) is never reused: the IOC
  *    may still use it.  The ring then stays blocked and later requests
  *    travel as MPI messages, as without shared memory.
- *  - A segment is reserved with posix_fallocate by its owner before its
- *    first request names it, so a full /dev/shm shows up then (that rank
- *    sends messages instead), never as a SIGBUS mid-write; the IOC only
- *    touches regions a request names.  Ranks that never send a payload to
+ *  - A segment is reserved by its owner before its first request names it
+ *    (madvise MADV_POPULATE_WRITE: the pages are allocated, or the call
+ *    fails where a touch would raise SIGBUS), so a full /dev/shm shows up
+ *    then (that rank sends messages instead), never as a SIGBUS mid-write;
+ *    the IOC only touches regions a request names.  No descriptor is kept:
+ *    a parked context holds none.  Ranks that never send a payload to
  *    an IOC of their node (contiguous writes go straight to the subfile)
  *    never pay for clearing its pages.
  *  - Setting up is collective over the context's communicator; taking it
@@ -49,9 +51,7 @@ struct ioc_shm {
     int           *idx;     /* ctx rank -> segment number, -1: off node */
     int            size;
     unsigned char *own;     /* this rank's segment                      */
-    int            fd;      /* the object, to reserve `own` on first use */
     int            reserved; /* 0: not yet, 1: done, -1: failed: unused  */
-    size_t         own_off;
     /* The ring over `own`: regions in the order they were taken. */
     struct {
         uint64_t        off, len;
@@ -88,18 +88,14 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
     return name[0] ? 0 : -1;
 }
 
-/* Map the object; its descriptor stays open in *fd for the reservation. */
-static unsigned char *map_object(const char *name, size_t len, int *fd)
+static unsigned char *map_object(const char *name, size_t len)
 {
-    if ((*fd = shm_open(name, O_RDWR, 0)) < 0)
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
         return NULL;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-    if (p == MAP_FAILED) {
-        close(*fd);
-        *fd = -1;
-        return NULL;
-    }
-    return p;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
 }
 
 int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
@@ -124,7 +120,7 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
         goto done;
     s     = calloc(1, sizeof *s);
     ranks = malloc((size_t)nsize * sizeof *ranks);
-    if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len, &s->fd)))
+    if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
         ok = 1;
     /* Everyone has mapped it (or failed): the name can go. */
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
@@ -141,15 +137,12 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     s->seg    = least;
     s->size   = ctx->size;
     s->own    = s->map + (size_t)nrank * least;
-    s->own_off = (size_t)nrank * least;
     ctx->shm  = s;
     s         = NULL;
 done:
     if (s) {
-        if (s->map) {
+        if (s->map)
             munmap(s->map, len);
-            close(s->fd);
-        }
         free(s->idx);
         free(s);
     }
@@ -165,7 +158,6 @@ void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
     if (!s)
         return;
     munmap(s->map, s->maplen);
-    close(s->fd);
     free(s->idx);
     free(s);
     ctx->shm = NULL;
@@ -226,7 +218,7 @@ int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *o
     if (!s)
         return -1;
     if (s->reserved == 0)
-        s->reserved = posix_fallocate(s->fd, (off_t)s->own_off, (off_t)s->seg) == 0 ? 1 : -1;
+        s->reserved = madvise(s->own, (size_t)s->seg, MADV_POPULATE_WRITE) == 0 ? 1 : -1;
     if (s->reserved < 0)
         return -1;
     ring_pop(s);
