@@ -285,17 +285,8 @@ static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t 
                 fail_member(ctx, &mb[segs[q].m], err, run, off);
             continue;
         }
-        if ((uint64_t)got < run) { /* EOF: the rest of the run reads as zeros */
-            uint64_t skip = (uint64_t)got;
-            for (int j = 0; j < k; j++) {
-                if (skip >= save[j].iov_len) {
-                    skip -= save[j].iov_len;
-                    continue;
-                }
-                memset((char *)save[j].iov_base + skip, 0, save[j].iov_len - skip);
-                skip = 0;
-            }
-        }
+        if ((uint64_t)got < run) /* EOF: the rest of the run reads as zeros */
+            h5sf_iov_zero_from(save, k, (size_t)got);
     }
 }
 

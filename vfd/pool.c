@@ -124,17 +124,8 @@ static void transfer(h5sf_pio_t *j)
             j->err_len = run;
             return;
         }
-        if ((uint64_t)got < run) { /* EOF: the rest of the run reads as zeros */
-            uint64_t skip = (uint64_t)got;
-            for (int q = 0; q < k; q++) {
-                if (skip >= save[q].iov_len) {
-                    skip -= save[q].iov_len;
-                    continue;
-                }
-                memset((char *)save[q].iov_base + skip, 0, save[q].iov_len - skip);
-                skip = 0;
-            }
-        }
+        if ((uint64_t)got < run) /* EOF: the rest of the run reads as zeros */
+            h5sf_iov_zero_from(save, k, (size_t)got);
     }
 }
 
