@@ -50,9 +50,10 @@ trap 'rm -rf "$dir"' EXIT
 # the whole run uses it -- every driver alike, as a real cluster's MPI would
 # (CMA, XPMEM or KNEM).  --no-cma keeps the copy-twice setting.
 if [ "$cma" = auto ]; then
-    if OMPI_MCA_btl_vader_single_copy_mechanism=cma timeout 120 mpiexec -n 2 --oversubscribe \
+    probe=$(OMPI_MCA_btl_vader_single_copy_mechanism=cma timeout 120 mpiexec -n 2 --oversubscribe \
         "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib 4 --reps 1 --workloads contiguous \
-        --drivers mpio,h5sf-ioc 2>/dev/null | grep -q ',ok$'; then
+        --drivers mpio,h5sf-ioc 2>/dev/null)
+    if grep -q ',ok$' <<<"$probe"; then
         cma=yes
     else
         cma=no

@@ -26,8 +26,11 @@ env "${env[@]}" cmake -S "$src" -B "$work/build" -DCMAKE_C_COMPILER=mpicc -DH5SF
 grep -q "found by $way" "$work/configure.log" || { grep -i hdf5 "$work/configure.log"; echo "FAIL: not found by $way"; exit 1; }
 cmake --build "$work/build" -j2 --target h5sf >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; echo "FAIL: build"; exit 1; }
 # The plugin links the HDF5 of that prefix, not another one.
-ldd "$work/build/lib/libh5sf.so" | grep -Fe "$prefix/lib/libhdf5.so" -e "$work/view/lib/libhdf5.so" -q ||
-    { ldd "$work/build/lib/libh5sf.so"; echo "FAIL: plugin does not link $prefix/lib/libhdf5"; exit 1; }
+# (ldd's output is kept first: under pipefail, grep -q quitting at the first
+# match could fail the pipeline with ldd's SIGPIPE.)
+libs=$(ldd "$work/build/lib/libh5sf.so")
+grep -Fe "$prefix/lib/libhdf5.so" -e "$work/view/lib/libhdf5.so" -q <<<"$libs" ||
+    { echo "$libs"; echo "FAIL: plugin does not link $prefix/lib/libhdf5"; exit 1; }
 HDF5_PLUGIN_PATH="$work/build/lib" bash "$(dirname "$0")/run_example.sh" "$mpiexec" 2 "$work/run" by_name.h5 3 "$exe" ||
     { echo "FAIL: the plugin built by $way did not write the example file"; exit 1; }
 grep -m1 "found by" "$work/configure.log"
