@@ -20,6 +20,9 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${H5SF_CACHE:-$HOME/.cache/h5sf}"
+# Stage headers carry the seconds since the script started, so a log shows
+# where CI time goes.
+stage() { echo "== $* [${SECONDS}s]"; }
 status=0
 stages=("$@"); [ ${#stages[@]} -gt 0 ] || stages=(1.14.6 2)
 
@@ -34,7 +37,7 @@ hdf5_version() { awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' "$1"; }
 
 stage_1146() {
     local prefix="$CACHE/hdf5-1.14.6+repack-2-openmpi" dir="$root/build-hdf5-1.14.6" rc=0
-    echo "== build against HDF5 1.14.6 ($dir)"
+    stage "build against HDF5 1.14.6 ($dir)"
     H5SF_HDF5_VERSION=1.14.6 "$root/scripts/bootstrap.sh" || rc=1
     if [ $rc -eq 0 ] && H5SF_HDF5_VERSION=1.14.6 H5SF_HDF5_PREFIX="$prefix" H5SF_SANITIZE=0 \
          H5SF_BUILD_DIR="$dir" "$root/scripts/build.sh"; then
@@ -81,7 +84,7 @@ host_114() { # command string, on the host with the HDF5 1.14.5 build (build/)
 
 stage_2() {
     local rc=0 ver mpi xd="$root/build-hdf5-2/xver"
-    echo "== build against HDF5 2.x (Debian unstable packages, chroot)"
+    stage "build against HDF5 2.x (Debian unstable packages, chroot)"
     R=$("$root/scripts/rootfs.sh") || { verdict "2.x" "?" 1; return; }
     [ "$(id -u)" -eq 0 ] || { echo "the HDF5 2.x stage needs root (chroot, bind mounts)" >&2; verdict "2.x" "?" 1; return; }
     trap umount_all EXIT
@@ -99,7 +102,7 @@ stage_2() {
         echo "build against HDF5 $ver failed" >&2; rc=1
     fi
 
-    echo "== interop: h5sf under HDF5 $ver <-> h5sf and the built-in subfiling driver under HDF5 1.14.5"
+    stage "interop: h5sf under HDF5 $ver <-> h5sf and the built-in subfiling driver under HDF5 1.14.5"
     local x2="$root/build-hdf5-2/bin/t_xver" x1="$root/build/bin/t_xver" run="mpiexec -n 2 --oversubscribe"
     if [ ! -x "$x1" ]; then echo "no $x1 (HDF5 1.14.5 build)" >&2; rc=1
     elif [ $rc -eq 0 ] || [ -x "$x2" ]; then

@@ -13,6 +13,9 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
+# Stage headers carry the seconds since the script started, so a log shows
+# where CI time goes.
+stage() { echo "== $* [${SECONDS}s]"; }
 
 run_ctest() { # build_dir, ctest args...
     local dir="$1"; shift
@@ -34,27 +37,27 @@ if [ -n "$free_mib" ] && [ "$free_mib" -lt 2048 ]; then
     echo "warning: only $free_mib MiB free under $root; the suite needs about 2 GiB" >&2
 fi
 
-echo "== build (build/)"
+stage "build (build/)"
 if H5SF_SANITIZE=0 H5SF_BUILD_DIR="$root/build" "$root/scripts/build.sh"; then
-    echo "== ctest (build/)"
+    stage "ctest (build/)"
     run_ctest "$root/build" "$@" || status=1
 else
     echo "build failed" >&2
     status=1
 fi
 
-echo "== ASan/UBSan build (build-asan/)"
+stage "ASan/UBSan build (build-asan/)"
 if H5SF_SANITIZE=1 H5SF_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh"; then
-    echo "== ctest -L asan (build-asan/)"
+    stage "ctest -L asan (build-asan/)"
     run_ctest "$root/build-asan" -L asan "$@" || status=1
 else
     echo "ASan build failed" >&2
     status=1
 fi
 
-echo "== TSan build (build-tsan/)"
+stage "TSan build (build-tsan/)"
 if H5SF_SANITIZE=thread H5SF_BUILD_TARGET=tsan_tests H5SF_BUILD_DIR="$root/build-tsan" "$root/scripts/build.sh"; then
-    echo "== ctest -L tsan (build-tsan/)"
+    stage "ctest -L tsan (build-tsan/)"
     run_ctest "$root/build-tsan" -L tsan "$@" || status=1
 else
     echo "TSan build failed" >&2
