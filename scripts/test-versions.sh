@@ -3,11 +3,10 @@
 # (scripts/test.sh calls this after the HDF5 1.14.5 builds):
 #   1.14.6  Debian unstable's source package, built by bootstrap.sh into the
 #           cache; normal build in build-hdf5-1.14.6/, ctest less the
-#           multinode and conformance labels (both run under 1.14.5, and
-#           the conformance programs are 1.14.5's own)
+#           labels skip_labels names below, and "unit"
 #   2.x     Debian unstable's binary packages in a cached root filesystem
 #           (rootfs.sh); the repository is bind-mounted at its own path,
-#           built in build-hdf5-2/ and tested there with ctest (as root in a
+#           built in build-hdf5-2/ and tested there with ctest less skip_labels (as root in a
 #           chroot; multinode tests need network namespaces and are left out,
 #           saying so; under Open MPI 5.0-6.0.0rc2 over btl self,tcp, after
 #           test/mpi_repro/sm_progress.c shows that MPI's sm BTL stalling
@@ -33,6 +32,13 @@ verdict() { # version mpi rc
 mpi_name() { # "Open MPI 4.1.4" from mpirun --version
     "$@" --version 2>/dev/null | head -1 | sed -E 's/^[^(]*\(([^)]*)\) *(.*)$/\1 \2/'
 }
+# Not run again under another HDF5: multinode and conformance (both run under
+# 1.14.5; the conformance programs are 1.14.5's own), fuzz (no HDF5 in
+# them), "once" (t_huge: h5sf's own bounds; its small variant stays).  The
+# 1.14.6 stage also leaves out "unit" (no HDF5 in them, and the same MPI and
+# compiler as the 1.14.5 pass); the 2.x stage keeps them for its other MPI.
+skip_labels='multinode|conformance|fuzz|once'
+
 hdf5_version() { awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' "$1"; }
 
 stage_1146() {
@@ -42,7 +48,7 @@ stage_1146() {
     if [ $rc -eq 0 ] && H5SF_HDF5_VERSION=1.14.6 H5SF_HDF5_PREFIX="$prefix" H5SF_SANITIZE=0 \
          H5SF_BUILD_DIR="$dir" "$root/scripts/build.sh"; then
         ( export H5SF_HDF5_PREFIX="$prefix" H5SF_BUILD_DIR="$dir"
-          source "$root/scripts/env.sh"; cd "$dir" && ctest --output-on-failure -j1 -LE 'multinode|conformance' ) || rc=1
+          source "$root/scripts/env.sh"; cd "$dir" && ctest --output-on-failure -j1 -LE "$skip_labels|unit" ) || rc=1
     else
         echo "build against HDF5 1.14.6 failed" >&2; rc=1
     fi
@@ -97,7 +103,7 @@ stage_2() {
         sm_check "$mpi"
         echo "skipped in the chroot: multinode_* (they need network namespaces: scripts/netns-cluster.sh)"
         echo "skipped in the chroot: eco_example_nodelocal_h5repack (Debian's h5repack is linked with the serial HDF5; the parallel plugin cannot load into it)"
-        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j1 -LE 'multinode|conformance' -E '^eco_example_nodelocal_h5repack\$'" || rc=1
+        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j1 -LE '$skip_labels' -E '^eco_example_nodelocal_h5repack\$'" || rc=1
     else
         echo "build against HDF5 $ver failed" >&2; rc=1
     fi

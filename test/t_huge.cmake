@@ -22,7 +22,10 @@ foreach(ch direct ioc local)
       file(MAKE_DIRECTORY ${_hd}/${v}_${ch}_np${np})
     endforeach()
     h5sf_mpi_test(t_huge_${ch}_np${np} t_huge ${np} ${_hd}/big_${ch}_np${np} 23 ENV ${_huge_${ch}})
-    set_tests_properties(t_huge_${ch}_np${np} PROPERTIES TIMEOUT 900 LABELS "mpi")
+    # "once": run in the HDF5 1.14.5 pass only (scripts/test-versions.sh): the
+    # bounds are h5sf's planner and wire; t_huge_rounds_* below keeps the
+    # same path through HDF5's selection callbacks on every version.
+    set_tests_properties(t_huge_${ch}_np${np} PROPERTIES TIMEOUT 900 LABELS "mpi;once")
     if(H5SF_HUGE_TESTS)
       h5sf_mpi_test(t_huge27_${ch}_np${np} t_huge ${np} ${_hd}/big27_${ch}_np${np} 27 ENV ${_huge_${ch}})
       set_tests_properties(t_huge27_${ch}_np${np} PROPERTIES TIMEOUT 3600 LABELS "mpi;huge")
