@@ -146,3 +146,33 @@ done:
     *nioc_out = n;
     return 0;
 }
+
+int32_t h5sf_iocmap_default_count(int size, const int *lead, const int *iocs, int nioc, int per_ioc_max)
+{
+    int64_t k = per_ioc_max > 0 ? per_ioc_max : 1;
+    int    *ranks, *here; /* per node (indexed by its lead): ranks, IOCs */
+    if (nioc <= 0 || size <= 0)
+        return 1;
+    ranks = calloc((size_t)size, sizeof *ranks);
+    here  = calloc((size_t)size, sizeof *here);
+    if (!ranks || !here)
+        k = 1; /* no memory to count with: the built-in's default */
+    else {
+        for (int r = 0; r < size; r++)
+            ranks[lead[r]]++;
+        for (int i = 0; i < nioc; i++)
+            here[lead[iocs[i]]]++;
+        for (int i = 0; i < nioc; i++) {
+            int node = lead[iocs[i]];
+            if (ranks[node] / here[node] < k)
+                k = ranks[node] / here[node];
+        }
+    }
+    free(ranks);
+    free(here);
+    if (k < 1)
+        k = 1;
+    if (k * nioc > H5SF_MAX_STRIPE_COUNT)
+        k = H5SF_MAX_STRIPE_COUNT / nioc > 0 ? H5SF_MAX_STRIPE_COUNT / nioc : 1;
+    return (int32_t)(k * nioc > H5SF_MAX_STRIPE_COUNT ? H5SF_MAX_STRIPE_COUNT : k * nioc);
+}

@@ -25,4 +25,12 @@
 int h5sf_iocmap_select(int size, const int *lead, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs,
                        int *nioc, int *nnodes, h5sf_errbuf_t *e);
 
+/* The subfile count of a new file whose settings leave it open: nioc x k,
+ * k = min(per_ioc_max, ranks per IOC on the node where an IOC serves the
+ * fewest), at least 1, capped at H5SF_MAX_STRIPE_COUNT.  Several subfiles
+ * per IOC let its workers write at once (one file is one inode lock); more
+ * subfiles than ranks an IOC serves buy nothing (docs/configuration.md,
+ * "The default subfile count").  iocs/nioc as h5sf_iocmap_select made them. */
+int32_t h5sf_iocmap_default_count(int size, const int *lead, const int *iocs, int nioc, int per_ioc_max);
+
 #endif

@@ -17,8 +17,9 @@ const h5sf_option_t h5sf_options[] = {
      "file is opened (its stored layout wins)."},
     {"stripe_count", "H5SF_STRIPE_COUNT", NULL, "0",
      "integer 0..65536",
-     "Number of subfiles; 0 means one subfile per I/O concentrator.  Ignored when an existing file is "
-     "opened."},
+     "Number of subfiles; 0 means the default for a new file: per I/O concentrator, as many subfiles as "
+     "the ranks it serves, at most 4 (docs/configuration.md, \"The default subfile count\").  Ignored when "
+     "an existing file is opened."},
     {"ioc", "H5SF_IOC", "H5FD_SUBFILING_IOC_PER_NODE", "per_node",
      "per_node | per_node:N | every:N | total:N | ranks:R1;R2;...",
      "Which ranks are I/O concentrators (IOCs), picked and ordered as by HDF5's built-in subfiling driver so "

@@ -57,7 +57,7 @@ typedef struct H5FD_h5sf_config_t {
     uint32_t             magic;   /* H5FD_H5SF_CONFIG_MAGIC   */
     uint32_t             version; /* H5FD_H5SF_CONFIG_VERSION */
     int64_t              stripe_size;  /* bytes per stripe (default 32 MiB)   */
-    int32_t              stripe_count; /* subfiles (default: number of IOCs)  */
+    int32_t              stripe_count; /* subfiles (default: min(4, ranks per IOC) per IOC) */
     H5FD_h5sf_ioc_mode_t ioc_mode;
     int32_t              ioc_param;    /* N for PER_NODE / EVERY_NTH / TOTAL   */
     char                 ioc_list[1024];

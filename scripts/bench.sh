@@ -10,7 +10,8 @@
 # (between the BEGIN/END RESULTS markers) and charts in <out>/img/.
 # Defaults to /dev/shm (tmpfs: stable numbers); --dir for a disk.
 # --stripe-count: subfiles, for h5sf and the built-in driver alike (default
-# 4; 0 = each driver's default, one subfile per IOC).  A local file system
+# 4; 0 = each driver's default: the built-in one subfile per IOC, h5sf up to
+# 4 per IOC, docs/configuration.md).  A local file system
 # such as tmpfs writes one file at the speed of one core (docs/performance.md).
 # --bind: Open MPI --bind-to for every run; default core:overload-allowed,
 # as clusters bind ranks to cores (unbound, 4 ranks on 2 cores keep landing

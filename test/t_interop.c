@@ -313,19 +313,41 @@ static hid_t fapl_for(int drv, int64_t stripe_size, int stripe_count)
         ioc.thread_pool_size = 2;
         H5X(H5Pset_fapl_ioc(cfg.ioc_fapl_id, &ioc));
         cfg.require_ioc             = true;
-        cfg.shared_cfg.stripe_size  = stripe_size;
-        cfg.shared_cfg.stripe_count = stripe_count;
+        if (stripe_size > 0) /* 0: the built-in's defaults, as H5Pget_fapl_subfiling gave them */
+            cfg.shared_cfg.stripe_size = stripe_size;
+        if (stripe_count > 0)
+            cfg.shared_cfg.stripe_count = stripe_count;
         cfg.shared_cfg.ioc_selection = SELECT_IOC_ONE_PER_NODE;
         H5X(H5Pset_fapl_subfiling(fapl, &cfg));
         H5Pclose(cfg.ioc_fapl_id);
     }
     else {
         char s[256];
-        snprintf(s, sizeof s, "stripe_size=%" PRId64 ",stripe_count=%d,channel=%s", stripe_size, stripe_count,
-                 drv == W_H5SF_IOC ? "ioc" : "direct");
+        if (stripe_size > 0)
+            snprintf(s, sizeof s, "stripe_size=%" PRId64 ",stripe_count=%d,channel=%s", stripe_size, stripe_count,
+                     drv == W_H5SF_IOC ? "ioc" : "direct");
+        else /* h5sf's defaults */
+            snprintf(s, sizeof s, "channel=%s", drv == W_H5SF_IOC ? "ioc" : "direct");
         H5X(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, s));
     }
     return fapl;
+}
+
+/* The subfile count each driver gives a new file by default, worked out
+ * here from the nodes MPI reports: the built-in one per IOC (one IOC per
+ * node); h5sf per IOC min(4, ranks on the node with fewest). */
+static int default_count(int drv)
+{
+    MPI_Comm node;
+    int      here, fewest, lead, nnodes;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &here);
+    MPI_Comm_rank(node, &lead);
+    MPI_Comm_free(&node);
+    lead = lead == 0;
+    MPI_Allreduce(&here, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&lead, &nnodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return drv == W_BUILTIN ? nnodes : nnodes * (fewest < 4 ? fewest : 4);
 }
 
 /* ---- on-disk names ----------------------------------------------------- */
@@ -523,7 +545,7 @@ int main(int argc, char **argv)
     static const struct {
         int64_t size;
         int     count;
-    } layouts[] = {{65536, 3}, {4096, 2}};
+    } layouts[] = {{65536, 3}, {4096, 2}, {0, 0}}; /* {0, 0}: each driver's defaults */
     static const struct {
         int writer, reader, coll_write;
     } cases[] = {{W_BUILTIN, W_BUILTIN, 0},
@@ -563,8 +585,9 @@ int main(int argc, char **argv)
             }
             H5Pclose(fapl);
             MPI_Barrier(MPI_COMM_WORLD);
+            const int want_count = layouts[li].count ? layouts[li].count : default_count(w); /* collective */
             if (g_rank == 0)
-                g_fail += check_disk(dir, base, layouts[li].size, layouts[li].count, ctx);
+                g_fail += check_disk(dir, base, layouts[li].size ? layouts[li].size : 32 << 20, want_count, ctx);
 
             long wfail = g_fail - fail0, wall = 0;
             MPI_Allreduce(&wfail, &wall, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -117,6 +117,50 @@ static void fixed_cases(void)
     EXPECT(3, own, "per_node:2", 0, "0,1,2", 3);
 }
 
+/* The default subfile count of a new file: nioc x min(K, ranks per IOC on
+ * the node whose IOCs serve the fewest), worked out by hand per case. */
+static void default_count_cases(void)
+{
+    static const struct {
+        int         size;
+        int         lead[8];
+        const char *ioc;
+        int         k, want;
+    } c[] = {
+        {1, {0}, "per_node", 4, 1},                            /* one rank: one subfile      */
+        {2, {0, 0}, "per_node", 4, 2},                         /* 2 ranks, 1 IOC: 2          */
+        {4, {0, 0, 0, 0}, "per_node", 4, 4},                   /* 4 ranks, 1 IOC: 4          */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node", 4, 4},       /* capped at K                */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node", 8, 8},       /* K = 8                      */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node:2", 4, 8},     /* 2 IOCs x 4 ranks each: 8   */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node:4", 4, 8},     /* 4 IOCs x 2 ranks each: 8   */
+        {4, {0, 0, 2, 2}, "per_node", 4, 4},                   /* 2 nodes x 2 ranks: 2 x 2   */
+        {4, {0, 0, 0, 3}, "per_node", 4, 2},                   /* the 1-rank node decides    */
+        {6, {0, 1, 2, 0, 1, 2}, "per_node", 4, 6},             /* 3 nodes x 2 ranks: 3 x 2   */
+        {3, {0, 1, 2}, "per_node", 4, 3},                      /* a rank per node: 1 each    */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "ranks:0;4", 4, 8},      /* listed IOCs, 4 ranks each  */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "total:8", 4, 8},        /* every rank an IOC: 1 each  */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        H5FD_h5sf_config_t cfg = cfg_of(c[i].ioc);
+        h5sf_errbuf_t      e   = {0};
+        int               *iocs = NULL, n = 0, nodes = 0;
+        if (h5sf_iocmap_select(c[i].size, c[i].lead, &cfg, 0, &iocs, &n, &nodes, &e) < 0) {
+            CHECK(0, "case %zu: %s", i, e.msg);
+            continue;
+        }
+        int32_t got = h5sf_iocmap_default_count(c[i].size, c[i].lead, iocs, n, c[i].k);
+        CHECK(got == c[i].want, "case %zu (%d ranks, %s, K=%d): default count %d, expected %d", i, c[i].size,
+              c[i].ioc, c[i].k, (int)got, c[i].want);
+        free(iocs);
+    }
+    /* Never over the limit: 65536 IOCs x K stays at the limit. */
+    static int big_lead[70000], big_iocs[70000];
+    for (int r = 0; r < 70000; r++)
+        big_lead[r] = big_iocs[r] = r; /* every rank its own node and an IOC */
+    CHECK(h5sf_iocmap_default_count(70000, big_lead, big_iocs, 65536, 4) == 65536, "over the limit");
+}
+
 static void bad_cases(void)
 {
     H5FD_h5sf_config_t c = cfg_of("per_node");
@@ -255,6 +299,7 @@ static void against_builtin(void)
 
 int main(void)
 {
+    default_count_cases();
     fixed_cases();
     bad_cases();
     against_builtin();

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "pool.h"
+#include "iocmap.h"
 
 #define H5SF_MAXADDR ((haddr_t)(((haddr_t)1 << 62) - 1))
 
@@ -117,7 +118,10 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
             snprintf(f->layout.config_dir, sizeof f->layout.config_dir, "%s", f->cfg.config_dir);
             if (creating) {
                 f->layout.stripe_size  = f->cfg.stripe_size > 0 ? f->cfg.stripe_size : H5SF_DEFAULT_STRIPE_SIZE;
-                f->layout.stripe_count = f->cfg.stripe_count > 0 ? f->cfg.stripe_count : f->nioc;
+                f->layout.stripe_count = f->cfg.stripe_count > 0 ? f->cfg.stripe_count
+                                                                 : h5sf_iocmap_default_count(f->size, f->leads, f->iocs,
+                                                                                             f->nioc,
+                                                                                             H5SF_DEFAULT_SUBFILES_PER_IOC);
                 f->layout.ioc_count    = f->nioc;
                 /* Absolute from here on: the config file records it, and
                  * every rank uses rank 0's (broadcast below). */
