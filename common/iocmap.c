@@ -172,7 +172,5 @@ int32_t h5sf_iocmap_default_count(int size, const int *lead, const int *iocs, in
     free(here);
     if (k < 1)
         k = 1;
-    if (k * nioc > H5SF_MAX_STRIPE_COUNT)
-        k = H5SF_MAX_STRIPE_COUNT / nioc > 0 ? H5SF_MAX_STRIPE_COUNT / nioc : 1;
-    return (int32_t)(k * nioc > H5SF_MAX_STRIPE_COUNT ? H5SF_MAX_STRIPE_COUNT : k * nioc);
+    return (int32_t)(k * nioc < H5SF_MAX_STRIPE_COUNT ? k * nioc : H5SF_MAX_STRIPE_COUNT);
 }
