@@ -82,6 +82,7 @@ static void file_free(h5sf_file_t *f)
             MPI_Info_free(&f->info);
     }
     sf_plan_free(&f->plan);
+    free(f->sides);
     free(f->xmark);
     free(f->iocs);
     free(f->leads);

@@ -161,6 +161,7 @@ struct h5sf_file {
     int                 loc_cap;
     bool                loc_reads, loc_writes;
     sf_plan_t           plan;     /* reused per request                      */
+    struct seq_side    *sides;    /* io.c's selection walk, reused per call  */
     h5sf_stats_t        stats;
     /* The per-call report (H5FD_h5sf_get_last_transfer): every call resets
      * *xcur (xfer for raw data, xmeta otherwise), each dispatch round adds
