@@ -381,6 +381,8 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
             rc = MPI_Isend(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(h.tag), ctx->comm, &q->data[k]);
     free(bases);
     free(counts);
+    if (rc == MPI_SUCCESS)
+        ioc_bell_ring(ctx, ioc, false);
     if (rc != MPI_SUCCESS) { /* what was posted cannot be taken back: leak q */
         if (q->shm)
             ioc_shm_give(ctx, q, false);
@@ -464,6 +466,9 @@ static int finish(h5sf_ioc_req_t *q)
                                 q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
                 goto abandon;
             }
+            /* In case our request left only after the IOC looked. */
+            if (idle >= 64 && idle % 64 == 0)
+                ioc_bell_ring(ctx, q->ioc, false);
             ioc_backoff(&idle);
         }
     }

@@ -128,6 +128,7 @@ static void ctx_stop_daemon(h5sf_ioc_ctx_t *ctx)
     atomic_store(&ctx->stop, true);
     uv_cond_broadcast(&ctx->park_cond);
     uv_mutex_unlock(&ctx->lock);
+    ioc_bell_ring(ctx, ctx->rank, true);
     ioc_progress_stop(ctx);
     ctx->serving = false;
     if (!ioc_workers_stop(ctx)) {

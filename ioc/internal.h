@@ -11,7 +11,7 @@
  *   run.c       running a group: merged pwritev/preadv, payload chunks, replies
  *   slots.c     the pool of transfer slots
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
- *   shm.c       the node's shared-memory area: same-node payloads
+ *   shm.c       the node's shared-memory area: same-node payloads, doorbells
  *   fault.c     test-only fault injection (H5SF_FAULT)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
  *
@@ -355,6 +355,15 @@ int             ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n,
 unsigned char  *ioc_shm_own(const h5sf_ioc_ctx_t *ctx, uint64_t off);
 h5sf_ioc_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx);
 void            ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, bool reuse);
+/* Doorbells.  Progress thread: arm this rank's bell (false: it has none, or
+ * a rank of the context is on another node: keep polling), then, if a
+ * probe finds nothing, sleep until rung (or a while); disarm if the probe
+ * found something.  Client: wake IOC rank ioc's progress thread if it
+ * sleeps on its bell (always: even if not armed, as stopping does). */
+bool ioc_bell_arm(h5sf_ioc_ctx_t *ctx, uint32_t *seq);
+void ioc_bell_disarm(h5sf_ioc_ctx_t *ctx);
+void ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq);
+void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always);
 
 /* progress.c */
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);

@@ -1,6 +1,6 @@
 /*
  * shm.c -- the node's shared-memory area: how clients hand payloads to an
- * IOC on their own node without MPI moving the bytes.
+ * IOC on their own node without MPI moving the bytes, and how they wake it.
  *
  * Every rank of a context owns one segment of H5SF_IOC_SHM bytes in one
  * POSIX shared-memory object per node, mapped by all the node's ranks of the
@@ -29,27 +29,59 @@
  *  - Setting up is collective over the context's communicator; taking it
  *    down is local (munmap), so a context freed on one rank alone is safe.
  *
- * Owns the area, the rank -> segment map and the client's ring of regions.
- * Must not touch requests, the scheduler or MPI outside ioc_shm_setup.
+ * Doorbells.  The area starts with one bell per rank of the node.  When
+ * every rank of the context is on this node, nobody else can send the IOC a
+ * request, so its idle progress thread need not poll MPI: it arms its bell,
+ * probes once more and sleeps on the bell (a futex) until a client rings it.
+ * Polling costs the ranks that share its cores a wake-up per millisecond;
+ * the bell costs a client one system call per request to a sleeping IOC.
+ *  - A client rings after posting a request, and again while it waits for
+ *    the reply (a send MPI had not pushed out yet when the IOC probed).
+ *    Either the client sees the bell armed and rings, or the IOC's probe
+ *    after arming sees the request (both sides order with seq_cst).
+ *  - The IOC sleeps at most IOC_BELL_WAIT_NS at a time, so nothing depends
+ *    on the bell alone.  With a rank on another node it polls as before.
+ *  - A context of one rank has a bell in private memory: only stopping
+ *    rings it.
+ *
+ * Owns the area, the rank -> segment map, the bells and the client's ring
+ * of regions.  Must not touch requests, the scheduler or MPI outside
+ * ioc_shm_setup.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
 /* Regions one client may have in flight (a request is one region). */
 #define SHM_RING_MAX 256
+/* The longest sleep on a bell (H5SF_TEST_BELL_WAIT_S, test only: longer,
+ * so that a lost wake-up shows as a timeout). */
+#define IOC_BELL_WAIT_NS 50000000L
+
+/* One per rank of the node, a cache line each (clients ring them often). */
+typedef struct ioc_bell {
+    _Atomic uint32_t seq;   /* rung: +1 (the futex word)       */
+    _Atomic uint32_t armed; /* its progress thread sleeps on it */
+    char             pad[56];
+} ioc_bell_t;
 
 struct ioc_shm {
-    unsigned char *map;     /* the node's area                          */
+    unsigned char *map;     /* the node's area (NULL: a private bell)   */
     size_t         maplen;
-    uint64_t       seg;     /* bytes per rank                           */
+    ioc_bell_t    *bells;   /* at the start of map, one per node rank   */
+    bool           alone;   /* every rank of the context is on the node */
+    uint64_t       seg;     /* bytes per rank, 0: no payloads here      */
     int           *idx;     /* ctx rank -> segment number, -1: off node */
     int            size;
+    unsigned char *segs;    /* the segments, after the bells            */
     unsigned char *own;     /* this rank's segment                      */
     int            reserved; /* 0: not yet, 1: done, -1: failed: unused  */
     /* The ring over `own`: regions in the order they were taken. */
@@ -104,18 +136,33 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     int      nrank, nsize, ok = 0, all = 0, *ranks = NULL;
     char     name[64];
     uint64_t least = seg;
+    size_t   bells, len = 0;
     ioc_shm_t *s   = NULL;
 
     ctx->shm = NULL;
+    if (ctx->size == 1) { /* nobody to share with: only a bell, private */
+        if ((s = calloc(1, sizeof *s)) && (s->bells = calloc(1, sizeof *s->bells)) &&
+            (s->idx = calloc(1, sizeof *s->idx))) {
+            s->alone = true;
+            s->size  = 1;
+            ctx->shm = s;
+            return 0;
+        }
+        if (s)
+            free(s->bells);
+        free(s);
+        return 0;
+    }
     if (MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return 0; /* no shared memory: messages only */
     MPI_Comm_rank(node, &nrank);
     MPI_Comm_size(node, &nsize);
     /* One size per node, and nothing to share with nobody. */
     MPI_Allreduce(&seg, &least, 1, MPI_UINT64_T, MPI_MIN, node);
-    if (least == 0 || nsize < 2)
+    if (nsize < 2)
         goto done;
-    size_t len = (size_t)least * (size_t)nsize;
+    bells = ((size_t)nsize * sizeof(ioc_bell_t) + 4095) & ~(size_t)4095;
+    len   = bells + (size_t)least * (size_t)nsize;
     if (make_object(node, nrank, len, name, sizeof name, e) < 0)
         goto done;
     s     = calloc(1, sizeof *s);
@@ -134,9 +181,12 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     for (int i = 0; i < nsize; i++)
         s->idx[ranks[i]] = i;
     s->maplen = len;
+    s->bells  = (ioc_bell_t *)(void *)s->map;
+    s->alone  = nsize == ctx->size;
     s->seg    = least;
     s->size   = ctx->size;
-    s->own    = s->map + (size_t)nrank * least;
+    s->segs   = s->map + bells;
+    s->own    = s->segs + (size_t)nrank * least;
     ctx->shm  = s;
     s         = NULL;
 done:
@@ -157,7 +207,10 @@ void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
     ioc_shm_t *s = ctx->shm;
     if (!s)
         return;
-    munmap(s->map, s->maplen);
+    if (s->map)
+        munmap(s->map, s->maplen);
+    else
+        free(s->bells);
     free(s->idx);
     free(s);
     ctx->shm = NULL;
@@ -167,7 +220,7 @@ uint64_t ioc_shm_seg_size(const h5sf_ioc_ctx_t *ctx) { return ctx->shm ? ctx->sh
 
 bool ioc_shm_peer(const h5sf_ioc_ctx_t *ctx, int rank)
 {
-    return ctx->shm && rank >= 0 && rank < ctx->shm->size && ctx->shm->idx[rank] >= 0 && rank != ctx->rank;
+    return ctx->shm && ctx->shm->seg && rank >= 0 && rank < ctx->shm->size && ctx->shm->idx[rank] >= 0 && rank != ctx->rank;
 }
 
 unsigned char *ioc_shm_region(const h5sf_ioc_ctx_t *ctx, int rank, uint64_t off, uint64_t len)
@@ -175,7 +228,70 @@ unsigned char *ioc_shm_region(const h5sf_ioc_ctx_t *ctx, int rank, uint64_t off,
     const ioc_shm_t *s = ctx->shm;
     if (!ioc_shm_peer(ctx, rank) || off > s->seg || len > s->seg - off)
         return NULL;
-    return s->map + (size_t)s->idx[rank] * s->seg + off;
+    return s->segs + (size_t)s->idx[rank] * s->seg + off;
+}
+
+/* ---- doorbells ----------------------------------------------------------- */
+
+static ioc_bell_t *bell_of(const h5sf_ioc_ctx_t *ctx, int rank)
+{
+    const ioc_shm_t *s = ctx->shm;
+    if (!s || rank < 0 || rank >= s->size || s->idx[rank] < 0)
+        return NULL;
+    return &s->bells[s->idx[rank]];
+}
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)w, op, val, ts, NULL, 0);
+}
+
+bool ioc_bell_arm(h5sf_ioc_ctx_t *ctx, uint32_t *seq)
+{
+    ioc_bell_t *b = ctx->shm && ctx->shm->alone ? bell_of(ctx, ctx->rank) : NULL;
+    if (!b)
+        return false;
+    atomic_store(&b->armed, 1);
+    atomic_thread_fence(memory_order_seq_cst); /* before the caller's probe */
+    *seq = atomic_load(&b->seq);
+    return true;
+}
+
+void ioc_bell_disarm(h5sf_ioc_ctx_t *ctx)
+{
+    ioc_bell_t *b = bell_of(ctx, ctx->rank);
+    if (b)
+        atomic_store(&b->armed, 0);
+}
+
+void ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq)
+{
+    static long     test_s = -1;
+    ioc_bell_t     *b      = bell_of(ctx, ctx->rank);
+    struct timespec ts     = {0, IOC_BELL_WAIT_NS};
+    if (!b)
+        return;
+    if (test_s < 0) {
+        const char *v = getenv("H5SF_TEST_BELL_WAIT_S");
+        test_s        = v ? atol(v) : 0;
+    }
+    if (test_s > 0)
+        ts = (struct timespec){test_s, 0};
+    /* Returns at once if it was rung since ioc_bell_arm read seq. */
+    futex(&b->seq, FUTEX_WAIT, seq, &ts);
+    atomic_store(&b->armed, 0);
+}
+
+void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always)
+{
+    ioc_bell_t *b = bell_of(ctx, ioc);
+    if (!b)
+        return;
+    atomic_thread_fence(memory_order_seq_cst); /* after the caller's send */
+    if (!always && !atomic_load(&b->armed))
+        return;
+    atomic_fetch_add(&b->seq, 1);
+    futex(&b->seq, FUTEX_WAKE, 1, NULL);
 }
 
 /* ---- the client's ring (application thread only) ---------------------- */
@@ -215,7 +331,7 @@ h5sf_ioc_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx)
 int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *off)
 {
     ioc_shm_t *s = ctx->shm;
-    if (!s)
+    if (!s || !s->seg)
         return -1;
     if (s->reserved == 0)
         s->reserved = madvise(s->own, (size_t)s->seg, MADV_POPULATE_WRITE) == 0 ? 1 : -1;
