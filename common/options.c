@@ -120,6 +120,10 @@ const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_TEST_MAX_PIECES", NULL, "(unset)", "integer 1..1048575",
      "Test-only: plan and run a transfer in rounds of this many pieces instead of the built-in limit "
      "(2^20), so that small transfers take many rounds; other values are ignored.  Never set it in production."},
+    {"-", "H5SF_TEST_BELL_WAIT_S", NULL, "(unset)", "seconds",
+     "Test-only: an idle I/O concentrator whose clients are all on its node sleeps this long at most on its "
+     "doorbell instead of 50 ms, so that the test suite shows no request relies on that wake-up.  Never set "
+     "it in production."},
     {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1 | subfiling",
      "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf (1) or, "
      "for comparisons, to HDF5's built-in subfiling driver (subfiling). A subfiled file opened with the "
