@@ -220,7 +220,8 @@ uint64_t ioc_shm_seg_size(const h5sf_ioc_ctx_t *ctx) { return ctx->shm ? ctx->sh
 
 bool ioc_shm_peer(const h5sf_ioc_ctx_t *ctx, int rank)
 {
-    return ctx->shm && ctx->shm->seg && rank >= 0 && rank < ctx->shm->size && ctx->shm->idx[rank] >= 0 && rank != ctx->rank;
+    const ioc_shm_t *s = ctx->shm;
+    return s && s->seg && rank >= 0 && rank < s->size && s->idx[rank] >= 0 && rank != ctx->rank;
 }
 
 unsigned char *ioc_shm_region(const h5sf_ioc_ctx_t *ctx, int rank, uint64_t off, uint64_t len)
@@ -266,17 +267,19 @@ void ioc_bell_disarm(h5sf_ioc_ctx_t *ctx)
 
 void ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq)
 {
-    static long     test_s = -1;
-    ioc_bell_t     *b      = bell_of(ctx, ctx->rank);
-    struct timespec ts     = {0, IOC_BELL_WAIT_NS};
+    static _Atomic long test_s = -1; /* progress threads of several contexts */
+    ioc_bell_t         *b      = bell_of(ctx, ctx->rank);
+    struct timespec     ts     = {0, IOC_BELL_WAIT_NS};
+    long                t      = atomic_load(&test_s);
     if (!b)
         return;
-    if (test_s < 0) {
+    if (t < 0) {
         const char *v = getenv("H5SF_TEST_BELL_WAIT_S");
-        test_s        = v ? atol(v) : 0;
+        t             = v ? atol(v) : 0;
+        atomic_store(&test_s, t);
     }
-    if (test_s > 0)
-        ts = (struct timespec){test_s, 0};
+    if (t > 0)
+        ts = (struct timespec){t, 0};
     /* Returns at once if it was rung since ioc_bell_arm read seq. */
     futex(&b->seq, FUTEX_WAIT, seq, &ts);
     atomic_store(&b->armed, 0);
