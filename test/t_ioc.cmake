@@ -42,6 +42,12 @@ target_link_libraries(unit_stuck PRIVATE h5sf_ioc)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
 add_test(NAME unit_stuck COMMAND unit_stuck ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
 set_tests_properties(unit_stuck PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 150)
+# The IOC doorbell (ioc/shm.c): a private bell rung from another thread, no
+# MPI; a lost wake-up hangs into the timeout (H5SF_TEST_BELL_WAIT_S=600).
+add_executable(unit_bell ${CMAKE_CURRENT_SOURCE_DIR}/unit_bell.c)
+target_link_libraries(unit_bell PRIVATE h5sf_ioc)
+add_test(NAME unit_bell COMMAND unit_bell)
+set_tests_properties(unit_bell PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 60 ENVIRONMENT "H5SF_TEST_BELL_WAIT_S=600")
 # The pool that runs a call's subfile transfers together (vfd/pool.c, no
 # HDF5 or MPI): data, EOF zeros, errors, shutdown, fork; "overlap" proves
 # all jobs of a call in flight at once through the H5SF_FAULT hook; the
@@ -57,12 +63,12 @@ foreach(m plain overlap short eintr enospc)
 endforeach()
 # A report is a failure; suppressions (test/tsan.supp) cover only code that
 # is not ours and each says why.
-set_property(TEST unit_sched unit_sched_mt unit_stuck unit_own_timeout ${_pool_tests} APPEND PROPERTY ENVIRONMENT
+set_property(TEST unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_bell ${_pool_tests} APPEND PROPERTY ENVIRONMENT
              "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
 # Where running together starts to pay (H5SF_POOL_MIN_BYTES); not a test.
 add_executable(bench_pool ${CMAKE_CURRENT_SOURCE_DIR}/bench_pool.c ${CMAKE_SOURCE_DIR}/vfd/pool.c)
 target_link_libraries(bench_pool PRIVATE h5sf_ioc)
-add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_pool)
+add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_pool unit_bell)
 
 foreach(t t_ioc t_lifecycle)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
