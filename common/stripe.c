@@ -154,8 +154,15 @@ static int piece_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
 void sf_plan_sort(sf_plan_t *p)
 {
+    qsort(p->touched, (size_t)p->ntouched, sizeof *p->touched, int_cmp);
     for (int i = 0; i < p->ntouched; i++) {
         sf_list_t *l = &p->lists[p->touched[i]];
         size_t     k = 0;

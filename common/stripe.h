@@ -68,7 +68,7 @@ typedef struct sf_plan {
     uint64_t   S;
     int        N;
     sf_list_t *lists;   /* N lists */
-    int       *touched; /* subfiles with pieces, in first-touch order */
+    int       *touched; /* subfiles with pieces: first-touch order, ascending after sf_plan_sort */
     int        ntouched;
     uint64_t   pieces_in;
     uint64_t   stored;  /* pieces held by all lists (what memory follows) */
@@ -83,7 +83,8 @@ void sf_plan_free(sf_plan_t *p);
 void sf_plan_trim(sf_plan_t *p, uint64_t keep);
 int  sf_plan_add(sf_plan_t *p, uint64_t addr, uint64_t len, uint64_t mem);
 /* Sort each touched list by subfile offset and merge what becomes adjacent in
- * both file and memory.  Needed when selections arrive out of order. */
+ * both file and memory (needed when selections arrive out of order), and the
+ * touched subfiles by number (every rank then sends in the same order). */
 void sf_plan_sort(sf_plan_t *p);
 uint64_t sf_plan_pieces_out(const sf_plan_t *p);
 /* End (exclusive) of the last byte a list touches; 0 for an empty list. */

@@ -161,6 +161,16 @@ static void check_report(hid_t file, const model_t *m, bool is_write, bool coll,
               (unsigned long long)vreq[k], (unsigned long long)vbytes[k]);
     CHECK(t.subfiles == touched && t.nsubfile == touched, "%s: %d subfiles / %d entries, expected %d", what,
           t.subfiles, t.nsubfile, touched);
+    /* Requests to IOCs leave in subfile order on every rank, so that the
+     * ranks' pieces of one subfile reach its IOC together (channel.c). */
+    for (int i = 1, last = -1; i <= t.nsubfile && i <= H5FD_H5SF_TRANSFER_SUBFILES; i++) {
+        const H5FD_h5sf_transfer_subfile_t *e = &t.subfile[i - 1];
+        if (!(e->via & ((1u << VIA_REMOTE) | (1u << VIA_SELF))))
+            continue;
+        CHECK(e->subfile > last, "%s: the request to subfile %d left after the one to subfile %d", what,
+              e->subfile, last);
+        last = e->subfile;
+    }
 }
 
 /* ---- what HDF5 reports ------------------------------------------------ */

@@ -71,6 +71,10 @@ int main(void)
                 CHECK(covered == len, "covered %llu of %llu", (unsigned long long)covered, (unsigned long long)len);
                 CHECK(p.stored == sf_plan_pieces_out(&p), "stored %llu, lists hold %llu",
                       (unsigned long long)p.stored, (unsigned long long)sf_plan_pieces_out(&p));
+                sf_plan_sort(&p);
+                for (int t = 1; t < p.ntouched; t++)
+                    CHECK(p.touched[t - 1] < p.touched[t], "touched subfiles not ascending after the sort: %d, %d",
+                          p.touched[t - 1], p.touched[t]);
                 /* one subfile, contiguous memory: exactly one piece per touched subfile row run? at least merged */
                 if (N == 1) CHECK(sf_plan_pieces_out(&p) == 1, "N=1 must merge into one piece");
             next:;

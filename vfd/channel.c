@@ -461,15 +461,32 @@ static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *s
     return failed ? -1 : 0;
 }
 
+/* Rotate jobs[0..n) and their subfile numbers left by r. */
+static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
+{
+    for (int k = 0; k < r; k++) {
+        h5sf_pio_t j0 = jobs[0];
+        int        s0 = js[0];
+        memmove(jobs, jobs + 1, (size_t)(n - 1) * sizeof *jobs);
+        memmove(js, js + 1, (size_t)(n - 1) * sizeof *js);
+        jobs[n - 1] = j0;
+        js[n - 1]   = s0;
+    }
+}
+
 /*
  * Run a plan: one transfer per touched subfile, all in flight together.
  * Requests to IOCs are bracketed by COBEGIN/COEND and posted first; the
  * transfers this rank does itself (direct channel, same-node shortcuts of
  * local.c) then run together on the pool (pool.c) while the IOCs work.
- * Piece memory offsets are absolute addresses.  Each rank starts at a
- * different subfile, so ranks writing the same range of stripes do not all
- * queue on the same file at once (local file systems serialize buffered
- * writes to one file).  Returns -1 with the first failure's text.
+ * Piece memory offsets are absolute addresses.  Requests to IOCs are
+ * posted in subfile order on every rank, so that the ranks' interleaved
+ * pieces of one subfile reach its IOC together and merge into runs (a
+ * client has only so many requests in flight: shm.c's ring).  The
+ * transfers a rank runs itself start at a different subfile on each rank,
+ * so ranks writing the same range of stripes do not all queue on the same
+ * file at once (local file systems serialize buffered writes to one file).
+ * Returns -1 with the first failure's text.
  */
 int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e)
 {
@@ -495,7 +512,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
     if (nt && (!jobs || !js))
         failed = h5sf_fail(e, ENOMEM, "out of memory dispatching a request") < 0;
     for (int k = 0; k < nt && !failed; k++) {
-        int        s = p->touched[(k + f->rank) % nt];
+        int        s = p->touched[k];
         sf_list_t *l = &p->lists[s];
         haddr_t    end = 0;
         H5FD_t    *loc = ioc ? h5sf_local_channel(f, s, is_write, l, sf_list_end(l)) : f->chan[s];
@@ -526,8 +543,11 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
         if (vec_run(f, s, f->chan[s], is_write, l, &v, e) < 0)
             failed = 1;
     }
-    if (!failed && nj && pio_run(f, is_write, jobs, js, nj, e) < 0)
-        failed = 1;
+    if (!failed && nj) {
+        rotate_jobs(jobs, js, nj, f->rank % nj);
+        if (pio_run(f, is_write, jobs, js, nj, e) < 0)
+            failed = 1;
+    }
     free(jobs);
     free(js);
 
