@@ -461,17 +461,24 @@ static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *s
     return failed ? -1 : 0;
 }
 
-/* Rotate jobs[0..n) and their subfile numbers left by r. */
+/* Rotate jobs[0..n) and their subfile numbers left by r, in place: three
+ * reversals, O(n) (a call may touch thousands of subfiles). */
+static void reverse_jobs(h5sf_pio_t *jobs, int *js, int a, int b)
+{
+    for (; a < --b; a++) {
+        h5sf_pio_t j = jobs[a];
+        int        s = js[a];
+        jobs[a] = jobs[b], js[a] = js[b];
+        jobs[b] = j, js[b] = s;
+    }
+}
 static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
 {
-    for (int k = 0; k < r; k++) {
-        h5sf_pio_t j0 = jobs[0];
-        int        s0 = js[0];
-        memmove(jobs, jobs + 1, (size_t)(n - 1) * sizeof *jobs);
-        memmove(js, js + 1, (size_t)(n - 1) * sizeof *js);
-        jobs[n - 1] = j0;
-        js[n - 1]   = s0;
-    }
+    if (r <= 0 || r >= n)
+        return;
+    reverse_jobs(jobs, js, 0, r);
+    reverse_jobs(jobs, js, r, n);
+    reverse_jobs(jobs, js, 0, n);
 }
 
 /*
