@@ -38,6 +38,7 @@ mpi_name() { # "Open MPI 4.1.4" from mpirun --version
 # 1.14.6 stage also leaves out "unit" (no HDF5 in them, and the same MPI and
 # compiler as the 1.14.5 pass); the 2.x stage keeps them for its other MPI.
 skip_labels='multinode|conformance|fuzz|once'
+jobs="${H5SF_CTEST_JOBS:-$(nproc)}" # tests at a time, as in test.sh
 
 hdf5_version() { awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' "$1"; }
 
@@ -48,7 +49,7 @@ stage_1146() {
     if [ $rc -eq 0 ] && H5SF_HDF5_VERSION=1.14.6 H5SF_HDF5_PREFIX="$prefix" H5SF_SANITIZE=0 \
          H5SF_BUILD_DIR="$dir" "$root/scripts/build.sh"; then
         ( export H5SF_HDF5_PREFIX="$prefix" H5SF_BUILD_DIR="$dir"
-          source "$root/scripts/env.sh"; cd "$dir" && ctest --output-on-failure -j1 -LE "$skip_labels|unit" ) || rc=1
+          source "$root/scripts/env.sh"; cd "$dir" && ctest --output-on-failure -j "$jobs" -LE "$skip_labels|unit" ) || rc=1
     else
         echo "build against HDF5 1.14.6 failed" >&2; rc=1
     fi
@@ -103,7 +104,7 @@ stage_2() {
         sm_check "$mpi"
         echo "skipped in the chroot: multinode_* (they need network namespaces: scripts/netns-cluster.sh)"
         echo "skipped in the chroot: eco_example_nodelocal_h5repack (Debian's h5repack is linked with the serial HDF5; the parallel plugin cannot load into it)"
-        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j1 -LE '$skip_labels' -E '^eco_example_nodelocal_h5repack\$'" || rc=1
+        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j $jobs -LE '$skip_labels' -E '^eco_example_nodelocal_h5repack\$'" || rc=1
     else
         echo "build against HDF5 $ver failed" >&2; rc=1
     fi

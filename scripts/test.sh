@@ -8,6 +8,8 @@
 #      ctest (not with extra arguments, nor with H5SF_SKIP_OTHER_HDF5=1)
 # One line per HDF5 version: "== HDF5 <version> (<MPI>): all tests passed"
 # or ": FAILURES".
+# Tests run H5SF_CTEST_JOBS at a time (default: the number of cores);
+# HDF5's own programs (label conformance) run alone, RUN_SERIAL.
 # Exits non-zero if any build or any test fails.  Extra arguments go to every
 # ctest run (e.g. scripts/test.sh -R t_config).
 set -uo pipefail
@@ -25,7 +27,7 @@ run_ctest() { # build_dir, ctest args...
         # Open MPI leaks at exit; UBSan should say where.
         export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
         export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
-        cd "$dir" && ctest --output-on-failure "$@"
+        cd "$dir" && ctest --output-on-failure -j "${H5SF_CTEST_JOBS:-$(nproc)}" "$@"
     )
 }
 
