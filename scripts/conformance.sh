@@ -169,19 +169,20 @@ parallel-direct|parallel-ioc)
     progs="testphdf5 $(for x in $xsubs; do printf 'testphdf5-%s ' "$x"; done)"
     progs="$progs $(cmake_list "$SRC/testpar/CMakeLists.txt" H5P_TESTS | tr '\n' ' ')"
     # One directory for all, as HDF5's ctest has: t_pflush2 and t_prestart
-    # read what t_pflush1 and t_pshutdown left.  Programs that stand alone
-    # and take minutes (H5SF_CONFORMANCE_LONG) run beside that sequence in
-    # directories of their own: they wait on MPI more than they compute
-    # (t_cache_image: 65% of one core under h5sf on 2 cores).
-    long=" ${H5SF_CONFORMANCE_LONG-t_cache_image} "
-    # par_one PROGRAM WORKDIR REFDIR -> $OUT/$part-<p>.row, .bad on an
-    # unexpected result
-    par_one() {
-        local p=$1 wd=$2 rd=$3 exe="${1%%-*}" args=() res secs r1 r2 ref
+    # read what t_pflush1 and t_pshutdown left.
+    wd=$(workdir "par-$ch") rd=$(workdir "par-ref-$ch")
+    for p in $progs; do
+        exe="${p%%-*}" args=()
         if [ "$p" = testphdf5 ]; then
             for x in $xsubs; do args+=(-x "$x"); done
         elif [ "$exe" != "$p" ]; then
             args=(-o "${p#*-}")
+        fi
+        [[ "$p" =~ $filter ]] || continue
+        [ -x "$HB/bin/$exe" ] || continue
+        if [ -n "$(expected_reason "$p" skip)" ]; then
+            printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
+            continue
         fi
         read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" \
             mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=1 \
@@ -189,7 +190,6 @@ parallel-direct|parallel-ioc)
             -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS -x srcdir="$wd" "$HB/bin/$exe" "${args[@]}")
         # Ranks of a failed job can outlive its mpiexec (they carry no
         # mark of the directory): none may spin on into the next program.
-        # No two programs running at once share an executable.
         pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
         # t_pflush1 exits on purpose without closing its file (HDF5's
         # ctest: WILL_FAIL); t_pflush2 then checks what it flushed.
@@ -209,37 +209,13 @@ parallel-direct|parallel-ioc)
             pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
             ref="h5sf:$(nfail "$OUT/$part-$p.log") mpio:$r1($(nfail "$OUT/$part-$p.mpio.log")) subfiling:$r2($(nfail "$OUT/$part-$p.subfiling.log"))"
         fi
-        printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee "$OUT/$part-$p.row"
+        printf '%s\t%s\t%s\t%s\n' "$p" "$res" "$secs" "$ref" | tee -a "$tsv"
         if [ "$res" != pass ] && { [ "$res" = TIMEOUT ] || [ -z "$(expected_reason "$p" "$ch")" ]; }; then
-            touch "$OUT/$part-$p.bad"
+            bad=1
             echo "conformance: $p at $NP ranks, $ch channel: $res (log: $OUT/$part-$p.log)" >&2
             grep -m5 -iE 'FAILED|error|Assertion|signal' "$OUT/$part-$p.log" >&2
         fi
-    }
-    rm -f "$OUT/$part"-*.row "$OUT/$part"-*.bad
-    wd=$(workdir "par-$ch") rd=$(workdir "par-ref-$ch")
-    order=() bg=() fg=()
-    for p in $progs; do
-        [[ "$p" =~ $filter ]] || continue
-        [ -x "$HB/bin/${p%%-*}" ] || continue
-        order+=("$p")
-        if [ -n "$(expected_reason "$p" skip)" ]; then
-            printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee "$OUT/$part-$p.row"
-        elif [[ "$long" == *" $p "* ]]; then bg+=("$p")
-        else fg+=("$p"); fi
     done
-    # The long ones start first, each in directories of its own named so
-    # that no other's path contains them (run_one kills by path).
-    for p in "${bg[@]}"; do
-        par_one "$p" "$(workdir "alone-$ch-$p")" "$(workdir "alone-ref-$ch-$p")" &
-    done
-    for p in "${fg[@]}"; do par_one "$p" "$wd" "$rd"; done
-    wait
-    for p in "${order[@]}"; do
-        cat "$OUT/$part-$p.row" >>"$tsv" 2>/dev/null || printf '%s\tFAIL\t0\t-\n' "$p" >>"$tsv"
-        [ -f "$OUT/$part-$p.bad" ] && bad=1
-    done
-    for p in "${bg[@]}"; do rm -rf "$OUT/work/alone-$ch-$p" "$OUT/work/alone-ref-$ch-$p"; done
     rm -rf "$wd" "$rd"
     ;;
 *)

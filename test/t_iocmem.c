@@ -458,13 +458,17 @@ static void test_park(const char *dir)
         CHECK(r1 > 0 && r2 == r1, "IOC requests: %llu for the first file, %llu for the same work in the second",
               (unsigned long long)r1, (unsigned long long)r2);
         /* About 200 ms after the first file: its transfer slots were kept.
-         * (At one rank its payload travels inline, without slots.)  A
-         * machine loaded enough to keep the IOC parked past the 1 s keep
-         * time frees them, as it should: then only the first count holds. */
+         * (At one rank its payload travels inline, without slots.)  The
+         * first file's close may add one (a metadata flush a worker runs
+         * rather than the waiting client: which does is a race), so at
+         * least as many as it had before its close.  A machine loaded
+         * enough to keep the IOC parked past the 1 s keep time frees them,
+         * as it should: then only the first count holds. */
         double parked = park_opened_at - closed;
         CHECK(sl1[0] == 0, "slots at open of the first file: %llu, 0 expected", (unsigned long long)sl1[0]);
         if (parked < 0.8)
-            CHECK(sl2[0] == sl1[1], "slots at open: %llu for the second file after %.2f s parked (the first's %llu expected)",
+            CHECK(sl2[0] >= sl1[1],
+                  "slots at open: %llu for the second file after %.2f s parked (the first's %llu or more expected)",
                   (unsigned long long)sl2[0], parked, (unsigned long long)sl1[1]);
         else
             printf("t_iocmem park: parked %.2f s between the files (loaded machine), past the 1 s keep time: "

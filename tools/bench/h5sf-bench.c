@@ -1,7 +1,8 @@
 /*
  * h5sf-bench.c -- side-by-side I/O benchmark: h5sf (IOC and direct
  * channels), HDF5's built-in subfiling driver, MPI-IO (independent and
- * collective) and a POSIX file-per-process baseline, in one run.
+ * collective) and POSIX baselines (contiguous: file per process; strided:
+ * one shared file, a pwrite/pread per block), in one run.
  *
  * Every configuration runs once per repetition, interleaved (rep 1 of all,
  * rep 2 of all, ...), so slow drift of the machine hits all of them alike.
@@ -357,28 +358,63 @@ static result_t run_metadata(const char *driver, int coll, const char *path)
     return r;
 }
 
-/* The practical limit: the same bytes, pwrite/pread to one file per rank. */
-static result_t run_posix(const char *path)
+/* The practical limits, no HDF5, one copy per byte:
+ *   contiguous  the same bytes, one pwrite/pread to one file per rank;
+ *   strided     one shared file, each rank's 4 KiB blocks interleaved as in
+ *               run_bulk, one pwrite/pread per block, at the offset HDF5
+ *               gives the benchmark's dataset (2048: blocks straddle pages
+ *               as they do there).  This is what MPI-IO's independent
+ *               strided transfers do on one node; a driver cannot do less
+ *               kernel work for these bytes. */
+#define POSIX_STRIDED_BASE 2048
+static int posix_xfer(int fd, int wr, unsigned char *b, size_t n, uint64_t off)
 {
-    result_t r     = {0, 0, 1};
-    size_t   bytes = mib << 20;
+    for (size_t o = 0; o < n;) {
+        ssize_t k = wr ? pwrite(fd, b + o, n - o, (off_t)(off + o)) : pread(fd, b + o, n - o, (off_t)(off + o));
+        if (k <= 0)
+            return -1;
+        o += (size_t)k;
+    }
+    return 0;
+}
+static int posix_pass(int fd, int wr, unsigned char *b, size_t bytes, int strided)
+{
+    if (!strided)
+        return posix_xfer(fd, wr, b, bytes, 0);
+    for (size_t i = 0; i < bytes / 4096; i++)
+        if (posix_xfer(fd, wr, b + i * 4096, 4096,
+                       POSIX_STRIDED_BASE + ((uint64_t)i * (uint64_t)nranks + (uint64_t)rank) * 4096) < 0)
+            return -1;
+    return 0;
+}
+static result_t run_posix(const char *wl, const char *path)
+{
+    result_t r       = {0, 0, 1};
+    size_t   bytes   = mib << 20;
+    int      strided = !strcmp(wl, "strided");
     unsigned char *buf = malloc(bytes), *got = malloc(bytes);
     char     p[1200];
     for (size_t i = 0; i < bytes; i++)
-        buf[i] = pat((uint64_t)rank * bytes + i, 0);
-    snprintf(p, sizeof p, "%s.rank%d", path, rank);
+        buf[i] = pat(strided ? ((i / 4096) * (uint64_t)nranks + (uint64_t)rank) * 4096 + i % 4096
+                             : (uint64_t)rank * bytes + i, 0);
+    if (strided)
+        snprintf(p, sizeof p, "%s.shared", path);
+    else
+        snprintf(p, sizeof p, "%s.rank%d", path, rank);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now();
-    int    fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    for (size_t o = 0; fd >= 0 && o < bytes;) {
-        ssize_t k = pwrite(fd, buf + o, bytes - o, (off_t)o);
-        if (k <= 0) {
-            r.ok = 0;
-            break;
-        }
-        o += (size_t)k;
+    /* The shared file is created by rank 0 before the others open it. */
+    int fd = -1;
+    if (!strided || rank == 0)
+        fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (strided) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank != 0)
+            fd = open(p, O_WRONLY);
     }
-    if (fd < 0 || close(fd) < 0)
+    if (fd < 0 || posix_pass(fd, 1, buf, bytes, strided) < 0)
+        r.ok = 0;
+    if (fd >= 0 && close(fd) < 0)
         r.ok = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     r.write_s = now() - t0;
@@ -388,21 +424,17 @@ static result_t run_posix(const char *path)
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = now();
     fd = open(p, O_RDONLY);
-    for (size_t o = 0; fd >= 0 && o < bytes;) {
-        ssize_t k = pread(fd, got + o, bytes - o, (off_t)o);
-        if (k <= 0) {
-            r.ok = 0;
-            break;
-        }
-        o += (size_t)k;
-    }
+    if (fd < 0 || posix_pass(fd, 0, got, bytes, strided) < 0)
+        r.ok = 0;
     if (fd >= 0)
         close(fd);
     MPI_Barrier(MPI_COMM_WORLD);
     r.read_s = now() - t0;
     if (memcmp(buf, got, bytes))
         r.ok = 0;
-    unlink(p);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!strided || rank == 0)
+        unlink(p);
     free(buf);
     free(got);
     return r;
@@ -468,7 +500,8 @@ int main(int argc, char **argv)
                     if (!has(xfers, XF[x]))
                         continue;
                     /* POSIX has no transfer modes: run it once per rep. */
-                    if (!strcmp(DR[d], "posix") && (x == 1 || strcmp(WL[w], "contiguous")))
+                    if (!strcmp(DR[d], "posix") &&
+                        (x == 1 || (strcmp(WL[w], "contiguous") && strcmp(WL[w], "strided"))))
                         continue;
                     /* Every run starts with no dirty pages of earlier runs: on
                      * a disk file system their writeback would otherwise land
@@ -478,7 +511,7 @@ int main(int argc, char **argv)
                     MPI_Barrier(MPI_COMM_WORLD);
                     result_t r;
                     if (!strcmp(DR[d], "posix"))
-                        r = run_posix(path);
+                        r = run_posix(WL[w], path);
                     else if (!strcmp(WL[w], "metadata"))
                         r = run_metadata(DR[d], x, path);
                     else if (!strcmp(WL[w], "chunked"))
