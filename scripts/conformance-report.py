@@ -91,7 +91,8 @@ def main():
         for r in rows:
             prog, res, secs = r[0], r[1], r[2]
             ref = r[3] if len(r) > 3 and r[3] != "-" else ""
-            why = (reason(prog, "skip") if res == "not run" else reason(prog, mode)) if res != "pass" else ""
+            skip = expected.get((prog, "skip-" + mode)) or expected.get((prog, "skip"))
+            why = (skip if res == "not run" else reason(prog, mode)) if res != "pass" else ""
             if res != "pass" and not why:
                 why = "**unexpected**"
             lines.append("| %s | %s | %s | %s | %s |" % (prog, res, secs, ref, why or ""))

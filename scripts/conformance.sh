@@ -93,7 +93,7 @@ run_one() { # timeout dir log cmd...
 nfail() { grep -a -c -E 'FAILED|UNEXPECTED' "$1" 2>/dev/null; }
 
 expected_reason() { # program mode
-    awk -F'\t' -v p="$1" -v m="$2" '$1 == p && ($2 == m || ($2 == "*" && m != "skip")) { print $3; exit }' "$EXPECTED" 2>/dev/null
+    awk -F'\t' -v p="$1" -v m="$2" '$1 == p && ($2 == m || ($2 == "*" && m !~ /^skip/)) { print $3; exit }' "$EXPECTED" 2>/dev/null
 }
 
 tsv="$OUT/$part.tsv"
@@ -180,7 +180,7 @@ parallel-direct|parallel-ioc)
         fi
         [[ "$p" =~ $filter ]] || continue
         [ -x "$HB/bin/$exe" ] || continue
-        if [ -n "$(expected_reason "$p" skip)" ]; then
+        if [ -n "$(expected_reason "$p" skip)" ] || [ -n "$(expected_reason "$p" "skip-$ch")" ]; then
             printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
             continue
         fi

@@ -138,6 +138,78 @@ static void read_file(const char *path)
     free(buf);
 }
 
+/* A strided write and read of SPB 4 KiB blocks per rank, interleaved
+ * across ranks, one call each, touching every subfile with 256 KiB or more
+ * per subfile.  With two or more ranks the write is sparse (small pieces
+ * with gaps): on the direct channel its subfile transfers run one after
+ * another (vfd/channel.c, run_together), the read's together.  At one rank the blocks are
+ * contiguous and both run together.  The bytes are read back. */
+#define SPB 256
+static void strided_file(const char *path)
+{
+    const size_t iblk = 1024; /* ints per 4 KiB block */
+    hsize_t      n = (hsize_t)SPB * (hsize_t)size * iblk, start = (hsize_t)rank * iblk,
+            stride = (hsize_t)size * iblk, count = SPB, blk = iblk, mn = (hsize_t)SPB * iblk;
+    int         *buf = malloc(mn * sizeof(int)), *got = malloc(mn * sizeof(int));
+    h5sf_stats_t st;
+    for (size_t i = 0; i < mn; i++)
+        buf[i] = value(start + (i / iblk) * stride + i % iblk);
+    hid_t p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
+    CHECK(f >= 0, "cannot create %s", path);
+    if (f >= 0) {
+        hid_t dc = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
+        hid_t sp = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &mn, NULL);
+        hid_t d  = H5Dcreate2(f, "s", H5T_NATIVE_INT, sp, H5P_DEFAULT, dc, H5P_DEFAULT);
+        H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, &stride, &count, &blk);
+        CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0, "strided write failed");
+        memset(&st, 0, sizeof st);
+        CHECK(H5FD_h5sf_get_stats(f, &st) >= 0, "strided write: cannot get the statistics");
+        /* (Through the IOC channel sparse writes go to the IOCs, all
+         * posted at once, and count as in flight together.) */
+        const char *ch = getenv("H5SF_CHANNEL");
+        if (size > 1 && ch && !strcmp(ch, "direct"))
+            CHECK(st.cobegin_max_inflight == 1,
+                  "strided write: %llu subfile transfers in flight at once, sparse writes run one at a time",
+                  (unsigned long long)st.cobegin_max_inflight);
+        MPI_Barrier(MPI_COMM_WORLD);
+        memset(got, 0xff, mn * sizeof(int));
+        CHECK(H5Dread(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, got) >= 0, "strided read failed");
+        CHECK(memcmp(buf, got, mn * sizeof(int)) == 0, "strided read: the ints read back differ from those written");
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(d);
+        H5Pclose(dc);
+        CHECK(H5Fclose(f) >= 0, "close after the strided transfers failed");
+    }
+    H5Pclose(p);
+    free(buf);
+    free(got);
+}
+
+/* The strided read's transfers ran together: reopen and read only. */
+static void strided_read_inflight(const char *path)
+{
+    const size_t iblk = 1024;
+    hsize_t      start = (hsize_t)rank * iblk, stride = (hsize_t)size * iblk, count = SPB, blk = iblk,
+            mn = (hsize_t)SPB * iblk;
+    int         *got = malloc(mn * sizeof(int));
+    hid_t        p = fapl(), f = H5Fopen(path, H5F_ACC_RDONLY, p);
+    CHECK(f >= 0, "cannot open %s", path);
+    if (f >= 0) {
+        hid_t d = H5Dopen2(f, "s", H5P_DEFAULT), sp = H5Dget_space(d), ms = H5Screate_simple(1, &mn, NULL);
+        H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, &stride, &count, &blk);
+        CHECK(H5Dread(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, got) >= 0, "strided read after reopening failed");
+        check_inflight(f, "strided read");
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(d);
+        CHECK(H5Fclose(f) >= 0, "close after the strided read failed");
+    }
+    H5Pclose(p);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     int  provided;
@@ -157,6 +229,10 @@ int main(int argc, char **argv)
     if (addr != HADDR_UNDEF)
         check_subfiles(argv[1], addr);
     read_file(path);
+    snprintf(path, sizeof path, "%s/cobegin_strided.h5", argv[1]);
+    strided_file(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    strided_read_inflight(path);
     int rc = t_verdict("t_cobegin");
     MPI_Finalize();
     return rc;

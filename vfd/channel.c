@@ -428,15 +428,37 @@ static int pio_fill(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, h5sf_pio_t
     return 0;
 }
 
-/* Run the jobs, together when there are several and enough bytes per job (pool.h);
- * count them as vec_run does and report the first failure. */
+/* Whether a call's jobs run together (pool.h): when there are enough bytes
+ * per job, unless they are sparse writes.  A strided write is many small
+ * copies into the page cache; every rank writing every subfile at once
+ * puts all of them on each file's lock (local file systems serialize
+ * buffered writes to one file), and one subfile after another, each rank
+ * starting at a different one, was 1.7x faster (docs/performance.md,
+ * "Strided transfers against the POSIX limit"). */
+static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile, int n)
+{
+    uint64_t bytes = 0, pieces = 0, extent = 0;
+    for (int k = 0; k < n; k++) {
+        const sf_list_t *l = &f->plan.lists[subfile[k]];
+        bytes += l->bytes;
+        pieces += l->n;
+        if (l->n)
+            extent += sf_list_end(l) - l->v[0].off; /* sorted by offset */
+    }
+    if (bytes < H5SF_POOL_MIN_BYTES * (uint64_t)n)
+        return false;
+    return !is_write || !h5sf_ioc_sparse(pieces, extent, bytes);
+}
+
+/* Run the jobs (together or not: run_together); count them as vec_run
+ * does and report the first failure. */
 static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
 {
     uint64_t bytes = 0, inflight = 0;
     int      failed = 0;
     for (int k = 0; k < n; k++)
         bytes += f->plan.lists[subfile[k]].bytes;
-    h5sf_pool_run(jobs, (size_t)n, bytes >= H5SF_POOL_MIN_BYTES * (uint64_t)n, &inflight);
+    h5sf_pool_run(jobs, (size_t)n, run_together(f, is_write, subfile, n), &inflight);
     if (inflight > f->stats.cobegin_max_inflight)
         f->stats.cobegin_max_inflight = inflight;
     for (int k = 0; k < n; k++) {
