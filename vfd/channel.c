@@ -454,10 +454,8 @@ static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile
  * does and report the first failure. */
 static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
 {
-    uint64_t bytes = 0, inflight = 0;
-    int      failed = 0;
-    for (int k = 0; k < n; k++)
-        bytes += f->plan.lists[subfile[k]].bytes;
+    uint64_t inflight = 0;
+    int      failed   = 0;
     h5sf_pool_run(jobs, (size_t)n, run_together(f, is_write, subfile, n), &inflight);
     if (inflight > f->stats.cobegin_max_inflight)
         f->stats.cobegin_max_inflight = inflight;
