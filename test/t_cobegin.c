@@ -41,13 +41,25 @@ static hid_t fapl(void)
 /* Index of the first int of this rank's block b. */
 static hsize_t first(int b) { return ((hsize_t)b * (hsize_t)size + (hsize_t)rank) * BLK; }
 
-static void check_inflight(hid_t f, const char *what)
+/* The most subfile transfers in flight at once over the file's life. */
+static void check_inflight(hid_t f, const char *what, int want)
 {
     h5sf_stats_t st;
     memset(&st, 0, sizeof st);
     CHECK(H5FD_h5sf_get_stats(f, &st) >= 0, "%s: cannot get the statistics", what);
-    CHECK(st.cobegin_max_inflight == NSUB, "%s: at most %llu subfile transfers were in flight at once, want %d",
-          what, (unsigned long long)st.cobegin_max_inflight, NSUB);
+    CHECK(st.cobegin_max_inflight == (uint64_t)want, "%s: at most %llu subfile transfers were in flight at once, want %d",
+          what, (unsigned long long)st.cobegin_max_inflight, want);
+}
+
+/* A 1-D int dataset of n elements, no fill; *sp gets its dataspace. */
+static hid_t create_dset(hid_t f, const char *name, hsize_t n, hid_t *sp)
+{
+    hid_t dc = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
+    *sp     = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2(f, name, H5T_NATIVE_INT, *sp, H5P_DEFAULT, dc, H5P_DEFAULT);
+    H5Pclose(dc);
+    return d;
 }
 
 /* Write this rank's blocks, one call each; returns the dataset's address. */
@@ -59,10 +71,7 @@ static haddr_t write_file(const char *path)
     hid_t   p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
     CHECK(f >= 0, "cannot create %s", path);
     if (f >= 0) {
-        hid_t dc = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
-        hid_t sp = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &count, NULL);
-        hid_t d  = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, dc, H5P_DEFAULT);
+        hid_t sp, ms = H5Screate_simple(1, &count, NULL), d = create_dset(f, "d", n, &sp);
         for (int b = 0; b < NBLK; b++) {
             hsize_t start = first(b);
             for (size_t i = 0; i < BLK; i++)
@@ -71,11 +80,10 @@ static haddr_t write_file(const char *path)
             CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0, "write of block %d failed", b);
         }
         addr = H5Dget_offset(d);
-        check_inflight(f, "write");
+        check_inflight(f, "write", NSUB);
         H5Sclose(ms);
         H5Sclose(sp);
         H5Dclose(d);
-        H5Pclose(dc);
         CHECK(H5Fclose(f) >= 0, "close after writing failed");
     }
     H5Pclose(p);
@@ -128,7 +136,7 @@ static void read_file(const char *path)
                 bad += buf[i] != value(start + i);
             CHECK(bad == 0, "block %d: %ld ints read back wrong", b, bad);
         }
-        check_inflight(f, "read");
+        check_inflight(f, "read", NSUB);
         H5Sclose(ms);
         H5Sclose(sp);
         H5Dclose(d);
@@ -152,36 +160,27 @@ static void strided_file(const char *path)
     hsize_t      n = (hsize_t)SPB * (hsize_t)size * iblk, start = (hsize_t)rank * iblk,
             stride = (hsize_t)size * iblk, count = SPB, blk = iblk, mn = (hsize_t)SPB * iblk;
     int         *buf = malloc(mn * sizeof(int)), *got = malloc(mn * sizeof(int));
-    h5sf_stats_t st;
+    const char  *ch  = getenv("H5SF_CHANNEL");
     for (size_t i = 0; i < mn; i++)
         buf[i] = value(start + (i / iblk) * stride + i % iblk);
     hid_t p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
     CHECK(f >= 0, "cannot create %s", path);
     if (f >= 0) {
-        hid_t dc = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
-        hid_t sp = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &mn, NULL);
-        hid_t d  = H5Dcreate2(f, "s", H5T_NATIVE_INT, sp, H5P_DEFAULT, dc, H5P_DEFAULT);
+        hid_t sp, ms = H5Screate_simple(1, &mn, NULL), d = create_dset(f, "s", n, &sp);
         H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, &stride, &count, &blk);
         CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0, "strided write failed");
-        memset(&st, 0, sizeof st);
-        CHECK(H5FD_h5sf_get_stats(f, &st) >= 0, "strided write: cannot get the statistics");
         /* (Through the IOC channel sparse writes go to the IOCs, all
          * posted at once, and count as in flight together.) */
-        const char *ch = getenv("H5SF_CHANNEL");
         if (size > 1 && ch && !strcmp(ch, "direct"))
-            CHECK(st.cobegin_max_inflight == 1,
-                  "strided write: %llu subfile transfers in flight at once, sparse writes run one at a time",
-                  (unsigned long long)st.cobegin_max_inflight);
+            check_inflight(f, "strided write (sparse: one subfile at a time)", 1);
         MPI_Barrier(MPI_COMM_WORLD);
         memset(got, 0xff, mn * sizeof(int));
         CHECK(H5Dread(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, got) >= 0, "strided read failed");
         CHECK(memcmp(buf, got, mn * sizeof(int)) == 0, "strided read: the ints read back differ from those written");
-        check_inflight(f, "strided read"); /* the most in flight over the file's life: the read's */
+        check_inflight(f, "strided read", NSUB); /* the file's most: the read's */
         H5Sclose(ms);
         H5Sclose(sp);
         H5Dclose(d);
-        H5Pclose(dc);
         CHECK(H5Fclose(f) >= 0, "close after the strided transfers failed");
     }
     H5Pclose(p);

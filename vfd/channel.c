@@ -505,7 +505,8 @@ static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
  * Run a plan: one transfer per touched subfile, all in flight together.
  * Requests to IOCs are bracketed by COBEGIN/COEND and posted first; the
  * transfers this rank does itself (direct channel, same-node shortcuts of
- * local.c) then run together on the pool (pool.c) while the IOCs work.
+ * local.c) then run together on the pool (pool.c) while the IOCs work --
+ * sparse writes one subfile after another (run_together).
  * Piece memory offsets are absolute addresses.  Requests to IOCs are
  * posted in subfile order on every rank, so that the ranks' interleaved
  * pieces of one subfile reach its IOC together and merge into runs (a
