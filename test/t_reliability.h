@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <hdf5.h>
 #include <mpi.h>
@@ -76,14 +78,44 @@ static inline void rl_spit(const char *p, const void *b, size_t n)
 
 /* ---- watchdog: a hang becomes a failure that names the step ------------ */
 
+static char rl_stack_cmd[512]; /* the gdb pipeline, made before any alarm */
+static int  rl_in_alarm;
+
+/* Where every thread of this process is, from gdb if there is one: a hang
+ * seen once in a loaded CI run is then a stack, not a guess.  fork, exec
+ * and waitpid are async-signal-safe; a gdb that itself hangs ends with the
+ * second alarm. */
+RL_FN void rl_dump_stacks(void)
+{
+    if (!rl_stack_cmd[0] || getenv("RL_NO_STACKS"))
+        return;
+#ifdef __linux__
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+    pid_t c = fork();
+    if (c == 0) {
+        dup2(rl_alarm_fd, 1);
+        dup2(rl_alarm_fd, 2);
+        execl("/bin/sh", "sh", "-c", rl_stack_cmd, (char *)NULL);
+        _exit(127);
+    }
+    if (c > 0) {
+        alarm(60);
+        waitpid(c, NULL, 0);
+    }
+}
+
 RL_FN void rl_on_alarm(int sig)
 {
     (void)sig;
+    if (rl_in_alarm++)
+        _exit(3);
     char msg[400];
     int  n = snprintf(msg, sizeof msg, "[%s rank %d] FAIL: step \"%s\" hung (watchdog expired)\n", rl_prog, rl_rank,
                       rl_step_name);
     if (n > 0 && write(rl_alarm_fd, msg, (size_t)n) < 0)
         _exit(3);
+    rl_dump_stacks();
     _exit(3); /* mpiexec then stops the other ranks */
 }
 
@@ -95,6 +127,13 @@ RL_FN void rl_step(unsigned seconds, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(rl_step_name, sizeof rl_step_name, fmt, ap);
     va_end(ap);
+    if (!rl_stack_cmd[0])
+        /* Frames only, without MPI's and PMIx's own event threads. */
+        snprintf(rl_stack_cmd, sizeof rl_stack_cmd,
+                 "command -v gdb >/dev/null && gdb -nx -batch -p %ld -ex 'thread apply all bt 16' 2>/dev/null | "
+                 "grep -E '^(Thread|#[0-9]+ )' | grep -v -E 'libevent|libpmix|clone3|start_thread' | "
+                 "sed 's/^/[%s rank %d] /' | cut -c1-200",
+                 (long)getpid(), rl_prog, rl_rank);
     signal(SIGALRM, rl_on_alarm);
     alarm(seconds);
 }
