@@ -105,6 +105,12 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "the process may use on its node, so they do not wait behind their rank's main thread when the "
      "launcher binds ranks to cores.  inherit: the rank's own binding (for sites that keep the other "
      "cores for something else)."},
+    {"-", "H5SF_POOL_THREADS", NULL, "15", "integer 0..15",
+     "Threads that run one call's subfile transfers a rank does itself (direct channel, and the IOC "
+     "channel's same-node reads and writes) beside the calling thread, so that at most this + 1 subfiles "
+     "are read or written at once.  0: one subfile after another on the calling thread.  Calls of under "
+     "64 KiB per subfile and sparse writes run one after another whatever the value.  The threads are "
+     "shared by the process and started on demand."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
     {"-", "H5SF_ALLOW_UNTESTED_HDF5", NULL, "0", "0 | 1",

@@ -107,6 +107,9 @@ static const bad_t cases[] = {
     {'e', "H5SF_IOC_LOCAL_READS", "2", "", 1},
     {'e', "H5SF_IOC_LOCAL_WRITES", "yes", "", 1},
     {'e', "H5SF_IOC_AFFINITY", "core0", "", 1},
+    {'e', "H5SF_POOL_THREADS", "16", "", 1},
+    {'e', "H5SF_POOL_THREADS", "-1", "", 1},
+    {'e', "H5SF_POOL_THREADS", "some", "", 1},
     {'e', "H5SF_SUBFILE_DIR", "@/plainfile/sub", "@/plainfile", 0},
     {'e', "H5SF_CONFIG_DIR", "@/no-such-config-dir", "@/no-such-config-dir", 0},
     /* environment: the built-in driver's variables */

@@ -11,7 +11,8 @@
 #   t_cobegin    the subfile transfers of one call run together (direct
 #                channel; IOC channel with its same-node shortcuts): a test
 #                hook holds each until all have started, stats show all 4
-#                in flight, bytes checked in the subfiles; 1-4 ranks
+#                in flight, bytes checked in the subfiles; 1-4 ranks; with
+#                H5SF_POOL_THREADS=1 and 0, at most 2 and 1
 #   t_agree      ranks set different H5SF_FSYNC, _STATS, _CHANNEL,
 #                _STRIPE_SIZE/_COUNT, _IOC, _THREADS before create: rank 0's
 #                win, no hang (alarm), every byte reads back; 1-4 ranks
@@ -48,4 +49,18 @@ foreach(ch direct ioc)
                   "H5SF_FAULT=op=overlap,ms=5000" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
     set_tests_properties(t_cobegin_${ch}_np${np} PROPERTIES TIMEOUT 120)
   endforeach()
+endforeach()
+# H5SF_POOL_THREADS bounds the transfers in flight: 1 thread beside the
+# caller (2 at once), 0 (one after another).  The overlap hook's wait is
+# shorter here: with a limit, not every job of a call can start.
+foreach(v "direct;3;1" "ioc;2;0")
+  list(GET v 0 ch)
+  list(GET v 1 np)
+  list(GET v 2 t)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/t_cobegin_${ch}_np${np}_pool${t})
+  file(MAKE_DIRECTORY ${dir})
+  h5sf_mpi_test(t_cobegin_${ch}_np${np}_pool${t} t_cobegin ${np} ${dir} ENV "H5SF_CHANNEL=${ch}"
+                "H5SF_FAULT=op=overlap,ms=1000" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1"
+                "H5SF_POOL_THREADS=${t}")
+  set_tests_properties(t_cobegin_${ch}_np${np}_pool${t} PROPERTIES TIMEOUT 120)
 endforeach()

@@ -56,7 +56,7 @@ add_executable(unit_pool ${CMAKE_CURRENT_SOURCE_DIR}/unit_pool.c ${CMAKE_SOURCE_
 target_link_libraries(unit_pool PRIVATE h5sf_ioc)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/pool)
 set(_pool_tests)
-foreach(m plain overlap short eintr enospc)
+foreach(m plain overlap limit short eintr enospc)
   add_test(NAME unit_pool_${m} COMMAND unit_pool ${CMAKE_CURRENT_BINARY_DIR}/work/pool ${m})
   set_tests_properties(unit_pool_${m} PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 60)
   list(APPEND _pool_tests unit_pool_${m})

@@ -13,6 +13,8 @@
  *   plain     the above, H5SF_FAULT unset
  *   overlap   H5SF_FAULT=op=overlap,ms=5000: all jobs of a call are in
  *             flight at once (together), one at a time (in order)
+ *   limit     H5SF_FAULT=op=overlap,ms=300: a call's limit of workers
+ *             (H5SF_POOL_THREADS) holds, also when the pool has more
  *   short     H5SF_FAULT=op=pwrite,errno=short: short writes are resumed
  *   eintr     H5SF_FAULT=op=pread,errno=EINTR,count=5: retried
  *   enospc    H5SF_FAULT=op=pwrite,errno=ENOSPC,after=2,count=1: exactly one
@@ -112,21 +114,24 @@ static void check_mem(const char *what)
             }
 }
 
-/* Write and read back all files, together or in order; most in flight. */
-static void round_trip(bool together, const char *what, uint64_t *w_inflight, uint64_t *r_inflight)
+#define ALL H5SF_POOL_MAX_THREADS /* threads: as many workers as the call has jobs */
+
+/* Write and read back all files with at most `threads` workers beside the
+ * caller (0: in order on the caller); most in flight. */
+static void round_trip(int threads, const char *what, uint64_t *w_inflight, uint64_t *r_inflight)
 {
     h5sf_pio_t j[NF];
     fill_mem();
     for (int f = 0; f < NF; f++)
         CHECK(ftruncate(fds[f], 0) == 0, "ftruncate");
     jobs_for(j, true, NF);
-    h5sf_pool_run(j, NF, together, w_inflight);
+    h5sf_pool_run(j, NF, threads, w_inflight);
     for (int f = 0; f < NF; f++)
         CHECK(j[f].err == 0, "%s: write of file %d failed: errno %d", what, f, j[f].err);
     check_files(what);
     memset(mem, 0xee, sizeof mem);
     jobs_for(j, false, NF);
-    h5sf_pool_run(j, NF, together, r_inflight);
+    h5sf_pool_run(j, NF, threads, r_inflight);
     for (int f = 0; f < NF; f++)
         CHECK(j[f].err == 0, "%s: read of file %d failed: errno %d", what, f, j[f].err);
     check_mem(what);
@@ -137,12 +142,12 @@ static void past_eof(void)
 {
     uint64_t inflight;
     h5sf_pio_t j[NF];
-    round_trip(true, "before eof", &inflight, &inflight);
+    round_trip(ALL, "before eof", &inflight, &inflight);
     uint64_t cut = pieces[1][1200].off + 5;
     CHECK(ftruncate(fds[1], (off_t)cut) == 0, "ftruncate");
     memset(mem, 0xee, sizeof mem);
     jobs_for(j, false, NF);
-    h5sf_pool_run(j, NF, true, &inflight);
+    h5sf_pool_run(j, NF, ALL, &inflight);
     for (size_t i = 0; i < NP * PLEN; i++) {
         size_t        p    = i / PLEN;
         uint64_t      off  = pieces[1][p].off + i % PLEN;
@@ -163,7 +168,7 @@ static void bad_fd(void)
     fill_mem();
     jobs_for(j, true, NF);
     j[2].fd = -1;
-    h5sf_pool_run(j, NF, true, &inflight);
+    h5sf_pool_run(j, NF, ALL, &inflight);
     for (int f = 0; f < NF; f++)
         if (f == 2)
             CHECK(j[f].err == EBADF && j[f].err_off == pieces[2][0].off && j[f].err_len == 500 * PLEN,
@@ -181,7 +186,7 @@ static void many_jobs(void)
     uint64_t          inflight;
     fill_mem();
     jobs_for(j, true, NJ); /* the same files several times: same bytes */
-    h5sf_pool_run(j, NJ, true, &inflight);
+    h5sf_pool_run(j, NJ, ALL, &inflight);
     for (int f = 0; f < NJ; f++)
         CHECK(j[f].err == 0, "many: job %d failed: errno %d", f, j[f].err);
     CHECK(inflight >= 1 && inflight <= H5SF_POOL_MAX_THREADS + 1, "many: %llu in flight",
@@ -193,11 +198,12 @@ static void many_jobs(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: unit_pool DIR plain|overlap|short|eintr|enospc\n");
+        fprintf(stderr, "usage: unit_pool DIR plain|overlap|limit|short|eintr|enospc\n");
         return 2;
     }
     const char *mode = argv[2];
     const char *fault = !strcmp(mode, "overlap") ? "op=overlap,ms=5000"
+                      : !strcmp(mode, "limit")   ? "op=overlap,ms=300"
                       : !strcmp(mode, "short")   ? "op=pwrite,errno=short"
                       : !strcmp(mode, "eintr")   ? "op=pread,errno=EINTR,count=5"
                       : !strcmp(mode, "enospc")  ? "op=pwrite,errno=ENOSPC,after=2,count=1"
@@ -223,24 +229,41 @@ int main(int argc, char **argv)
         int        failed = 0;
         fill_mem();
         jobs_for(j, true, NF);
-        h5sf_pool_run(j, NF, true, &w);
+        h5sf_pool_run(j, NF, ALL, &w);
         for (int f = 0; f < NF; f++) {
             CHECK(j[f].err == 0 || j[f].err == ENOSPC, "enospc: job %d: errno %d", f, j[f].err);
             failed += j[f].err != 0;
         }
         CHECK(failed == 1, "enospc: %d jobs failed, want 1", failed);
     }
+    else if (!strcmp(mode, "limit")) {
+        /* The hook holds each job until all have started (or 300 ms), so
+         * the most in flight is exactly what the limit lets run: the
+         * caller and that many workers.  The first call leaves NF - 1
+         * workers in the pool; the later ones must not use them all. */
+        round_trip(ALL, "no limit", &w, &r);
+        CHECK(w == NF && r == NF, "no limit: %llu/%llu in flight, want %d", (unsigned long long)w,
+              (unsigned long long)r, NF);
+        for (int t = 1; t < NF - 1; t++) {
+            char what[32];
+            snprintf(what, sizeof what, "%d worker(s)", t);
+            round_trip(t, what, &w, &r);
+            CHECK(w == (uint64_t)t + 1 && r == (uint64_t)t + 1, "%s: %llu/%llu in flight, want %d", what,
+                  (unsigned long long)w, (unsigned long long)r, t + 1);
+        }
+        CHECK(h5sf_pool_threads() == NF - 1, "%d workers, want %d", h5sf_pool_threads(), NF - 1);
+    }
     else if (!strcmp(mode, "overlap")) {
-        round_trip(true, "together", &w, &r);
+        round_trip(ALL, "together", &w, &r);
         CHECK(w == NF && r == NF, "together: %llu writes and %llu reads in flight at once, want %d",
               (unsigned long long)w, (unsigned long long)r, NF);
-        round_trip(false, "in order", &w, &r);
+        round_trip(0, "in order", &w, &r);
         CHECK(w == 1 && r == 1, "in order: %llu writes and %llu reads in flight at once, want 1",
               (unsigned long long)w, (unsigned long long)r);
     }
     else {
-        round_trip(true, "together", &w, &r);
-        round_trip(false, "in order", &w, &r);
+        round_trip(ALL, "together", &w, &r);
+        round_trip(0, "in order", &w, &r);
         CHECK(w == 1 && r == 1, "in order: %llu/%llu in flight, want 1", (unsigned long long)w,
               (unsigned long long)r);
         if (!strcmp(mode, "plain")) {
@@ -249,20 +272,20 @@ int main(int argc, char **argv)
             many_jobs();
             h5sf_pool_shutdown();
             CHECK(h5sf_pool_threads() == 0, "%d workers after shutdown", h5sf_pool_threads());
-            round_trip(true, "after shutdown", &w, &r);
+            round_trip(ALL, "after shutdown", &w, &r);
             CHECK(h5sf_pool_threads() >= 1, "no workers after a restart");
 #ifndef __SANITIZE_THREAD__
             pid_t pid = fork();
             if (pid == 0) { /* the parent's workers are not here: a fresh pool */
                 fails = 0;
-                round_trip(true, "forked child", &w, &r);
+                round_trip(ALL, "forked child", &w, &r);
                 h5sf_pool_shutdown();
                 _exit(fails ? 1 : 0);
             }
             int st = 0;
             CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
                   "the forked child failed (status %d)", st);
-            round_trip(true, "after fork", &w, &r);
+            round_trip(ALL, "after fork", &w, &r);
 #endif
         }
     }

@@ -456,7 +456,7 @@ static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *s
 {
     uint64_t inflight = 0;
     int      failed   = 0;
-    h5sf_pool_run(jobs, (size_t)n, run_together(f, is_write, subfile, n), &inflight);
+    h5sf_pool_run(jobs, (size_t)n, run_together(f, is_write, subfile, n) ? f->pool_threads : 0, &inflight);
     if (inflight > f->stats.cobegin_max_inflight)
         f->stats.cobegin_max_inflight = inflight;
     for (int k = 0; k < n; k++) {

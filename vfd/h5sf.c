@@ -200,7 +200,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
 
     /* Settings first (a bad value fails here), then the communicator, so
      * every rank reaches the first agreement below. */
-    if (h5sf_fapl_resolve(fapl_id, &f->cfg, &eb) < 0)
+    if (h5sf_fapl_resolve(fapl_id, &f->cfg, &eb) < 0 || h5sf_pool_setting(&f->pool_threads, &eb) < 0)
         failed = 1;
     if (failed) {
         /* Bad settings: still agree on the fapl's communicator, whose

@@ -100,6 +100,8 @@ int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);
 /* H5SF_IOC_LOCAL_READS / H5SF_IOC_LOCAL_WRITES (default on). */
 int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e);
+/* H5SF_POOL_THREADS: pool workers one call may use (0..15, default 15). */
+int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e);
 
 /* ---- topology (topology.c) -------------------------------------------- */
 /* Choose IOC ranks of comm per config, for a file of nsubfiles subfiles (0:
@@ -160,6 +162,7 @@ struct h5sf_file {
     unsigned char      *loc_state;
     int                 loc_cap;
     bool                loc_reads, loc_writes;
+    int                 pool_threads; /* H5SF_POOL_THREADS                   */
     sf_plan_t           plan;     /* reused per request                      */
     struct seq_side    *sides;    /* io.c's selection walk, reused per call  */
     h5sf_stats_t        stats;

@@ -8,7 +8,8 @@
  * pwritev/preadv (short transfers, EINTR, IOV_BATCH iovecs per call, zeros
  * past EOF on reads as sec2 gives) and leave errno and the failed range in
  * the job: the caller turns them into HDF5 errors.  Workers are started on
- * demand, never more than H5SF_POOL_MAX_THREADS, and stopped by
+ * demand, never more than H5SF_POOL_MAX_THREADS; a call names how many may
+ * work on it at once (H5SF_POOL_THREADS), and they are stopped by
  * h5sf_pool_shutdown (driver terminate, MPI_Finalize).  A forked child
  * has none of its parent's workers: the first run there starts afresh.
  */
@@ -29,6 +30,8 @@
 typedef struct call {
     pthread_mutex_t mu;
     pthread_cond_t  cv;
+    int             limit;      /* most workers on it at once */
+    int             workers;    /* workers on it now (P.mu)   */
     size_t          n, pending; /* jobs; not yet finished   */
     size_t          started;    /* jobs that began          */
     size_t          running, max_running;
@@ -133,7 +136,7 @@ static void transfer(h5sf_pio_t *j)
  * (H5SF_FAULT="op=overlap,ms=N") holds each job, for at most N ms, until
  * every job of its call has started: a test then sees all of them running
  * at once, without timing anything. */
-static void run_job(call_t *c, h5sf_pio_t *j)
+static void job_begin(call_t *c)
 {
     pthread_mutex_lock(&c->mu);
     c->started++;
@@ -153,23 +156,41 @@ static void run_job(call_t *c, h5sf_pio_t *j)
             ;
     }
     pthread_mutex_unlock(&c->mu);
+}
 
-    transfer(j);
-
+/* The job's transfer is over (no longer in flight). */
+static void job_stop(call_t *c)
+{
     pthread_mutex_lock(&c->mu);
     c->running--;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* The job is done: once the last one is, the caller may return. */
+static void job_done(call_t *c)
+{
+    pthread_mutex_lock(&c->mu);
     if (--c->pending == 0)
         pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu); /* c may be gone after this */
 }
 
+static void run_job(call_t *c, h5sf_pio_t *j)
+{
+    job_begin(c);
+    transfer(j);
+    job_stop(c);
+    job_done(c);
+}
+
 /* ---- the pool ------------------------------------------------------------ */
 
-/* Under P.mu: the first queued job (of call c, if c), unlinked, or NULL. */
+/* Under P.mu: the first queued job of call c, unlinked, or NULL; c NULL
+ * (a worker): of any call with fewer than its limit of workers on it. */
 static h5sf_pio_t *dequeue(const call_t *c)
 {
     h5sf_pio_t **pp = &P.head, *prev = NULL;
-    while (*pp && c && (*pp)->call != c) {
+    while (*pp && (c ? (*pp)->call != c : ((call_t *)(*pp)->call)->workers >= ((call_t *)(*pp)->call)->limit)) {
         prev = *pp;
         pp   = &(*pp)->next;
     }
@@ -193,8 +214,20 @@ static void *worker(void *arg)
             pthread_cond_wait(&P.cv, &P.mu);
         if (!j)
             break;
+        call_t *c = j->call;
+        c->workers++;
         pthread_mutex_unlock(&P.mu);
-        run_job(j->call, j);
+        job_begin(c);
+        transfer(j);
+        job_stop(c);
+        /* Off the call before the job counts as done (c lives until then);
+         * a job held back by the limit may go now. */
+        pthread_mutex_lock(&P.mu);
+        c->workers--;
+        if (P.head)
+            pthread_cond_broadcast(&P.cv);
+        pthread_mutex_unlock(&P.mu);
+        job_done(c);
         pthread_mutex_lock(&P.mu);
     }
     pthread_mutex_unlock(&P.mu);
@@ -231,12 +264,12 @@ static void grow(int want)
     P.pid = getpid();
 }
 
-void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, bool together, uint64_t *max_inflight)
+void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflight)
 {
     *max_inflight = 0;
     if (n == 0)
         return;
-    call_t c = {.n = n, .pending = n};
+    call_t c = {.n = n, .pending = n, .limit = threads};
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     for (size_t i = 0; i < n; i++) {
@@ -245,7 +278,7 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, bool together, uint64_t *max_infl
         jobs[i].call = &c;
         jobs[i].next = NULL;
     }
-    if (!together || n == 1) {
+    if (threads <= 0 || n == 1) {
         for (size_t i = 0; i < n; i++)
             run_job(&c, &jobs[i]);
     }
@@ -260,7 +293,7 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, bool together, uint64_t *max_infl
                 P.head = &jobs[i];
             P.tail = &jobs[i];
         }
-        grow((int)(n - 1));
+        grow((int)(n - 1) < threads ? (int)(n - 1) : threads);
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
 

@@ -37,13 +37,15 @@ typedef struct h5sf_pio {
  * jobs one after another on the caller: below it, waking workers costs
  * more than the overlap gains (test/bench_pool.c, docs/performance.md). */
 #define H5SF_POOL_MIN_BYTES ((uint64_t)64 * 1024)
-/* Most workers; with the caller, at most this + 1 subfiles in flight. */
+/* Most workers (H5SF_POOL_THREADS, its default and upper bound); with the
+ * caller, at most this + 1 subfiles in flight. */
 #define H5SF_POOL_MAX_THREADS 15
 
-/* Run jobs[0..n): together on the pool if `together` and n > 1, else in
- * order on the caller.  Every job runs to its end; failures are left in
- * the jobs.  *max_inflight: most jobs that were running at once. */
-void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, bool together, uint64_t *max_inflight);
+/* Run jobs[0..n): with at most `threads` workers of the pool beside the
+ * caller, or, with threads 0 (or n 1), in order on the caller.  Every job
+ * runs to its end; failures are left in the jobs.  *max_inflight: most
+ * jobs that were running at once. */
+void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflight);
 
 /* Stop and join the workers (library close, MPI_Finalize).  In a forked
  * child, forget the parent's workers instead.  The next run starts anew. */

@@ -5,7 +5,8 @@
  * string (H5Pset_driver_by_name / HDF5_DRIVER_CONFIG), then the environment,
  * then validation.  open (h5sf.c) and H5Pget_fapl_h5sf (fapl.c) both use
  * it, so the getter reports exactly what an open would use.  Also the
- * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) local.c reads.
+ * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) local.c reads and
+ * the pool's thread limit (H5SF_POOL_THREADS).
  * Reads property lists and the environment only: opens nothing, calls no
  * other file of vfd/ (common/ does the parsing).
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "pool.h"
 
 static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
 {
@@ -32,6 +34,16 @@ int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e)
     if (bool_env("H5SF_IOC_LOCAL_READS", reads, e) < 0)
         return -1;
     return bool_env("H5SF_IOC_LOCAL_WRITES", writes, e);
+}
+
+int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e)
+{
+    const char *v = getenv("H5SF_POOL_THREADS");
+    int32_t     n = H5SF_POOL_MAX_THREADS;
+    if (v && *v && h5sf_parse_int(v, 0, H5SF_POOL_MAX_THREADS, &n, e, "H5SF_POOL_THREADS") < 0)
+        return -1;
+    *threads = (int)n;
+    return 0;
 }
 
 int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
@@ -69,8 +81,11 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     if (ret == 0)
         ret = h5sf_ioc_check_env(e);
     bool local_reads, local_writes;
+    int  pool_threads;
     if (ret == 0)
         ret = h5sf_local_settings(&local_reads, &local_writes, e);
+    if (ret == 0)
+        ret = h5sf_pool_setting(&pool_threads, e);
 done:
     free(str);
     return ret;
