@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <hdf5.h>
 #include <mpi.h>
@@ -102,6 +103,9 @@ RL_FN void rl_dump_stacks(void)
     if (c > 0) {
         alarm(60);
         waitpid(c, NULL, 0);
+        /* The first rank to exit ends the job: give the others' gdb time. */
+        struct timespec ts = {15, 0};
+        nanosleep(&ts, NULL);
     }
 }
 

@@ -22,6 +22,7 @@
 
 #define SIZE      (2 * 1024 * 1024) /* dataset bytes */
 #define PHASES    10
+#define PHASE_S   60                /* watchdog per phase, seconds */
 #define OPS       50                /* independent writes per rank per phase */
 #define NFILES    64
 
@@ -169,9 +170,16 @@ static void test_random(unsigned seed)
     }
 
     rs = 0x9E3779B97F4A7C15ull ^ seed; /* same sequence on every rank */
+    double slowest = 0, t_phase = 0;
+    int    slowest_p = 0;
     for (int p = 0; p < PHASES; p++) {
-        rl_step(30, "random: phase %d", p);
+        /* About 0.3 s each on 2 idle cores; up to 21 s measured while a
+         * multi-host test ran alongside (8 ranks plus 4 more on 2 cores). */
+        rl_step(PHASE_S, "random: phase %d", p);
         MPI_Barrier(MPI_COMM_WORLD);
+        if (p > 0 && MPI_Wtime() - t_phase > slowest)
+            slowest = MPI_Wtime() - t_phase, slowest_p = p - 1;
+        t_phase = MPI_Wtime();
         /* Regions of at least one byte: (n-1) cuts, each at most SIZE/n
          * after the previous one, so the last region is the largest. */
         uint64_t cut[257];
@@ -214,6 +222,13 @@ static void test_random(unsigned seed)
             check_range(d, off, len, "read after a phase");
         }
     }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (MPI_Wtime() - t_phase > slowest)
+        slowest = MPI_Wtime() - t_phase, slowest_p = PHASES - 1;
+    /* How close the slowest phase came to its watchdog, for anyone judging
+     * a hang report against the load of the run. */
+    if (rl_rank == 0)
+        printf("t_stress random: slowest phase %d took %.2f s (watchdog %d s)\n", slowest_p, slowest, PHASE_S);
     H5Pclose(coll);
     /* Which path the writes took (IOC channel on one node): with
      * H5SF_IOC_LOCAL_WRITES=1 the dense ones went straight to the subfiles,
