@@ -185,12 +185,19 @@ static void run_job(call_t *c, h5sf_pio_t *j)
 
 /* ---- the pool ------------------------------------------------------------ */
 
-/* Under P.mu: the first queued job of call c, unlinked, or NULL; c NULL
- * (a worker): of any call with fewer than its limit of workers on it. */
+/* Under P.mu: j may be taken by its own caller c, or (c NULL) by a worker
+ * while fewer than its call's limit of workers are on that call. */
+static bool takeable(const h5sf_pio_t *j, const call_t *c)
+{
+    const call_t *jc = j->call;
+    return c ? jc == c : jc->workers < jc->limit;
+}
+
+/* Under P.mu: the first queued job takeable by c, unlinked, or NULL. */
 static h5sf_pio_t *dequeue(const call_t *c)
 {
     h5sf_pio_t **pp = &P.head, *prev = NULL;
-    while (*pp && (c ? (*pp)->call != c : ((call_t *)(*pp)->call)->workers >= ((call_t *)(*pp)->call)->limit)) {
+    while (*pp && !takeable(*pp, c)) {
         prev = *pp;
         pp   = &(*pp)->next;
     }
