@@ -170,7 +170,8 @@ static void strided_file(const char *path)
     hsize_t      n = (hsize_t)SPB * (hsize_t)size * iblk, start = (hsize_t)rank * iblk,
             stride = (hsize_t)size * iblk, count = SPB, blk = iblk, mn = (hsize_t)SPB * iblk;
     int         *buf = malloc(mn * sizeof(int)), *got = malloc(mn * sizeof(int));
-    const char  *ch  = getenv("H5SF_CHANNEL");
+    const char  *ch     = getenv("H5SF_CHANNEL");
+    bool         direct = ch && !strcmp(ch, "direct");
     for (size_t i = 0; i < mn; i++)
         buf[i] = value(start + (i / iblk) * stride + i % iblk);
     hid_t p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
@@ -181,7 +182,7 @@ static void strided_file(const char *path)
         CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0, "strided write failed");
         /* (Through the IOC channel sparse writes go to the IOCs, all
          * posted at once, and count as in flight together.) */
-        if (size > 1 && ch && !strcmp(ch, "direct"))
+        if (size > 1 && direct)
             check_inflight(f, "strided write (sparse: one subfile at a time)", 1);
         MPI_Barrier(MPI_COMM_WORLD);
         memset(got, 0xff, mn * sizeof(int));
@@ -189,7 +190,6 @@ static void strided_file(const char *path)
         CHECK(memcmp(buf, got, mn * sizeof(int)) == 0, "strided read: the ints read back differ from those written");
         /* The file's most: the read's, or the IOC-channel write's requests
          * to the IOCs (not the pool's, so not limited by it). */
-        bool direct = ch && !strcmp(ch, "direct");
         check_inflight(f, "strided read", size > 1 && !direct ? NSUB : pool_most(NSUB));
         H5Sclose(ms);
         H5Sclose(sp);

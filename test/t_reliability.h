@@ -90,9 +90,7 @@ RL_FN void rl_dump_stacks(void)
 {
     if (!rl_stack_cmd[0] || getenv("RL_NO_STACKS"))
         return;
-#ifdef __linux__
-    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-#endif
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: let gdb attach */
     pid_t c = fork();
     if (c == 0) {
         dup2(rl_alarm_fd, 1);
