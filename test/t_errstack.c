@@ -12,13 +12,19 @@
  * gives holds an H5SF_GOTO or H5SF_PUSH in that file (read from disk: the
  * build passes absolute source paths), and the function is defined there.
  * The expected names are written here, not taken from the library.
+ *  D  A successful H5Dwrite and H5Dread, through each channel (the direct
+ *     one and the IOC one's same-node shortcut), leave the error stack
+ *     empty, and the bytes read back are the ones written.
  *
  * Usage: mpiexec -n N t_errstack.  Exit status 1 on any failed check
- * (agreed over all ranks).  Touches no file system but reads the sources.
+ * (agreed over all ranks).  D writes under a fresh /tmp/h5sf-es-XXXXXX,
+ * removed at the end.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 #include <hdf5.h>
@@ -205,6 +211,66 @@ static void test_missing_file(void)
     H5Pclose(fapl);
 }
 
+/* D: one channel.  Each rank writes and reads back its block of a 1 MiB
+ * dataset striped over 3 subfiles of 64 KiB stripes. */
+static void test_clean_stack(const char *dir, const char *channel)
+{
+    enum { N = 1 << 18 };
+    static int wbuf[N], rbuf[N];
+    char       path[4200], conf[128];
+    int        nranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    hsize_t total = N, per = N / (hsize_t)nranks, start = per * (hsize_t)g_rank;
+    for (hsize_t i = 0; i < per; i++)
+        wbuf[i] = (int)(start + i) * 7 + 1;
+    snprintf(path, sizeof path, "%s/d-%s.h5", dir, channel);
+    snprintf(conf, sizeof conf, "stripe_size=65536,stripe_count=3,channel=%s", channel);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5FD_h5sf_init();
+    CHECK(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, conf) >= 0, "D %s: H5Pset_driver_by_name failed", channel);
+    hid_t fid = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    CHECK(fid >= 0, "D %s: H5Fcreate failed", channel);
+    if (fid < 0) {
+        H5Pclose(fapl);
+        return;
+    }
+    hid_t fs = H5Screate_simple(1, &total, NULL), ms = H5Screate_simple(1, &per, NULL);
+    hid_t ds = H5Dcreate2(fid, "d", H5T_NATIVE_INT, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &per, NULL);
+    herr_t r = H5Dwrite(ds, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, wbuf);
+    CHECK(r >= 0, "D %s: H5Dwrite failed", channel);
+    ssize_t n = H5Eget_num(H5E_DEFAULT);
+    CHECK(n == 0, "D %s: a successful H5Dwrite left %zd entries on the error stack", channel, n);
+    r = H5Dread(ds, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, rbuf);
+    CHECK(r >= 0, "D %s: H5Dread failed", channel);
+    n = H5Eget_num(H5E_DEFAULT);
+    CHECK(n == 0, "D %s: a successful H5Dread left %zd entries on the error stack", channel, n);
+    CHECK(memcmp(wbuf, rbuf, (size_t)per * sizeof *wbuf) == 0, "D %s: the bytes read differ from those written",
+          channel);
+    H5Dclose(ds);
+    H5Sclose(fs);
+    H5Sclose(ms);
+    CHECK(H5Fclose(fid) >= 0, "D %s: H5Fclose failed", channel);
+    H5Pclose(fapl);
+}
+
+/* Rank 0: every file of dir (the stubs, subfiles, config files), then dir. */
+static void remove_dir(const char *dir)
+{
+    DIR           *d = opendir(dir);
+    struct dirent *de;
+    char           p[4400];
+    while (d && (de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+            snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+            unlink(p);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -216,6 +282,19 @@ int main(int argc, char **argv)
     test_config_string();
     test_bad_struct();
     test_missing_file();
+
+    char dir[64] = "/tmp/h5sf-es-XXXXXX";
+    if (g_rank == 0 && !mkdtemp(dir))
+        dir[0] = 0;
+    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    CHECK(dir[0], "D: cannot make a directory under /tmp");
+    if (dir[0]) {
+        test_clean_stack(dir, "direct");
+        test_clean_stack(dir, "ioc");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (g_rank == 0)
+            remove_dir(dir);
+    }
 
     long total = 0;
     MPI_Allreduce(&g_fail, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

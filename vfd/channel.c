@@ -83,7 +83,7 @@ static int fail_cause(h5sf_errbuf_t *e, int err_no, const char *what)
 static int sec2_fd(H5FD_t *ch)
 {
     int *fd = NULL;
-    if (!ch || H5FDget_vfd_handle(ch, H5P_DEFAULT, (void **)&fd) < 0 || !fd)
+    if (!ch || H5FDget_vfd_handle(ch, H5P_FILE_ACCESS_DEFAULT, (void **)&fd) < 0 || !fd)
         return -1;
     return *fd;
 }
@@ -535,10 +535,20 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
 
     h5sf_local_begin();
     /* IOC requests are posted here; the rest become jobs, run below. */
-    h5sf_pio_t *jobs = nt ? calloc((size_t)nt, sizeof *jobs) : NULL;
-    int        *js   = nt ? calloc((size_t)nt, sizeof *js) : NULL;
-    if (nt && (!jobs || !js))
-        failed = h5sf_fail(e, ENOMEM, "out of memory dispatching a request") < 0;
+    if (nt > f->njobs_cap) { /* kept with the file: small calls pay no malloc */
+        h5sf_pio_t *nj_ = realloc(f->jobs, (size_t)nt * sizeof *f->jobs);
+        if (nj_)
+            f->jobs = nj_;
+        int *ns = nj_ ? realloc(f->js, (size_t)nt * sizeof *f->js) : NULL;
+        if (ns) {
+            f->js        = ns;
+            f->njobs_cap = nt;
+        }
+        else
+            failed = h5sf_fail(e, ENOMEM, "out of memory dispatching a request") < 0;
+    }
+    h5sf_pio_t *jobs = f->jobs;
+    int        *js   = f->js;
     for (int k = 0; k < nt && !failed; k++) {
         int        s = p->touched[k];
         sf_list_t *l = &p->lists[s];
@@ -576,9 +586,6 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
         if (pio_run(f, is_write, jobs, js, nj, e) < 0)
             failed = 1;
     }
-    free(jobs);
-    free(js);
-
     if (co)
         for (int i = 0; i < nt; i++)
             if (H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0 && !failed) {

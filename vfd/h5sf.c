@@ -83,6 +83,8 @@ static void file_free(h5sf_file_t *f)
     }
     sf_plan_free(&f->plan);
     free(f->sides);
+    free(f->jobs);
+    free(f->js);
     free(f->xmark);
     free(f->iocs);
     free(f->leads);

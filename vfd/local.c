@@ -145,10 +145,11 @@ H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t
         return NULL;
     if (f->loc_state[s] == LOC_UNTRIED && !open_local(f, s))
         return NULL;
-    if (end > f->loc_eoa[s]) {
-        if (H5FDset_eoa(f->loc[s], H5FD_MEM_DRAW, end) < 0)
+    if (end > f->loc_eoa[s]) { /* once: an EOA only bounds the addresses, and
+                                * a sec2 channel is never truncated to it */
+        if (H5FDset_eoa(f->loc[s], H5FD_MEM_DRAW, H5SF_CHAN_MAXADDR) < 0)
             return NULL;
-        f->loc_eoa[s] = end;
+        f->loc_eoa[s] = H5SF_CHAN_MAXADDR;
     }
     f->loc_used[s] = ++loc_clock;
     return f->loc[s];
