@@ -246,7 +246,9 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
     int N = f->layout.stripe_count;
     f->chan     = calloc((size_t)N, sizeof *f->chan);
     f->chan_eoa = calloc((size_t)N, sizeof *f->chan_eoa);
-    int failed  = !f->chan || !f->chan_eoa ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
+    f->jobs     = calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
+    f->js       = calloc((size_t)N, sizeof *f->js);
+    int failed  = !f->chan || !f->chan_eoa || !f->jobs || !f->js ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
     if (h5sf_agree(f->comm, failed, e) < 0)
         return -1;
     if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
@@ -535,19 +537,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
 
     h5sf_local_begin();
     /* IOC requests are posted here; the rest become jobs, run below. */
-    if (nt > f->njobs_cap) { /* kept with the file: small calls pay no malloc */
-        h5sf_pio_t *nj_ = realloc(f->jobs, (size_t)nt * sizeof *f->jobs);
-        if (nj_)
-            f->jobs = nj_;
-        int *ns = nj_ ? realloc(f->js, (size_t)nt * sizeof *f->js) : NULL;
-        if (ns) {
-            f->js        = ns;
-            f->njobs_cap = nt;
-        }
-        else
-            failed = h5sf_fail(e, ENOMEM, "out of memory dispatching a request") < 0;
-    }
-    h5sf_pio_t *jobs = f->jobs;
+    h5sf_pio_t *jobs = f->jobs; /* made at open: small calls pay no malloc */
     int        *js   = f->js;
     for (int k = 0; k < nt && !failed; k++) {
         int        s = p->touched[k];

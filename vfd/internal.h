@@ -165,9 +165,8 @@ struct h5sf_file {
     int                 pool_threads; /* H5SF_POOL_THREADS                   */
     sf_plan_t           plan;     /* reused per request                      */
     struct seq_side    *sides;    /* io.c's selection walk, reused per call  */
-    struct h5sf_pio    *jobs;     /* channel.c's jobs of a call, reused      */
+    struct h5sf_pio    *jobs;     /* channel.c's jobs of a call (stripe_count) */
     int                *js;       /* their subfiles                          */
-    int                 njobs_cap;
     h5sf_stats_t        stats;
     /* The per-call report (H5FD_h5sf_get_last_transfer): every call resets
      * *xcur (xfer for raw data, xmeta otherwise), each dispatch round adds
