@@ -47,7 +47,7 @@ endforeach()
 # when H5Fopen fails and empties the error stack below H5VL_file_open (as
 # for the reliability tests): an empty plugin directory keeps h5sf's entries.
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-plugins-errstack)
-foreach(np 1 2)
+foreach(np 1 2 3)
   h5sf_mpi_test(t_errstack_np${np} t_errstack ${np}
                 ENV "HDF5_PLUGIN_PATH=${CMAKE_CURRENT_BINARY_DIR}/no-plugins-errstack")
 endforeach()
