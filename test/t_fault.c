@@ -32,7 +32,7 @@
  * ranks 0 and 3, as the built-in driver does). */
 #define BASE_CFG  "channel=ioc,ioc=ranks:0;2,stripe_size=65536,stripe_count=4"
 
-enum action { A_WRITE, A_WRITE_COLL, A_READ, A_FLUSH, A_CREATE, A_OPEN };
+enum action { A_WRITE, A_WRITE_COLL, A_READ, A_FLUSH, A_CREATE, A_OPEN, A_META_COLL };
 
 typedef struct scenario {
     const char *name;
@@ -73,6 +73,13 @@ static const scenario_t scenarios[] = {
     {"pwrite_short_direct", "op=pwrite,errno=short", ",channel=direct", A_WRITE, 0, 0, 0},
     {"pread_short_direct", "op=pread,errno=short", ",channel=direct", A_READ, 0, 0, 0},
     {"pread_eintr_direct", "op=pread,errno=EINTR,count=200", ",channel=direct", A_READ, 0, 0, 0},
+    /* Metadata written at close with collective metadata writes (HDF5
+     * writes it as one collective vector; h5sf agrees on the outcome): every
+     * write to IOC 0, which holds the superblock and root group, fails, and
+     * H5Fclose must fail on every rank.  With HDF5's default distributed
+     * metadata writes a failure on some ranks only hangs the flush inside
+     * HDF5 (docs/reliability.md). */
+    {"pwrite_meta_coll", "op=pwrite,errno=EIO,rank=0", "", A_META_COLL, EIO, 1, 0},
     {"stall", "op=stall,ms=300,rank=2", "", A_WRITE, 0, 0, 0},
     /* Every request to IOC 2 hangs; the first call that needs it (the open:
      * sizes of its subfiles) must give up after timeout=3. */
@@ -175,6 +182,10 @@ static void run(void)
     uint64_t       off  = (uint64_t)rl_rank * REGION;
     int            failed;
 
+    if (S->act == A_META_COLL) {
+        H5Pset_all_coll_metadata_ops(fapl, true);
+        H5Pset_coll_metadata_write(fapl, true);
+    }
     setenv("H5SF_FAULT", S->fault, 1); /* read by the IOC on first use */
     if (rl_rank == 0)
         printf("t_fault %s: H5SF_FAULT=\"%s\", config \"%s%s\"\n", S->name, S->fault, BASE_CFG, S->cfg);
@@ -269,6 +280,28 @@ static void run(void)
                 rl_errors(&t);
             expect("H5Fflush", failed, &t);
             break;
+        }
+        case A_META_COLL: {
+            /* New objects: the close writes their metadata and the root
+             * group's, collectively. */
+            rl_step(60, "%s: H5Gcreate2", S->name);
+            for (int i = 0; i < 64; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "g%02d", i);
+                hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+                CHECK(g >= 0, "H5Gcreate2(%s) failed before the close", name);
+                if (g >= 0)
+                    H5Gclose(g);
+            }
+            H5Dclose(victim);
+            victim = H5I_INVALID_HID;
+            rl_step(60, "%s: H5Fclose", S->name);
+            failed = H5Fclose(f) < 0;
+            f      = H5I_INVALID_HID;
+            if (failed)
+                rl_errors(&t);
+            expect("H5Fclose", failed, &t);
+            goto done;
         }
         default:
             break;

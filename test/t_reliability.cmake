@@ -18,7 +18,7 @@ file(MAKE_DIRECTORY ${_rel})
 
 # Faults: the job must end well inside TIMEOUT (the hang scenario uses a
 # 3-second client timeout).
-set(_fault_scenarios pwrite_eio pwrite_enospc pwrite_eio_coll pwrite_short pwrite_eintr pread_eio
+set(_fault_scenarios pwrite_eio pwrite_enospc pwrite_eio_coll pwrite_meta_coll pwrite_short pwrite_eintr pread_eio
     pread_short pread_eintr open_create open_reopen fsync fsync_ioc0 fsync_second fsync_direct stall hang hang_write
     stuck_write pwrite_direct pwrite_short_direct pread_short_direct pread_eintr_direct)
 foreach(s IN LISTS _fault_scenarios)
