@@ -365,9 +365,10 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
                          (long long)nm, (long long)nf);
     if (nf == 0)
         return 0;
-    /* Both sides "all" (H5S_ALL in H5Dread/H5Dwrite): one extent each, the
-     * whole of it, so no iterators -- creating and closing two cost a small
-     * call more than the rest of h5sf's path (2026-11-26, 1 rank, perf). */
+    /* Both sides "all" (H5S_ALL in H5Dread/H5Dwrite): one extent, the
+     * whole of each, so no iterators -- making and closing two cost a small
+     * call about as much as the rest of h5sf's path (2026-11-26, 1 rank,
+     * perf). */
     if (H5Sget_select_type(mspace) == H5S_SEL_ALL && H5Sget_select_type(fspace) == H5S_SEL_ALL)
         return round_add(r, base, (uint64_t)nf * esize, (uint64_t)(uintptr_t)buf);
     /* 32 KiB of sequence lists: kept with the file, not zeroed per call
