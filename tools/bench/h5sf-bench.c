@@ -520,7 +520,7 @@ int main(int argc, char **argv)
                 }
             }
             for (int k = 0; k < ncfg; k++) {
-                int d = cfg[(k + rep - 1) % ncfg] / 2, x = cfg[(k + rep - 1) % ncfg] % 2;
+                int c = cfg[(k + rep - 1) % ncfg], d = c / 2, x = c % 2;
                 /* Every run starts with no dirty pages of earlier runs: on
                  * a disk file system their writeback would otherwise land
                  * in whichever run comes next (bimodal rates on ext4). */
