@@ -2,11 +2,11 @@
 # scripts/netns-cluster.sh, Open MPI over TCP between them; driven by
 # test/multinode.sh.  They need root and "ip netns": otherwise the driver
 # exits 77 and ctest reports them as skipped (SKIP_RETURN_CODE), never as
-# passed.  One cluster at a time: RESOURCE_LOCK within a ctest run, a lock
-# file in the driver between concurrent ctest runs.  RUN_SERIAL as well:
-# Open MPI's TCP transport polls in the kernel while it waits, and on a
-# 2-core machine a neighbouring MPI test and a multinode job starved each
-# other (t_stress_many 1.2 s alone, 15-68 s beside multinode_order_2x2, and
+# passed.  One cluster at a time: RUN_SERIAL within a ctest run, a lock
+# file in the driver between concurrent ctest runs.  Serial, not only one
+# cluster at a time: Open MPI's TCP transport polls in the kernel while it
+# waits, and on a 2-core machine a neighbouring MPI test and a multinode job
+# starved each other (t_stress_many 1.2 s alone, 15-68 s beside multinode_order_2x2, and
 # both past their timeouts in a CI run of 2026-11-26).  TIMEOUT leaves room
 # for multinode.sh's one rerun of a job whose TCP wire-up hung (120 s).
 #   multinode_HxP       H hosts x P ranks each: topology, one IOC per host
@@ -44,7 +44,6 @@ function(h5sf_multinode_test name)
                        ENVIRONMENT "${H5SF_MPI_TEST_ENV};H5SF_MN_BIN=${CMAKE_BINARY_DIR}/bin;H5SF_MN_WORK=${CMAKE_CURRENT_BINARY_DIR}/multinode;MPIEXEC=${MPIEXEC_EXECUTABLE}"
                        LABELS "multinode"
                        SKIP_RETURN_CODE 77
-                       RESOURCE_LOCK h5sf_netns
                        RUN_SERIAL TRUE
                        TIMEOUT 360)
 endfunction()
