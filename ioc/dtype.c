@@ -84,13 +84,23 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
         goto done;
     }
     blocks(n, bufs, lens, bl, disp, &nrun);
+    /* Displacements from the first piece, not absolute with MPI_BOTTOM:
+     * MPICH 4.0's MPI_Pack refuses a null inbuf, and MPI_BOTTOM is null
+     * there (unit_payload). */
+    size_t first = 0;
+    while (!lens[first])
+        first++;
+    MPI_Aint origin;
+    MPI_Get_address(bufs[first], &origin);
+    for (size_t k = 0; k < nblk; k++)
+        disp[k] = MPI_Aint_diff(disp[k], origin);
     if (MPI_Type_create_hindexed((int)nblk, bl, disp, MPI_BYTE, dt) != MPI_SUCCESS ||
         MPI_Type_commit(dt) != MPI_SUCCESS) {
         *dt = MPI_BYTE;
         h5sf_fail(e, 0, "MPI_Type_create_hindexed failed for %zu pieces", n);
         goto done;
     }
-    *base  = MPI_BOTTOM;
+    *base  = bufs[first];
     *count = 1;
     ret    = 0;
 done:

@@ -376,9 +376,9 @@ ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile);
  * errno. */
 int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf);
 
-/* dtype.c: a datatype describing n (addr, len) pieces, absolute addresses
- * (use with MPI_BOTTOM); *dt is MPI_BYTE with *count = len for one small
- * piece.  Pieces over 1 GiB are split so every block length fits an int. */
+/* dtype.c: a datatype describing n (addr, len) pieces, relative to *base
+ * (the first non-empty piece); *dt is MPI_BYTE with *count = len for one
+ * small run.  Pieces over 1 GiB are split so every block length fits an int. */
 int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **base, MPI_Datatype *dt,
                    int *count, h5sf_errbuf_t *e);
 void ioc_dtype_free(MPI_Datatype *dt);

@@ -16,7 +16,8 @@
 # --bind: Open MPI --bind-to for every run; default core:overload-allowed,
 # as clusters bind ranks to cores (unbound, 4 ranks on 2 cores keep landing
 # one alone on a core and three on the other: docs/performance.md).
-# --bind default leaves it to Open MPI.
+# --bind default leaves it to Open MPI.  Under MPICH (H5SF_MPI=mpich) the
+# run uses Hydra's -bind-to core (any --bind but default) and no CMA probe.
 # --hdf5: another parallel HDF5 install (e.g. 2.x built from source with
 # -DHDF5_ENABLE_SUBFILING_VFD=ON, to measure its built-in driver); h5sf is
 # built against it in build-bench-<name of PREFIX>/.  The built-in column
@@ -50,8 +51,15 @@ trap 'rm -rf "$dir"' EXIT
 # which is why scripts/env.sh turns it off.  Where a probe shows CMA works,
 # the whole run uses it -- every driver alike, as a real cluster's MPI would
 # (CMA, XPMEM or KNEM).  --no-cma keeps the copy-twice setting.
+bindflags=()
+if [ "$H5SF_MPI" = mpich ]; then
+    cma="n/a (MPICH)"
+    [ -z "$bind" ] || { bind=core; bindflags=(-bind-to core); }
+elif [ -n "$bind" ]; then
+    bindflags=(--bind-to "$bind")
+fi
 if [ "$cma" = auto ]; then
-    probe=$(OMPI_MCA_btl_vader_single_copy_mechanism=cma timeout 120 mpiexec -n 2 --oversubscribe \
+    probe=$(OMPI_MCA_btl_vader_single_copy_mechanism=cma timeout 120 mpiexec -n 2 $H5SF_MPIEXEC_FLAGS \
         "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib 4 --reps 1 --workloads contiguous \
         --drivers mpio,h5sf-ioc 2>/dev/null)
     if grep -q ',ok$' <<<"$probe"; then
@@ -63,12 +71,12 @@ fi
 if [ "$cma" = yes ]; then
     export OMPI_MCA_btl_vader_single_copy_mechanism=cma
 fi
-echo "bench.sh: Open MPI single-copy (CMA): $cma" >&2
+echo "bench.sh: $H5SF_MPI; Open MPI single-copy (CMA): $cma" >&2
 csv="$out/performance-data.csv"
 echo "ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok" >"$csv"
 for n in $ranks; do
     echo "bench.sh: $n ranks ..." >&2
-    timeout 3600 mpiexec -n "$n" --oversubscribe ${bind:+--bind-to "$bind"} "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib "$mib" \
+    timeout 3600 mpiexec -n "$n" $H5SF_MPIEXEC_FLAGS "${bindflags[@]}" "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib "$mib" \
         --reps "$reps" --stripe-size "$stripe" --stripe-count "$count" | tail -n +2 >>"$csv"
 done
 python3 "$root/scripts/bench-report.py" "$csv" "$out" "$mib" "$stripe" "$reps" "$cma" "$count" "$bind"

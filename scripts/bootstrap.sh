@@ -4,15 +4,17 @@
 #
 #   scripts/bootstrap.sh [VERSION]   VERSION (or H5SF_HDF5_VERSION):
 #     1.14.5  (default) hdf5=1.14.5+repack-3 of trixie, into
-#             $CACHE/hdf5-1.14.5+repack-3-openmpi.  HDF5's own test/ and
+#             $CACHE/hdf5-1.14.5+repack-3-<MPI>.  HDF5's own test/ and
 #             testpar/ programs are built in the same tree (kept in
-#             $CACHE/hdf5-build) for the conformance suite
+#             $CACHE/hdf5-build, $CACHE/hdf5-build-mpich) for the conformance suite
 #             (scripts/conformance.sh), with the harness patch from
 #             test/conformance/ applied to test/h5test.c.
 #     1.14.6  hdf5=1.14.6+repack-2 of unstable, into
 #             $CACHE/hdf5-1.14.6+repack-2-openmpi; library and tools only
 #             (build tree $CACHE/hdf5-1.14.6+repack-2-build).
-# Prints nothing on stdout; the prefix is $CACHE/hdf5-<Debian version>-openmpi.
+#   H5SF_MPI=openmpi (default) or mpich: the MPI HDF5 is built with (1.14.5
+#             only); both MPIs' Debian packages are always installed.
+# Prints nothing on stdout; the prefix is $CACHE/hdf5-<Debian version>-<MPI>.
 #
 # The deb-src line is derived at run time from the mirror URI already in the
 # machine's apt sources, so no registry host name lives in this repository.
@@ -28,16 +30,26 @@ if ! flock -n 9; then
     printf '[bootstrap] waiting for another bootstrap of %s to finish\n' "$CACHE" >&2
     flock 9
 fi
+MPI="${H5SF_MPI:-openmpi}"
+case "$MPI" in
+    openmpi) MPICC=mpicc.openmpi; MPISFX="" ;;
+    mpich)   MPICC=mpicc.mpich; MPISFX="-mpich" ;;
+    *) echo "bootstrap: H5SF_MPI must be openmpi or mpich, not '$MPI'" >&2; exit 2 ;;
+esac
 case "${1:-${H5SF_HDF5_VERSION:-1.14.5}}" in
     1.14.5) HDF5_DEB_VERSION="1.14.5+repack-3"; SUITE=trixie; WITH_TESTS=1
-            APTDIR="$CACHE/apt"; SRCDIR="$CACHE/src"; BUILD="$CACHE/hdf5-build"; LOGS="$CACHE/hdf5" ;;
-    1.14.6) HDF5_DEB_VERSION="1.14.6+repack-2"; SUITE=unstable; WITH_TESTS=0
+            APTDIR="$CACHE/apt"; SRCDIR="$CACHE/src"; BUILD="$CACHE/hdf5-build$MPISFX"; LOGS="$CACHE/hdf5$MPISFX" ;;
+    1.14.6) [ "$MPI" = openmpi ] || { echo "bootstrap: HDF5 1.14.6 is built with Open MPI only" >&2; exit 2; }
+            HDF5_DEB_VERSION="1.14.6+repack-2"; SUITE=unstable; WITH_TESTS=0
             APTDIR="$CACHE/apt-unstable-src"; SRCDIR="$CACHE/src-$HDF5_DEB_VERSION"
             BUILD="$CACHE/hdf5-$HDF5_DEB_VERSION-build"; LOGS="$BUILD" ;;
     *) echo "bootstrap: unknown HDF5 version ${1:-$H5SF_HDF5_VERSION} (1.14.5 or 1.14.6)" >&2; exit 2 ;;
 esac
-PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-openmpi"
-PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libuv1-dev
+PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-$MPI"
+# Open MPI first: on a fresh machine Debian's alternatives then keep mpicc and
+# mpiexec on Open MPI (its priority is higher as well); MPICH is reached by
+# its own names (mpicc.mpich, mpiexec.mpich) or through scripts/env.sh.
+PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev libuv1-dev
       zlib1g-dev dpkg-dev clang libclang-rt-14-dev iproute2 gnuplot-nox xz-utils python3)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
@@ -122,7 +134,7 @@ else
     log "building parallel HDF5 ${HDF5_DEB_VERSION} into $PREFIX"
 fi
 rm -rf "$BUILD"
-CC=mpicc cmake -S hdf5-src -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=$MPICC cmake -S hdf5-src -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DBUILD_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF \
     -DHDF5_ENABLE_PARALLEL=ON -DHDF5_ENABLE_SUBFILING_VFD=ON -DHDF5_BUILD_TOOLS=ON \
     "${TESTING[@]}" -DHDF5_BUILD_EXAMPLES=OFF -DHDF5_BUILD_FORTRAN=OFF -DHDF5_BUILD_CPP_LIB=OFF \

@@ -112,13 +112,17 @@ build_all() {
 
 # ---- running -------------------------------------------------------------
 
-# run NP [VAR=value ...] -- program args: every VAR goes to the ranks (-x).
+# run NP [VAR=value ...] -- program args: every VAR goes to the ranks (Open
+# MPI's -x, MPICH Hydra's -genv).
 run() {
     local n=$1; shift
     local xs=()
-    while [[ $# -gt 0 && $1 != -- ]]; do xs+=(-x "$1"); shift; done
+    while [[ $# -gt 0 && $1 != -- ]]; do
+        if [[ $H5SF_MPI == mpich ]]; then xs+=(-genv "${1%%=*}" "${1#*=}"); else xs+=(-x "$1"); fi
+        shift
+    done
     shift
-    timeout 600 mpiexec -n "$n" --oversubscribe "${xs[@]}" "$@"
+    timeout 600 mpiexec -n "$n" $H5SF_MPIEXEC_FLAGS "${xs[@]}" "$@"
 }
 
 # Variables that select a channel through the redirect.  The IOC channel

@@ -35,7 +35,7 @@ fi
 "$root/scripts/bootstrap.sh" || exit 1
 source "$root/scripts/env.sh"
 CACHE="${H5SF_CACHE:-$HOME/.cache/h5sf}"
-HB="$CACHE/hdf5-build"
+HB="$CACHE/hdf5-build"; [ "$H5SF_MPI" = openmpi ] || HB="$CACHE/hdf5-build-$H5SF_MPI"
 SRC="$CACHE/src/hdf5-src"
 OUT="$H5SF_BUILD_DIR/conformance"
 PRELOAD="$H5SF_BUILD_DIR/preload/libh5sf_preload.so"
@@ -49,6 +49,20 @@ mkdir -p "$OUT"
 # More ranks than cores: let HDF5's own tests yield instead of spinning.
 export OMPI_MCA_mpi_yield_when_idle=1
 export HDF5_ALARM_SECONDS=$((PAR_TIMEOUT + 60))
+
+# mpx VAR[=VALUE]... -- PROGRAM ARGS: NP ranks with these variables set in
+# every rank but not in mpiexec itself (LD_PRELOAD), in each MPI's syntax:
+# Open MPI's -x, Hydra's -genv.  A bare VAR passes its current value.
+mpx() {
+    local a=() kv
+    while [ "$1" != -- ]; do
+        kv="$1"; shift
+        [[ "$kv" == *=* ]] || kv="$kv=${!kv-}"
+        if [ "$H5SF_MPI" = openmpi ]; then a+=(-x "$kv"); else a+=(-genv "${kv%%=*}" "${kv#*=}"); fi
+    done
+    shift
+    mpiexec -n "$NP" $H5SF_MPIEXEC_FLAGS "${a[@]}" "$@"
+}
 
 # Names from a `set (VAR ...)` block of one of HDF5's CMakeLists files.
 cmake_list() { # file var
@@ -185,9 +199,9 @@ parallel-direct|parallel-ioc)
             continue
         fi
         read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" \
-            mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=1 \
-            -x H5SF_PRELOAD_THREAD_MULTIPLE=1 -x H5SF_CHANNEL="$ch" -x HDF5_PLUGIN_PATH \
-            -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS -x srcdir="$wd" "$HB/bin/$exe" "${args[@]}")
+            mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=1 H5SF_PRELOAD_THREAD_MULTIPLE=1 \
+            H5SF_CHANNEL="$ch" HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS \
+            srcdir="$wd" -- "$HB/bin/$exe" "${args[@]}")
         # Ranks of a failed job can outlive its mpiexec (they carry no
         # mark of the directory): none may spin on into the next program.
         pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
@@ -199,13 +213,12 @@ parallel-direct|parallel-ioc)
         ref="-"
         if [ "$res" != pass ] && { [ "${H5SF_CONFORMANCE_REFERENCE:-0}" = 1 ] || [ -z "$(expected_reason "$p" "$ch")" ]; }; then
             read -r r1 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.mpio.log" \
-                mpiexec -n "$NP" --oversubscribe -x OMPI_MCA_mpi_yield_when_idle -x HDF5_ALARM_SECONDS \
-                -x srcdir="$rd" "$HB/bin/$exe" "${args[@]}")
+                mpx OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" -- "$HB/bin/$exe" "${args[@]}")
             # HDF5's built-in subfiling driver through the same redirect.
             read -r r2 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.subfiling.log" \
-                mpiexec -n "$NP" --oversubscribe -x LD_PRELOAD="$PRELOAD" -x H5SF_REDIRECT_MPIO=subfiling \
-                -x H5SF_PRELOAD_THREAD_MULTIPLE=1 -x HDF5_PLUGIN_PATH -x OMPI_MCA_mpi_yield_when_idle \
-                -x HDF5_ALARM_SECONDS -x srcdir="$rd" "$HB/bin/$exe" "${args[@]}")
+                mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=subfiling H5SF_PRELOAD_THREAD_MULTIPLE=1 \
+                HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" \
+                -- "$HB/bin/$exe" "${args[@]}")
             pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
             ref="h5sf:$(nfail "$OUT/$part-$p.log") mpio:$r1($(nfail "$OUT/$part-$p.mpio.log")) subfiling:$r2($(nfail "$OUT/$part-$p.subfiling.log"))"
         fi

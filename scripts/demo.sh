@@ -19,7 +19,7 @@ rm -f "$dir"/demo.h5 "$dir"/demo.h5.subfile_*
 
 echo
 echo "== mpiexec -n $np h5sf_demo $dir"
-mpiexec -n "$np" --oversubscribe "$H5SF_BUILD_DIR/bin/h5sf_demo" "$dir"
+mpiexec -n "$np" $H5SF_MPIEXEC_FLAGS "$H5SF_BUILD_DIR/bin/h5sf_demo" "$dir"
 
 echo
 echo "== files (allocated KiB, then apparent size; the stub is sparse)"

@@ -37,7 +37,7 @@ export PATH="$bin:$PATH"
 rm -rf "$dir"
 mkdir -p "$dir"
 echo "fuse-bench: writing ~$mib MiB with h5sf (stripe_size=$stripe, stripe_count=$count) on $np ranks in $dir"
-timeout 1200 mpiexec -n "$np" --oversubscribe "$bin/t_tools_writer" "$dir" in \
+timeout 1200 mpiexec -n "$np" $H5SF_MPIEXEC_FLAGS "$bin/t_tools_writer" "$dir" in \
     "stripe_size=$stripe,stripe_count=$count" --mib "$mib" --no-ref || { echo "fuse-bench: writer failed" >&2; exit 1; }
 mapfile -t subs < <(ls "$dir"/in.h5.subfile_*_of_* | sort -V)
 config=$(ls "$dir"/in.h5.subfile_*.config)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# netns-agent.sh -- Open MPI's "ssh" for scripts/netns-cluster.sh.
+# netns-agent.sh -- the MPI launchers' "ssh" for scripts/netns-cluster.sh.
 #
-# Open MPI's rsh launcher runs   <agent> <host> <shell command...>   to start
-# its daemon (orted) on a remote host (--mca plm_rsh_agent).  Like ssh, this
+# Open MPI's rsh launcher (--mca plm_rsh_agent) and MPICH's Hydra
+# (-launcher rsh -launcher-exec) run   <agent> <host> <shell command...>   to
+# start their daemon (orted, hydra_pmi_proxy) on a remote host.  Like ssh, this
 # agent first checks that <host> can be reached from here, then runs the
 # command through /bin/sh on <host>: inside the host's network namespace
 # (ip netns exec), with a UTS namespace of its own carrying the hostname

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # netns-cluster.sh -- a small "cluster" of hosts on this machine, made of
-# Linux network namespaces, and Open MPI jobs across it.
+# Linux network namespaces, and MPI jobs across it (Open MPI or MPICH).
 #
 #   netns-cluster.sh up [-n HOSTS] [-s SLOTS]   create hosts <name>-h1..hN
 #   netns-cluster.sh down [--keep-storage]      remove everything 'up' made
@@ -109,10 +109,11 @@ cmd_up() {
     ip -n "$switch" link add br0 type bridge
     ip -n "$switch" link set br0 up
     local hostsfile="127.0.0.1 localhost"$'\n'
-    : >"$state/hostfile"
+    : >"$state/hostfile"; : >"$state/hostfile.hydra"
     for i in $(seq 1 "$n"); do
         hostsfile+="$(host_ip "$i") $(host_name "$i")"$'\n'
         echo "$(host_name "$i") slots=$s" >>"$state/hostfile"
+        echo "$(host_name "$i"):$s" >>"$state/hostfile.hydra"  # MPICH's Hydra
     done
     for i in $(seq 1 "$n"); do
         local h; h="$(host_name "$i")"
@@ -150,7 +151,7 @@ teardown() {
     if [ -f "$etc_marker" ] && rmdir /etc/netns 2>/dev/null; then
         rm -f "$etc_marker"
     fi
-    rm -f "$state/cluster" "$state/hostfile"
+    rm -f "$state/cluster" "$state/hostfile" "$state/hostfile.hydra"
     rmdir "$state/local" "$state/hosts" "$state" 2>/dev/null || true
 }
 
@@ -193,8 +194,15 @@ cmd_status() {
     done
 }
 
-# mpiexec with the cluster's hostfile, the launch agent and TCP only.
+# mpiexec with the cluster's hostfile, the launch agent and TCP only, in the
+# syntax of the mpiexec on PATH: MPICH's Hydra (UCX over TCP on the
+# cluster's interface) or Open MPI.
 mpi_args() {
+    if mpiexec --version 2>/dev/null | grep -q HYDRA; then
+        echo -f "$state/hostfile.hydra" -launcher rsh -launcher-exec "$agent" -iface eth0 \
+            -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0
+        return
+    fi
     echo --hostfile "$state/hostfile" \
         --mca plm_rsh_agent "$agent" --mca plm_rsh_no_tree_spawn 1 \
         --mca pml ob1 --mca btl tcp,self \

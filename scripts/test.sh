@@ -4,7 +4,9 @@
 #   2. ASan + UBSan build in build-asan/, tests labelled asan: ctest -L asan
 #   3. ThreadSanitizer build in build-tsan/ (only the targets its tests need,
 #      tsan_tests), tests labelled tsan: ctest -L tsan; well under a minute
-#   4. scripts/test-versions.sh: HDF5 1.14.6 and 2.x, normal builds, full
+#   4. MPICH: HDF5 1.14.5 built with MPICH, normal build in build-mpich/,
+#      all tests (H5SF_MPI=mpich; H5SF_SKIP_MPICH=1 leaves it out)
+#   5. scripts/test-versions.sh: HDF5 1.14.6 and 2.x, normal builds, full
 #      ctest (not with extra arguments, nor with H5SF_SKIP_OTHER_HDF5=1)
 # One line per HDF5 version: "== HDF5 <version> (<MPI>): all tests passed"
 # or ": FAILURES".
@@ -19,7 +21,7 @@ status=0
 # where CI time goes.
 stage() { echo "== $* [${SECONDS}s]"; }
 
-run_ctest() { # build_dir, ctest args...
+run_ctest() { # build_dir, ctest args...  (H5SF_MPI picks the MPI)
     local dir="$1"; shift
     (
         export H5SF_BUILD_DIR="$dir"
@@ -66,11 +68,26 @@ else
     status=1
 fi
 
-hdf5_ver=$(awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' \
-           "${H5SF_HDF5_PREFIX:-${H5SF_CACHE:-$HOME/.cache/h5sf}/hdf5-1.14.5+repack-3-openmpi}/include/H5pubconf.h")
-mpi_ver=$(mpirun --version 2>/dev/null | head -1 | sed -E 's/^[^(]*\(([^)]*)\) *(.*)$/\1 \2/')
-if [ "$status" -eq 0 ]; then echo "== HDF5 $hdf5_ver ($mpi_ver): all tests passed"
-else echo "== HDF5 $hdf5_ver ($mpi_ver): FAILURES"; fi
+cache="${H5SF_CACHE:-$HOME/.cache/h5sf}"
+hdf5_ver() { awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' "$cache/hdf5-1.14.5+repack-3-$1/include/H5pubconf.h"; }
+mpi_ver=$(mpirun.openmpi --version 2>/dev/null | head -1 | sed -E 's/^[^(]*\(([^)]*)\) *(.*)$/\1 \2/')
+if [ "$status" -eq 0 ]; then echo "== HDF5 $(hdf5_ver openmpi) ($mpi_ver): all tests passed"
+else echo "== HDF5 $(hdf5_ver openmpi) ($mpi_ver): FAILURES"; fi
+
+if [ "${H5SF_SKIP_MPICH:-0}" != 1 ]; then
+    mpich_status=0
+    stage "MPICH build (build-mpich/)"
+    if H5SF_MPI=mpich H5SF_SANITIZE=0 H5SF_BUILD_DIR="$root/build-mpich" "$root/scripts/build.sh"; then
+        stage "ctest (build-mpich/)"
+        H5SF_MPI=mpich run_ctest "$root/build-mpich" "$@" || mpich_status=1
+    else
+        echo "MPICH build failed" >&2
+        mpich_status=1
+    fi
+    mpi_ver=$(mpichversion 2>/dev/null | awk '/^MPICH Version:/ { print "MPICH " $3 }')
+    if [ "$mpich_status" -eq 0 ]; then echo "== HDF5 $(hdf5_ver mpich) ($mpi_ver): all tests passed"
+    else echo "== HDF5 $(hdf5_ver mpich) ($mpi_ver): FAILURES"; status=1; fi
+fi
 
 if [ $# -eq 0 ] && [ "${H5SF_SKIP_OTHER_HDF5:-0}" != 1 ]; then
     "$root/scripts/test-versions.sh" || status=1

@@ -4,7 +4,7 @@
 # failure that test/conformance/expected.tsv does not list, or on a timeout.
 foreach(part serial parallel-direct parallel-ioc)
   add_test(NAME conformance_${part}
-           COMMAND ${CMAKE_COMMAND} -E env H5SF_BUILD_DIR=${CMAKE_BINARY_DIR}
+           COMMAND ${CMAKE_COMMAND} -E env H5SF_BUILD_DIR=${CMAKE_BINARY_DIR} H5SF_MPI=${H5SF_MPI_FLAVOUR}
                    bash ${CMAKE_SOURCE_DIR}/scripts/conformance.sh ${part})
   set_tests_properties(conformance_${part} PROPERTIES LABELS "conformance" TIMEOUT 3600 RUN_SERIAL TRUE)
 endforeach()

@@ -39,7 +39,7 @@ else()
 endif()
 
 # MPI compile/link flags: common/config.c uses MPI_COMM_NULL, a symbol in
-# Open MPI.  Ask the wrapper (Open MPI: -showme, MPICH: -compile-info).
+# Open MPI.  Ask the wrapper (Open MPI: -showme, MPICH: -compile_info).
 set(_fz_mpi_compile "")
 set(_fz_mpi_link "")
 if(_fz_ok)
@@ -51,11 +51,26 @@ if(_fz_ok)
                   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   execute_process(COMMAND ${_fz_wrapper} -showme:link OUTPUT_VARIABLE _l RESULT_VARIABLE _rc2
                   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT (_rc1 EQUAL 0 AND _rc2 EQUAL 0) OR _c STREQUAL "")
+    # MPICH's wrapper (which may exit 0 on -showme, printing nothing) prints
+    # its whole command line for -compile_info, compiler first.  With
+    # mpicc as CMAKE_C_COMPILER FindMPI records no include directories, so
+    # the fallback below would find no mpi.h.
+    execute_process(COMMAND ${_fz_wrapper} -compile_info OUTPUT_VARIABLE _c RESULT_VARIABLE _rc1
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    execute_process(COMMAND ${_fz_wrapper} -link_info OUTPUT_VARIABLE _l RESULT_VARIABLE _rc2
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    # (REGEX REPLACE would apply "^" again after each match.)
+    string(FIND "${_c}" " " _p)
+    string(SUBSTRING "${_c}" ${_p} -1 _c)
+    string(FIND "${_l}" " " _p)
+    string(SUBSTRING "${_l}" ${_p} -1 _l)
+  endif()
   if(_rc1 EQUAL 0 AND _rc2 EQUAL 0)
     separate_arguments(_fz_mpi_compile UNIX_COMMAND "${_c}")
     separate_arguments(_fz_mpi_link UNIX_COMMAND "${_l}")
   else()
-    # Not Open MPI: fall back on what FindMPI found.
+    # Neither wrapper: fall back on what FindMPI found.
     foreach(d IN LISTS MPI_C_INCLUDE_DIRS)
       list(APPEND _fz_mpi_compile -I${d})
     endforeach()

@@ -40,6 +40,24 @@ foreach(np 1 2 4)
 endforeach()
 # The built-in driver alone: checks the test itself, needs no h5sf.
 h5sf_mpi_test(t_interop_builtin_np2 t_interop 2 --builtin-only)
+# Under MPICH 4.0 (ch4, one global lock) HDF5's built-in subfiling driver
+# does not get through a one-rank job: its IOC thread polls MPI_Iprobe
+# without pause and the rank's own MPI_Send/MPI_Recv to its IOC wait for the
+# lock for good (stacks: docs/reliability.md).  mpich_builtin_np1_stalls
+# shows it with the built-in driver alone (no h5sf): it passes while a
+# one-rank built-in job stalls past 20 s (Open MPI: about 2 s), and fails
+# once it does not, so the skip below cannot outlive the cause.
+# t_interop_np1 is then reported as skipped; t_tools.sh reads with the
+# built-in driver on two ranks instead of one.
+if(H5SF_MPI_FLAVOUR STREQUAL "mpich" AND H5SF_HAVE_SUBFILING_VFD)
+  set(_why "HDF5s built-in subfiling driver stalls on one rank under MPICH, test mpich_builtin_np1_stalls")
+  set_tests_properties(t_interop_np1 PROPERTIES DISABLED TRUE)
+  add_test(NAME t_interop_np1_skipped COMMAND sh -c "echo 'skipped t_interop_np1: ${_why}'; exit 77")
+  set_tests_properties(t_interop_np1_skipped PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi")
+  add_test(NAME mpich_builtin_np1_stalls
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_repro/mpich_checks.sh builtin-np1 ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_interop>)
+  set_tests_properties(mpich_builtin_np1_stalls PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 60 LABELS "mpi")
+endif()
 foreach(np 1 2 3)
   h5sf_mpi_test(t_config_np${np} t_config ${np})
 endforeach()
@@ -65,7 +83,7 @@ target_link_libraries(h5sf_demo PRIVATE h5sf hdf5::hdf5-shared)
 add_executable(t_xver ${CMAKE_CURRENT_SOURCE_DIR}/t_xver.c)
 target_link_libraries(t_xver PRIVATE MPI::MPI_C hdf5::hdf5-shared)
 add_test(NAME t_xver_np2
-         COMMAND sh -c "set -e; d=$(mktemp -d); $0 -n 2 --oversubscribe $1 write h5sf $d/x.h5; $0 -n 2 --oversubscribe $1 verify h5sf $d/x.h5; rm -rf $d"
+         COMMAND sh -c "set -e; d=$(mktemp -d); $0 -n 2 $H5SF_MPIEXEC_FLAGS $1 write h5sf $d/x.h5; $0 -n 2 $H5SF_MPIEXEC_FLAGS $1 verify h5sf $d/x.h5; rm -rf $d"
                  ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_xver>)
 set_tests_properties(t_xver_np2 PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 120 LABELS "mpi")
 # As if HDF5 did not export its private API context (vfd/hdf5priv.c):
@@ -73,7 +91,7 @@ set_tests_properties(t_xver_np2 PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TI
 # collective read, either work (right data: HDF5 described them without
 # derived datatypes) or fail naming the missing function -- never wrong data.
 add_test(NAME t_noprivate_np2
-         COMMAND sh -c "d=$(mktemp -d); m=$0; x=$1; run() { $m -n 2 --oversubscribe $x \"$@\" >>$d/log 2>&1; }; run write h5sf $d/i.h5 indep && run verify h5sf $d/i.h5 indep || { cat $d/log; exit 1; }; for step in write verify; do if run $step h5sf $d/c.h5; then echo \"collective $step: ok\"; elif grep -q 'does not export H5CX_get_mpi_coll_datatypes' $d/log; then echo \"collective $step: refused with the expected error\"; rm -rf $d; exit 0; else cat $d/log; exit 1; fi; done; rm -rf $d"
+         COMMAND sh -c "d=$(mktemp -d); m=$0; x=$1; run() { $m -n 2 $H5SF_MPIEXEC_FLAGS $x \"$@\" >>$d/log 2>&1; }; run write h5sf $d/i.h5 indep && run verify h5sf $d/i.h5 indep || { cat $d/log; exit 1; }; for step in write verify; do if run $step h5sf $d/c.h5; then echo \"collective $step: ok\"; elif grep -q 'does not export H5CX_get_mpi_coll_datatypes' $d/log; then echo \"collective $step: refused with the expected error\"; rm -rf $d; exit 0; else cat $d/log; exit 1; fi; done; rm -rf $d"
                  ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_xver>)
 set_tests_properties(t_noprivate_np2 PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};H5SF_TEST_NO_PRIVATE_HDF5=1"
                      TIMEOUT 120 LABELS "mpi")

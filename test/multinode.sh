@@ -51,9 +51,17 @@ trap '"$cluster" down >/dev/null 2>&1' EXIT
 
 # mrun LOG NP [mpiexec args...] -- program is the rest: mpiexec across the
 # cluster, output to the terminal and LOG; returns mpiexec's status.
+# Open MPI's --map-by node is Hydra's -ppn 1 (one rank per host in turn).
 mrun() {
     local log="$1" np="$2"
     shift 2
+    if [ "$H5SF_MPI" = mpich ]; then
+        local -a t=()
+        while [ $# -gt 0 ]; do
+            if [ "$1" = --map-by ] && [ "${2:-}" = node ]; then t+=(-ppn 1); shift 2; else t+=("$1"); shift; fi
+        done
+        set -- "${t[@]}"
+    fi
     "$cluster" run -t 120 -- -n "$np" "$@" 2>&1 | tee "$log"
     return "${PIPESTATUS[0]}"
 }

@@ -101,7 +101,27 @@ foreach(np 1 3)
 endforeach()
 # finalize-open leaves the file to HDF5's and h5sf's MPI_Finalize hooks; the
 # check run (a fixture) reads it back with another rank count.
-h5sf_mpi_test(t_lifecycle_finalize_open t_lifecycle 3 finalize-open ${_d}/lc_fo.h5)
+# Under MPICH, MPI is not thread-safe any more inside MPI_Finalize's
+# callbacks (mpich_finalize_threads shows it without h5sf), so an IOC's
+# progress thread cannot serve the closes h5sf's hook makes: there the test
+# runs on the direct channel (no MPI threads), and the IOC-channel case is
+# reported as skipped (docs/reliability.md, Known gaps).
+if(H5SF_MPI_FLAVOUR STREQUAL "mpich")
+  h5sf_mpi_test(t_lifecycle_finalize_open t_lifecycle 3 finalize-open ${_d}/lc_fo.h5 ENV "H5SF_CHANNEL=direct")
+  add_test(NAME t_lifecycle_finalize_open_ioc_skipped
+           COMMAND sh -c "echo 'skipped: files left open at MPI_Finalize on the IOC channel under MPICH: MPI is not thread-safe in its finalize callbacks, test mpich_finalize_threads'; exit 77")
+  set_tests_properties(t_lifecycle_finalize_open_ioc_skipped PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi")
+  add_executable(finalize_threads ${CMAKE_CURRENT_SOURCE_DIR}/mpi_repro/finalize_threads.c)
+  target_link_libraries(finalize_threads PRIVATE MPI::MPI_C Threads::Threads)
+  # Passes while the repro fails (the cause stands); fails once MPICH keeps
+  # its locking there, so the skip above cannot outlive its reason.
+  add_test(NAME mpich_finalize_threads
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_repro/mpich_checks.sh finalize-threads ${MPIEXEC_EXECUTABLE}
+                   $<TARGET_FILE:finalize_threads>)
+  set_tests_properties(mpich_finalize_threads PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 90 LABELS "mpi")
+else()
+  h5sf_mpi_test(t_lifecycle_finalize_open t_lifecycle 3 finalize-open ${_d}/lc_fo.h5)
+endif()
 h5sf_mpi_test(t_lifecycle_finalize_check t_lifecycle 2 check ${_d}/lc_fo.h5)
 set_tests_properties(t_lifecycle_finalize_open PROPERTIES FIXTURES_SETUP lc_fo)
 set_tests_properties(t_lifecycle_finalize_check PROPERTIES FIXTURES_REQUIRED lc_fo)

@@ -24,7 +24,7 @@ endforeach()
 set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/t_report_stats_np2)
 file(MAKE_DIRECTORY ${dir})
 add_test(NAME t_report_stats_np2
-         COMMAND sh -c "$0 -n 2 --oversubscribe $1 $2 >$2/log 2>&1 || { cat $2/log; exit 1; }; \
+         COMMAND sh -c "$0 -n 2 $H5SF_MPIEXEC_FLAGS $1 $2 >$2/log 2>&1 || { cat $2/log; exit 1; }; \
 for r in 0 1; do grep -q \"^h5sf transfer: rank $r .* call 1: write collective, 10240 bytes\" $2/log || { echo \"no transfer lines of rank $r\"; cat $2/log; exit 1; }; done; \
 awk '/^h5sf stats/ {s=1} s && /subfile requests/ {req=$2} s && /^  bytes/ {b=$2+$4} \
 s && /^  channels/ {r=$9+$16; y=$11+$18} s && /node-local shortcut/ {r+=$3+$7; y+=$5+$9; n++; \

@@ -19,7 +19,7 @@ local=${3:-${TMPDIR:-/tmp}/nodelocal-local}
 np=${4:-4}
 fuser=${5:-auto}
 if [[ $fuser == auto ]]; then fuser=$(command -v h5sf-fuse || echo h5repack); fi
-run() { timeout 300 mpiexec -n "$1" --oversubscribe "${@:2}"; }
+run() { timeout 300 mpiexec -n "$1" ${H5SF_MPIEXEC_FLAGS-} "${@:2}"; }
 
 mkdir -p "$shared" "$local"
 rm -f "$shared"/run.h5* "$shared"/run-fused.h5 "$local"/run.h5.subfile_*

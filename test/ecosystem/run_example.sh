@@ -11,7 +11,7 @@ set -uo pipefail
 mpiexec=$1 np=$2 work=$3 file=$4 nsub=$5 exe=$6
 shift 6
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-timeout 240 "$mpiexec" -n "$np" --oversubscribe "$exe" "$work/$file" "$@" || { echo "FAIL: example exited $?"; exit 1; }
+timeout 240 "$mpiexec" -n "$np" ${H5SF_MPIEXEC_FLAGS-} "$exe" "$work/$file" "$@" || { echo "FAIL: example exited $?"; exit 1; }
 nconf=$(compgen -G "$work/$file.subfile_*.config" | wc -l)
 nfound=$(compgen -G "$work/$file.subfile_*_of_$nsub" | wc -l)
 if [[ $nconf != 1 || $nfound != "$nsub" ]]; then

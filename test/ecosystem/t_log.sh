@@ -15,11 +15,11 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 rm -rf "$work" && mkdir -p "$work" || exit 1
 
-H5SF_LOG=json timeout 240 "$mpiexec" -n 4 --oversubscribe "$exe" "$work/j.h5" "stripe_size=64KiB,stripe_count=3,ioc=every:2" \
+H5SF_LOG=json timeout 240 "$mpiexec" -n 4 ${H5SF_MPIEXEC_FLAGS-} "$exe" "$work/j.h5" "stripe_size=64KiB,stripe_count=3,ioc=every:2" \
     2>"$work/json.err" || fail "json run failed: $(cat "$work/json.err")"
 python3 "$here/check_log.py" "$work/json.err" "$work/j.h5" || fail "JSON trace"
 
-H5SF_LOG=debug timeout 240 "$mpiexec" -n 4 --oversubscribe "$exe" "$work/d.h5" "stripe_size=64KiB,stripe_count=4,ioc=ranks:1;3,channel=direct" \
+H5SF_LOG=debug timeout 240 "$mpiexec" -n 4 ${H5SF_MPIEXEC_FLAGS-} "$exe" "$work/d.h5" "stripe_size=64KiB,stripe_count=4,ioc=ranks:1;3,channel=direct" \
     2>"$work/debug.err" || fail "debug run failed: $(cat "$work/debug.err")"
 cat "$work/debug.err"
 expect() { grep -qF -- "$1" "$work/debug.err" || fail "debug trace lacks: $1"; }

@@ -18,14 +18,17 @@ set -uo pipefail
 mpiexec=$1 exe=$2 preload=$3 work=$4 np=$5
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# run NP [VAR=value ...] -- program args: VARs go to the ranks only (-x), so
-# mpiexec itself is never preloaded.
+# run NP [VAR=value ...] -- program args: VARs go to the ranks only (Open
+# MPI's -x, MPICH Hydra's -genv), so mpiexec itself is never preloaded.
 run() {
     local n=$1; shift
     local xs=()
-    while [[ $# -gt 0 && $1 != -- ]]; do xs+=(-x "$1"); shift; done
+    while [[ $# -gt 0 && $1 != -- ]]; do
+        if [[ ${H5SF_MPI:-openmpi} == mpich ]]; then xs+=(-genv "${1%%=*}" "${1#*=}"); else xs+=(-x "$1"); fi
+        shift
+    done
     shift
-    "${pre[@]}" timeout 240 "$mpiexec" -n "$n" --oversubscribe "${xs[@]}" "$@"
+    "${pre[@]}" timeout 240 "$mpiexec" -n "$n" ${H5SF_MPIEXEC_FLAGS-} "${xs[@]}" "$@"
 }
 pre=()
 count() { compgen -G "$1" | wc -l; }
