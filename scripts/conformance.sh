@@ -50,18 +50,21 @@ mkdir -p "$OUT"
 export OMPI_MCA_mpi_yield_when_idle=1
 export HDF5_ALARM_SECONDS=$((PAR_TIMEOUT + 60))
 
-# mpx VAR[=VALUE]... -- PROGRAM ARGS: NP ranks with these variables set in
-# every rank but not in mpiexec itself (LD_PRELOAD), in each MPI's syntax:
-# Open MPI's -x, Hydra's -genv.  A bare VAR passes its current value.
+# mpx VAR[=VALUE]... -- PROGRAM ARGS: sets MPX to the command line that runs
+# NP ranks with these variables set in every rank but not in mpiexec itself
+# (LD_PRELOAD), in each MPI's syntax: Open MPI's -x, Hydra's -genv.  A bare
+# VAR passes its current value.  (An array, not a function: run_one hands
+# it to timeout.)
 mpx() {
-    local a=() kv
+    local kv
+    MPX=(mpiexec -n "$NP" $H5SF_MPIEXEC_FLAGS)
     while [ "$1" != -- ]; do
         kv="$1"; shift
         [[ "$kv" == *=* ]] || kv="$kv=${!kv-}"
-        if [ "$H5SF_MPI" = openmpi ]; then a+=(-x "$kv"); else a+=(-genv "${kv%%=*}" "${kv#*=}"); fi
+        if [ "$H5SF_MPI" = openmpi ]; then MPX+=(-x "$kv"); else MPX+=(-genv "${kv%%=*}" "${kv#*=}"); fi
     done
     shift
-    mpiexec -n "$NP" $H5SF_MPIEXEC_FLAGS "${a[@]}" "$@"
+    MPX+=("$@")
 }
 
 # Names from a `set (VAR ...)` block of one of HDF5's CMakeLists files.
@@ -198,10 +201,10 @@ parallel-direct|parallel-ioc)
             printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
             continue
         fi
-        read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" \
-            mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=1 H5SF_PRELOAD_THREAD_MULTIPLE=1 \
+        mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=1 H5SF_PRELOAD_THREAD_MULTIPLE=1 \
             H5SF_CHANNEL="$ch" HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS \
-            srcdir="$wd" -- "$HB/bin/$exe" "${args[@]}")
+            srcdir="$wd" -- "$HB/bin/$exe" "${args[@]}"
+        read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" "${MPX[@]}")
         # Ranks of a failed job can outlive its mpiexec (they carry no
         # mark of the directory): none may spin on into the next program.
         pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
@@ -212,13 +215,13 @@ parallel-direct|parallel-ioc)
         fi
         ref="-"
         if [ "$res" != pass ] && { [ "${H5SF_CONFORMANCE_REFERENCE:-0}" = 1 ] || [ -z "$(expected_reason "$p" "$ch")" ]; }; then
-            read -r r1 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.mpio.log" \
-                mpx OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" -- "$HB/bin/$exe" "${args[@]}")
+            mpx OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" -- "$HB/bin/$exe" "${args[@]}"
+            read -r r1 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.mpio.log" "${MPX[@]}")
             # HDF5's built-in subfiling driver through the same redirect.
-            read -r r2 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.subfiling.log" \
-                mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=subfiling H5SF_PRELOAD_THREAD_MULTIPLE=1 \
+            mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=subfiling H5SF_PRELOAD_THREAD_MULTIPLE=1 \
                 HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" \
-                -- "$HB/bin/$exe" "${args[@]}")
+                -- "$HB/bin/$exe" "${args[@]}"
+            read -r r2 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.subfiling.log" "${MPX[@]}")
             pkill -f "$HB/bin/$exe" >/dev/null 2>&1 || true
             ref="h5sf:$(nfail "$OUT/$part-$p.log") mpio:$r1($(nfail "$OUT/$part-$p.mpio.log")) subfiling:$r2($(nfail "$OUT/$part-$p.subfiling.log"))"
         fi
