@@ -46,10 +46,12 @@ case "${1:-${H5SF_HDF5_VERSION:-1.14.5}}" in
     *) echo "bootstrap: unknown HDF5 version ${1:-$H5SF_HDF5_VERSION} (1.14.5 or 1.14.6)" >&2; exit 2 ;;
 esac
 PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-$MPI"
-# Open MPI first: on a fresh machine Debian's alternatives then keep mpicc and
-# mpiexec on Open MPI (its priority is higher as well); MPICH is reached by
-# its own names (mpicc.mpich, mpiexec.mpich) or through scripts/env.sh.
-PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev libuv1-dev
+# Debian's alternatives keep mpicc and mpiexec on Open MPI (its priority is
+# the higher); MPICH is reached by its own names (mpicc.mpich,
+# mpiexec.mpich) or through scripts/env.sh.  Slurm and munge are for the
+# single-machine test cluster (scripts/slurm-cluster.sh); no daemon is
+# started here.
+PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev slurm-wlm munge libuv1-dev
       zlib1g-dev dpkg-dev clang libclang-rt-14-dev iproute2 gnuplot-nox xz-utils python3)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
