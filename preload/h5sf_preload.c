@@ -1,7 +1,7 @@
 /*
  * libh5sf_preload.so -- adopt h5sf in programs that hard-code MPI-IO.
  *
- *   LD_PRELOAD=<prefix>/lib/libh5sf_preload.so H5SF_REDIRECT_MPIO=1 mpiexec -n 4 ./prog
+ *   LD_PRELOAD=<prefix>/lib/h5sf/<mpi>/preload/libh5sf_preload.so H5SF_REDIRECT_MPIO=1 mpiexec -n 4 ./prog
  *   (Open MPI: mpiexec -x LD_PRELOAD=... -x H5SF_REDIRECT_MPIO=1 ...)
  *
  * With H5SF_REDIRECT_MPIO=1 the program's H5Pset_fapl_mpio(fapl, comm, info)
@@ -38,7 +38,8 @@
  * a program linked statically against HDF5 cannot be interposed at all.
  *
  * The plugin is found through HDF5_PLUGIN_PATH, else in the installed plugin
- * directory next to this library (<libdir>/hdf5/plugin).
+ * directory of the same MPI, the parent of this library's directory
+ * (<libdir>/h5sf/<mpi>, H5SF_PRELOAD_PLUGIN_DIR from preload/preload.cmake).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -94,21 +95,22 @@ static void *next_symbol(const char *name)
     return p;
 }
 
-/* Add <dir of this library>/hdf5/plugin to HDF5's plugin search path, so an
- * installed shim finds the installed plugin without HDF5_PLUGIN_PATH. */
+/* Add <dir of this library>/H5SF_PRELOAD_PLUGIN_DIR to HDF5's plugin search
+ * path, so an installed shim finds the installed plugin without
+ * HDF5_PLUGIN_PATH.  The real path: <libdir>/libh5sf_preload.so is a link. */
 static void add_installed_plugin_dir(void)
 {
     Dl_info     di;
-    char        dir[PATH_MAX];
+    char        dir[PATH_MAX], self[PATH_MAX], real[PATH_MAX];
     struct stat st;
-    if (!dladdr((void *)add_installed_plugin_dir, &di) || !di.dli_fname)
+    if (!dladdr((void *)add_installed_plugin_dir, &di) || !di.dli_fname || !realpath(di.dli_fname, self))
         return;
-    const char *slash = strrchr(di.dli_fname, '/');
+    const char *slash = strrchr(self, '/');
     if (!slash)
         return;
-    int n = snprintf(dir, sizeof dir, "%.*s/hdf5/plugin", (int)(slash - di.dli_fname), di.dli_fname);
-    if (n > 0 && (size_t)n < sizeof dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-        H5PLappend(dir);
+    int n = snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - self), self, H5SF_PRELOAD_PLUGIN_DIR);
+    if (n > 0 && (size_t)n < sizeof dir && realpath(dir, real) && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+        H5PLappend(real);
 }
 
 /* Driver id of h5sf once a redirect has selected it (for H5Pget_fapl_mpio). */
@@ -141,7 +143,7 @@ static herr_t select_h5sf(hid_t fapl_id)
         h5sf_driver_id = H5Pget_driver(fapl_id);
     else
         fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=1 but the h5sf driver plugin cannot be loaded; set "
-                        "HDF5_PLUGIN_PATH to the directory that holds libh5sf.so (<prefix>/lib/hdf5/plugin)\n");
+                        "HDF5_PLUGIN_PATH to the directory that holds libh5sf.so (<prefix>/lib/h5sf/<mpi>)\n");
     return ret;
 }
 

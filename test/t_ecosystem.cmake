@@ -2,6 +2,9 @@
 #   eco_install            cmake --install into <build>/eco/prefix (fixture)
 #   eco_find_package       outside CMake project: find_package(h5sf CONFIG), h5sf::h5sf
 #   eco_pkgconfig          outside compile with pkg-config --cflags --libs h5sf
+#   eco_install_both       this build and the other MPI family's (H5SF_CROSSMPI_BUILD_DIR,
+#                          t_crossmpi.cmake) into one prefix: both plugins, packages and
+#                          .pc files, a consumer of each built and run with its MPI
 #   eco_find_hdf5_*        h5sf built against HDF5 found by hdf5.pc or h5pcc alone (no
 #                          CMake package files, as an autotools install offers it)
 #   eco_preload            LD_PRELOAD shim on a program hard-coding H5Pset_fapl_mpio
@@ -55,12 +58,19 @@ h5sf_eco_test(eco_install
   FIXTURES_SETUP h5sf_eco_prefix)
 h5sf_eco_test(eco_find_package
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_install.sh cmake ${H5SF_ECO_PREFIX} ${H5SF_ECO_DIR}/find_package
-          ${CMAKE_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_GENERATOR} ${MPIEXEC_EXECUTABLE}
+          ${CMAKE_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_GENERATOR} ${MPIEXEC_EXECUTABLE} ${H5SF_MPI_FLAVOUR}
   FIXTURES_REQUIRED h5sf_eco_prefix)
 h5sf_eco_test(eco_pkgconfig
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_install.sh pkgconfig ${H5SF_ECO_PREFIX} ${H5SF_ECO_DIR}/pkgconfig
-          ${CMAKE_SOURCE_DIR} ${CMAKE_C_COMPILER} ${MPIEXEC_EXECUTABLE} ${PROJECT_VERSION}
+          ${CMAKE_SOURCE_DIR} ${CMAKE_C_COMPILER} ${MPIEXEC_EXECUTABLE} ${PROJECT_VERSION} ${H5SF_MPI_FLAVOUR}
   FIXTURES_REQUIRED h5sf_eco_prefix)
+# Not in the sanitizer builds: the other family's build is a plain one.
+if(DEFINED H5SF_CROSSMPI_BUILD_DIR AND NOT H5SF_SANITIZE)
+  h5sf_eco_test(eco_install_both
+    COMMAND bash ${H5SF_ECO_SCRIPTS}/t_install.sh both ${CMAKE_BINARY_DIR} ${H5SF_CROSSMPI_BUILD_DIR}
+            ${H5SF_ECO_DIR}/prefix-both ${H5SF_ECO_DIR}/both ${CMAKE_SOURCE_DIR} ${PROJECT_VERSION} ${CMAKE_GENERATOR})
+  set_tests_properties(eco_install_both PROPERTIES SKIP_RETURN_CODE 77)
+endif()
 
 # HDF5 found the ways an autotools install allows; needs an HDF5 prefix with
 # both (the bootstrap's has; Debian's packages name theirs differently and
@@ -69,7 +79,7 @@ if(EXISTS "${H5SF_HDF5_BIN_DIR}/h5pcc" AND EXISTS "${H5SF_HDF5_BIN_DIR}/../lib/p
   foreach(way pkgconfig wrapper)
     h5sf_eco_test(eco_find_hdf5_${way}
       COMMAND bash ${H5SF_ECO_SCRIPTS}/find_hdf5.sh ${way} ${CMAKE_SOURCE_DIR} ${H5SF_ECO_DIR}/find_hdf5_${way}
-              ${H5SF_HDF5_BIN_DIR} ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>)
+              ${H5SF_HDF5_BIN_DIR} ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name> ${CMAKE_C_COMPILER})
   endforeach()
 else()
   message(STATUS "eco_find_hdf5_*: not registered, no h5pcc and hdf5.pc under ${H5SF_HDF5_BIN_DIR}/..")
@@ -79,7 +89,8 @@ endif()
 h5sf_eco_test(eco_preload
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_preload.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_preload>
           $<TARGET_FILE:h5sf_preload> ${H5SF_ECO_DIR}/preload 4)
-# Installed shim, HDF5_PLUGIN_PATH unset for the redirected run.
+# Installed shim, HDF5_PLUGIN_PATH unset for the redirected run: through the
+# unsuffixed link, so it must find its family's plugin from its real path.
 h5sf_eco_test(eco_preload_installed
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_preload.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:t_preload>
           ${H5SF_ECO_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libh5sf_preload.so ${H5SF_ECO_DIR}/preload-installed 2

@@ -12,7 +12,10 @@ foreach(src IN LISTS H5SF_TOOL_SRC)
   get_filename_component(t ${src} NAME_WE)
   add_executable(${t} ${src})
   target_link_libraries(${t} PRIVATE h5sf_tools h5sf_common PkgConfig::UV Threads::Threads)
-  install(TARGETS ${t} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # Under the MPI family's directory (cmake/package.cmake); bin/ links to
+  # the default family's.
+  install(TARGETS ${t} RUNTIME DESTINATION ${H5SF_TOOLS_INSTALL_DIR})
+  h5sf_install_default_link(${CMAKE_INSTALL_BINDIR}/${t} ${H5SF_TOOLS_INSTALL_DIR}/${t})
 endforeach()
 
 # Man pages (groff sources in docs/man).

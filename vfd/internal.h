@@ -11,7 +11,7 @@
  *   services            settings.c, registry.c, mpi.c, err.c
  *
  *   fapl.c        H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
- *   plugin.c      the HDF5 plugin entry points, h5sf_register()
+ *   plugin.c      the HDF5 plugin entry points, h5sf_register(), the MPI family check
  *   h5sf.c        the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
  *   stats.c       H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
  *   files.c       H5FD_h5sf_get_files (no open file)

@@ -2,7 +2,7 @@
  * write_read_by_name.c -- h5sf chosen by name: no h5sf header, no link.
  *
  *   mpicc write_read_by_name.c -o write_read_by_name     (HDF5 only)
- *   export HDF5_PLUGIN_PATH=<prefix>/lib/hdf5/plugin
+ *   export HDF5_PLUGIN_PATH=<prefix>/lib/h5sf/<mpi>     (openmpi or mpich: mpicc's MPI)
  *   mpiexec -n 4 ./write_read_by_name [file.h5] [config]
  *
  * config defaults to "stripe_size=64KiB,stripe_count=3,ioc=total:2": 3

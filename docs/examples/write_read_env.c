@@ -3,7 +3,7 @@
  * chosen and configured only by environment variables.
  *
  *   mpicc write_read_env.c -o write_read_env
- *   export HDF5_PLUGIN_PATH=<prefix>/lib/hdf5/plugin
+ *   export HDF5_PLUGIN_PATH=<prefix>/lib/h5sf/<mpi>     (openmpi or mpich: mpicc's MPI)
  *   HDF5_DRIVER=h5sf HDF5_DRIVER_CONFIG="stripe_size=64KiB" H5SF_STRIPE_COUNT=2 \
  *       mpiexec -n 4 ./write_read_env [file.h5]
  *

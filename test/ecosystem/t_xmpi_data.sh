@@ -3,7 +3,8 @@
 # through one family's plugin (3 ranks, h5sf, 64 KiB x 3 subfiles) is read
 # by the other family's build, byte for byte:
 #   - t_xver verify (every rank reads all of it, element i = 7i - 3) with
-#     h5sf and, where that HDF5 has it, with HDF5's built-in subfiling driver;
+#     h5sf and, where that HDF5 has it, with HDF5's built-in subfiling driver
+#     (Open MPI only: it stalls under MPICH);
 #   - the other family's h5dump --vfd-name=h5sf dumps the dataset in binary,
 #     compared with the bytes of the formula written here by Python.
 # Then the same the other way round.
@@ -48,7 +49,8 @@ cross() { # WRITER READER
     echo "== $(family "$w") writes $f; $(family "$r") reads it"
     mpi "$w" write h5sf "$f" || { fail "$(family "$w") could not write $f"; return; }
     mpi "$r" verify h5sf "$f" || fail "$(family "$r") h5sf did not read back what $(family "$w") wrote"
-    if grep -q "define H5_HAVE_SUBFILING_VFD" "${hdf5[$r]}/include/H5pubconf.h"; then
+    # HDF5's built-in driver stalls under MPICH (test mpich_builtin_np1_stalls).
+    if grep -q "define H5_HAVE_SUBFILING_VFD" "${hdf5[$r]}/include/H5pubconf.h" && [[ $(family "$r") != mpich ]]; then
         mpi "$r" verify subfiling "$f" || fail "$(family "$r")'s built-in subfiling driver did not read it"
     fi
     rm -f "$f.bin"
