@@ -24,7 +24,8 @@
  * instead, so a program can be compared under both drivers.
  *
  * H5Fset_mpi_atomicity / H5Fget_mpi_atomicity on a redirected file are
- * answered here (HDF5 itself would crash, see below).
+ * answered here (HDF5 itself would crash, see below), locally: the shim
+ * notes at open which files h5sf opened, so one rank may ask alone.
  *
  * With H5SF_PRELOAD_THREAD_MULTIPLE=1, the program's plain MPI_Init becomes
  * MPI_Init_thread(MPI_THREAD_MULTIPLE), so programs that never ask for
@@ -196,6 +197,42 @@ herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
     return real(fapl_id, comm, info);
 }
 
+/* Files open with h5sf through this shim, by HDF5's file number (the same
+ * for every identifier of one open file, never reused within a process),
+ * so that the atomicity calls below can tell them apart locally: asking the
+ * open file's access list would duplicate its communicator, a collective
+ * call that one rank alone may not make.  Never shrinks: a few bytes per
+ * open. */
+static unsigned long *h5sf_filenos;
+static size_t         n_h5sf_filenos, cap_h5sf_filenos;
+
+/* Note `file` (just returned by an open) if `fapl` opened it with h5sf. */
+static hid_t remember_open(hid_t file, hid_t fapl)
+{
+    hid_t         drv = H5I_INVALID_HID;
+    unsigned long no  = 0;
+    if (file < 0 || h5sf_driver_id < 0)
+        return file;
+    H5E_BEGIN_TRY {
+        drv = H5Pget_driver(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl);
+    } H5E_END_TRY
+    if (drv != h5sf_driver_id || H5Fget_fileno(file, &no) < 0)
+        return file;
+    if (n_h5sf_filenos == cap_h5sf_filenos) {
+        size_t         cap = cap_h5sf_filenos ? 2 * cap_h5sf_filenos : 16;
+        unsigned long *p   = realloc(h5sf_filenos, cap * sizeof *p);
+        if (!p) {
+            fprintf(stderr, SHIM ": out of memory noting an h5sf file; H5Fget/set_mpi_atomicity on it will "
+                            "go to HDF5\n");
+            return file;
+        }
+        h5sf_filenos     = p;
+        cap_h5sf_filenos = cap;
+    }
+    h5sf_filenos[n_h5sf_filenos++] = no;
+    return file;
+}
+
 /* A serial open of a subfiled file: H5Fopen with a fapl that names no MPI
  * driver (typically rank 0 reading back, alone, what all ranks wrote through
  * H5Pset_fapl_mpio).  The default driver would read the stub as if it were
@@ -227,7 +264,7 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
     if (drv >= 0 && drv == H5FD_SEC2 && subfiled) {
         hid_t fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
         if (fapl >= 0 && H5Pset_mpi_params(fapl, MPI_COMM_SELF, MPI_INFO_NULL) >= 0 && select_h5sf(fapl) >= 0)
-            ret = real(name, flags, fapl);
+            ret = remember_open(real(name, flags, fapl), fapl);
         if (fapl >= 0)
             H5Pclose(fapl);
         return ret;
@@ -253,7 +290,7 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
             H5Pclose(fapl);
         return ret;
     }
-    return real(name, flags, fapl_id);
+    return remember_open(real(name, flags, fapl_id), fapl_id);
 }
 
 /* Remove <name>.subfile_<inode>* next to name: the pieces of a subfiled
@@ -297,7 +334,7 @@ hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id)
         if (drv >= 0 && drv == H5FD_SEC2)
             remove_subfiled_pieces(name);
     }
-    return real(name, flags, fcpl_id, fapl_id);
+    return remember_open(real(name, flags, fcpl_id, fapl_id), fapl_id);
 }
 
 /* Plain MPI_Init through the profiling interface, upgraded on request. */
@@ -324,19 +361,19 @@ int MPI_Init(int *argc, char ***argv)
 typedef herr_t (*set_atom_fn)(hid_t, hbool_t);
 typedef herr_t (*get_atom_fn)(hid_t, hbool_t *);
 
-/* 1 if file_id is open with h5sf (and a redirect has selected it). */
+/* 1 if file_id is open with h5sf (and a redirect has selected it).  Local:
+ * MPI lets one rank alone ask about atomicity, so nothing collective here. */
 static int is_h5sf_file(hid_t file_id)
 {
-    hid_t fapl = H5I_INVALID_HID, drv = H5I_INVALID_HID;
+    unsigned long no = 0;
+    herr_t        r  = -1;
     if (h5sf_driver_id < 0 || redirect_mode() != 1)
         return 0;
-    H5E_BEGIN_TRY {
-        if ((fapl = H5Fget_access_plist(file_id)) >= 0) {
-            drv = H5Pget_driver(fapl);
-            H5Pclose(fapl);
-        }
-    } H5E_END_TRY
-    return drv >= 0 && drv == h5sf_driver_id;
+    H5E_BEGIN_TRY { r = H5Fget_fileno(file_id, &no); } H5E_END_TRY
+    for (size_t i = 0; r >= 0 && i < n_h5sf_filenos; i++)
+        if (h5sf_filenos[i] == no)
+            return 1;
+    return 0;
 }
 
 herr_t H5Fset_mpi_atomicity(hid_t file_id, hbool_t flag)
