@@ -435,6 +435,18 @@ int main(int argc, char **argv)
         H5Sclose(sp);
         H5Pclose(dxpl);
     }
+    /* The getters are local: the last rank alone asks while the others
+     * wait in a barrier (MPI lets one rank query; a getter that made a
+     * collective call here would hang the job). */
+    if (rank == size - 1) {
+        H5FD_h5sf_layout_t   l1;
+        H5FD_h5sf_transfer_t t1;
+        h5sf_stats_t         s1;
+        CHECK(H5FD_h5sf_get_layout(file, &l1) >= 0 && l1.stripe_size == S, "one rank alone: get_layout");
+        CHECK(H5FD_h5sf_get_last_transfer(file, &t1) >= 0, "one rank alone: get_last_transfer");
+        CHECK(H5FD_h5sf_get_stats(file, &s1) >= 0, "one rank alone: get_stats");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     H5Dclose(dset);
     H5Pclose(dcpl);
     H5Sclose(fs);

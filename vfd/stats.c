@@ -227,20 +227,19 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
 
 /* The public getters find the file through its VFD handle: h5sf's
  * get_handle returns &f->stub_fd, and the registry confirms the pointer is
- * one of ours before it is used. */
+ * one of ours before it is used.  The getters are local, so no
+ * H5Fget_access_plist: with an MPI driver it duplicates the file's
+ * communicator, a collective one rank alone would hang in. */
 static herr_t file_of(hid_t file_id, h5sf_file_t **out)
 {
-    void  *handle = NULL;
-    hid_t  fapl   = H5Fget_access_plist(file_id);
+    void  *handle    = NULL;
     herr_t ret_value = 0;
-    if (fapl < 0 || H5Fget_vfd_handle(file_id, fapl, &handle) < 0 || !handle)
+    if (H5Fget_vfd_handle(file_id, H5P_FILE_ACCESS_DEFAULT, &handle) < 0 || !handle)
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "not an open HDF5 file");
     *out = h5sf_files_find((char *)handle - offsetof(h5sf_file_t, stub_fd));
     if (!*out)
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "file is not open with the h5sf driver");
 done:
-    if (fapl >= 0)
-        H5Pclose(fapl);
     return ret_value;
 }
 
