@@ -5,6 +5,7 @@
 #   scripts/bench.sh [--dir DIR] [--ranks "1 2 4 8"] [--mib 32] [--reps 5]
 #                    [--stripe-size BYTES] [--stripe-count N] [--out docs] [--no-cma]
 #                    [--bind MODE] [--hdf5 PREFIX]
+#                    [--workloads LIST] [--drivers LIST] [--xfer LIST]
 #
 # Writes <out>/performance-data.csv, the tables in <out>/performance.md
 # (between the BEGIN/END RESULTS markers) and charts in <out>/img/.
@@ -22,8 +23,11 @@
 # -DHDF5_ENABLE_SUBFILING_VFD=ON, to measure its built-in driver); h5sf is
 # built against it in build-bench-<name of PREFIX>/.  The built-in column
 # needs that HDF5 to have its subfiling driver (Debian's 2.x packages lack it).
+# --workloads, --drivers, --xfer: passed to h5sf-bench (default: all), e.g.
+# to leave out a driver too slow for one workload.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+pass=()
 dir=/dev/shm/h5sf-bench.$$ ranks="1 2 4 8" mib=32 reps=5 stripe=$((4 << 20)) count=4 out="$root/docs" cma=auto bind=core:overload-allowed
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -38,7 +42,8 @@ while [ $# -gt 0 ]; do
         --bind) bind="$2"; [ "$bind" = default ] && bind=; shift 2 ;;
         --hdf5) export H5SF_HDF5_PREFIX="$(cd "$2" && pwd)"
                 export H5SF_BUILD_DIR="$root/build-bench-$(basename "$H5SF_HDF5_PREFIX")"; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        --workloads|--drivers|--xfer) pass+=("$1" "$2"); shift 2 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -77,7 +82,7 @@ echo "ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok" >"$
 for n in $ranks; do
     echo "bench.sh: $n ranks ..." >&2
     timeout 3600 mpiexec -n "$n" $H5SF_MPIEXEC_FLAGS "${bindflags[@]}" "$H5SF_BUILD_DIR/bin/h5sf-bench" --dir "$dir" --mib "$mib" \
-        --reps "$reps" --stripe-size "$stripe" --stripe-count "$count" | tail -n +2 >>"$csv"
+        --reps "$reps" --stripe-size "$stripe" --stripe-count "$count" "${pass[@]}" | tail -n +2 >>"$csv"
 done
 python3 "$root/scripts/bench-report.py" "$csv" "$out" "$mib" "$stripe" "$reps" "$cma" "$count" "$bind"
 echo "bench.sh: results in $out/performance.md and $out/img/" >&2
