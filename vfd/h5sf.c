@@ -53,11 +53,20 @@ static void close_open_h5sf_files(void)
     free(ids);
 }
 
-/* MPI_Finalize is starting with files still open.  Close them properly while
- * MPI works; whatever is left must not talk to MPI any more: mark it, and
- * stop the IOC daemons. */
+/* MPI_Finalize is starting with files still open.  MPICH no longer
+ * serializes threads there, so first this thread becomes the only one that
+ * calls MPI: the IOC daemons stop (ioc/ctx.c), and the files of the IOC
+ * channel reach their subfiles directly.  Then close them properly while
+ * MPI works; whatever is left must not talk to MPI any more: mark it. */
 static void on_mpi_finalize(void)
 {
+    h5sf_ioc_finalize_begin();
+    for (h5sf_file_t *f = h5sf_files_first(); f; f = f->next) {
+        h5sf_errbuf_t eb = {0};
+        if (h5sf_channels_direct(f, &eb) < 0)
+            fprintf(stderr, "h5sf: rank %d: %s was left open at MPI_Finalize and cannot be closed without its "
+                            "I/O concentrators: %s\n", f->rank, f->name, eb.msg);
+    }
     if (h5sf_files_first()) {
         H5E_BEGIN_TRY { close_open_h5sf_files(); } H5E_END_TRY
     }
@@ -409,8 +418,24 @@ done:
 
 /* ---- delete ----------------------------------------------------------- */
 
-/* Remove stub, config and every subfile.  Collective when MPI is up: rank 0
- * removes, the others wait, everyone gets the outcome. */
+/* Settings for a delete whose own settings failed on this rank: the
+ * defaults, with the communicator h5sf's driver info names (if any), so the
+ * rank still reaches the agreement on the fapl's communicator. */
+static void delete_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
+{
+    const H5FD_h5sf_config_t *di = NULL;
+    h5sf_config_defaults(cfg);
+    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); } H5E_END_TRY
+    if (di) {
+        cfg->comm = di->comm;
+        cfg->info = di->info;
+    }
+}
+
+/* Remove stub, config and every subfile.  Collective when MPI is up: every
+ * rank resolves its settings and all agree (a bad value anywhere fails the
+ * delete everywhere, with nothing removed); then rank 0 removes, the others
+ * wait, everyone gets the outcome. */
 static herr_t h5sf_delete(const char *name, hid_t fapl_id)
 {
     H5FD_h5sf_config_t cfg;
@@ -422,13 +447,24 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     MPI_Info           info = MPI_INFO_NULL;
     char               path[2 * H5SF_LAYOUT_PATH_MAX];
 
-    if (h5sf_mpi_ensure(&provided, &eb) < 0)
-        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
-    if (h5sf_fapl_resolve(fapl_id, &cfg, &eb) < 0)
-        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
+    /* Without usable MPI there is nobody to agree with. */
+    if (h5sf_mpi_ensure(&provided, &eb) < 0) {
+        if (!h5sf_mpi_usable())
+            H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
+        failed = 1;
+    }
+    if (failed || h5sf_fapl_resolve(fapl_id, &cfg, &eb) < 0) {
+        failed = 1;
+        delete_fallback_cfg(fapl_id, &cfg);
+    }
     /* Collective on the fapl's communicator only: IOR deletes from one
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
-    if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, &eb) < 0)
+    {
+        h5sf_errbuf_t ceb = {0};
+        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, &ceb) < 0)
+            H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &ceb);
+    }
+    if (h5sf_agree(comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
