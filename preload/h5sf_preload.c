@@ -15,10 +15,11 @@
  * A subfiled file opened with the default (sec2) driver -- rank 0 reading
  * back alone what every rank wrote -- is opened by the same driver on
  * MPI_COMM_SELF instead, since sec2 would read the stub as the whole file.
- * The reverse: an existing plain HDF5 file (no config file next to it)
- * opened through a redirected fapl is opened with MPI-IO, as asked; a
- * plain H5Fcreate(H5F_ACC_TRUNC) over a subfiled file removes its config
- * file and subfiles.
+ * The reverse: an existing plain HDF5 file (no config file in its config
+ * directory: H5SF_CONFIG_DIR, else next to it) opened through a redirected
+ * fapl is opened with MPI-IO, as asked; rank 0 of the fapl's communicator
+ * decides that for every rank.  A plain H5Fcreate(H5F_ACC_TRUNC) over a
+ * subfiled file removes its config file and subfiles.
  *
  * H5SF_REDIRECT_MPIO=subfiling selects HDF5's built-in subfiling driver
  * instead, so a program can be compared under both drivers.
@@ -238,17 +239,54 @@ static hid_t remember_open(hid_t file, hid_t fapl)
  * H5Pset_fapl_mpio).  The default driver would read the stub as if it were
  * the whole file, so such an open goes to the redirect's driver on
  * MPI_COMM_SELF.  A subfiled file is a stub whose config file
- * <name>.subfile_<inode>.config sits next to it. */
+ * <name>.subfile_<inode>.config sits in its config directory: the stub's,
+ * or the one h5sf's settings name (H5SF_CONFIG_DIR, else the built-in
+ * driver's H5FD_SUBFILING_CONFIG_FILE_PREFIX), as h5sf itself looks. */
 typedef hid_t (*fopen_fn)(const char *, unsigned, hid_t);
 
+/* The config file a subfiled `name` would have; 0 if name is a regular file
+ * (so that it may have one) and the path fits. */
+static int config_file_of(const char *name, char *cfg, size_t n)
+{
+    struct stat st;
+    const char *dir = getenv("H5SF_CONFIG_DIR"), *slash;
+    int         w;
+    if (!dir || !*dir)
+        dir = getenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX");
+    if (!name || stat(name, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    if (dir && *dir) {
+        slash = strrchr(name, '/');
+        w     = snprintf(cfg, n, "%s/%s.subfile_%llu.config", dir, slash ? slash + 1 : name,
+                         (unsigned long long)st.st_ino);
+    }
+    else
+        w = snprintf(cfg, n, "%s.subfile_%llu.config", name, (unsigned long long)st.st_ino);
+    return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
+/* 1 if name is a subfiled file, as this process sees it. */
 static int is_subfiled(const char *name)
 {
     struct stat st;
-    char        cfg[PATH_MAX + 64];
-    if (!name || stat(name, &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    int n = snprintf(cfg, sizeof cfg, "%s.subfile_%llu.config", name, (unsigned long long)st.st_ino);
-    return n > 0 && (size_t)n < sizeof cfg && stat(cfg, &st) == 0;
+    char        cfg[2 * PATH_MAX + 64];
+    return config_file_of(name, cfg, sizeof cfg) == 0 && stat(cfg, &st) == 0;
+}
+
+/* 1 if name is an existing plain HDF5 file, as rank 0 of comm sees it.  One
+ * rank decides for all: ranks that saw the file differently (another mount,
+ * another working directory) would otherwise take different drivers and
+ * then run different collectives.  Collective over comm. */
+static int plain_on_rank0(const char *name, MPI_Comm comm)
+{
+    struct stat st;
+    int         rank = 0, plain = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        plain = !is_subfiled(name) && stat(name, &st) == 0;
+    if (MPI_Bcast(&plain, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+        plain = 0; /* h5sf then reports what is wrong */
+    return plain;
 }
 
 hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
@@ -260,8 +298,8 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
         return real(name, flags, fapl_id);
     hid_t drv = H5I_INVALID_HID, src = fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id;
     H5E_BEGIN_TRY { drv = H5Pget_driver(src); } H5E_END_TRY
-    int subfiled = is_subfiled(name);
-    if (drv >= 0 && drv == H5FD_SEC2 && subfiled) {
+    /* A serial open: this process alone decides. */
+    if (drv >= 0 && drv == H5FD_SEC2 && is_subfiled(name)) {
         hid_t fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
         if (fapl >= 0 && H5Pset_mpi_params(fapl, MPI_COMM_SELF, MPI_INFO_NULL) >= 0 && select_h5sf(fapl) >= 0)
             ret = remember_open(real(name, flags, fapl), fapl);
@@ -270,18 +308,24 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
         return ret;
     }
     /* The reverse: a plain HDF5 file (written serially, say) opened through
-     * a redirected fapl stays with MPI-IO, as the program asked. */
-    struct stat st;
-    if (drv >= 0 && drv == h5sf_driver_id && !subfiled && stat(name, &st) == 0) {
+     * a redirected fapl stays with MPI-IO, as the program asked.  Every rank
+     * of the fapl's communicator is in this open, so it may decide
+     * collectively. */
+    if (drv >= 0 && drv == h5sf_driver_id) {
         static set_mpio_fn set_real;
         MPI_Comm comm = MPI_COMM_NULL;
         MPI_Info info = MPI_INFO_NULL;
-        hid_t    fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
-        if (!set_real)
-            set_real = (set_mpio_fn)next_symbol("H5Pset_fapl_mpio");
-        if (fapl >= 0 && set_real && H5Pget_mpi_params(fapl, &comm, &info) >= 0 &&
-            set_real(fapl, comm, info) >= 0)
-            ret = real(name, flags, fapl);
+        hid_t    fapl = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+        herr_t   got  = -1;
+        H5E_BEGIN_TRY { got = H5Pget_mpi_params(src, &comm, &info); } H5E_END_TRY
+        if (got < 0 || comm == MPI_COMM_NULL || !plain_on_rank0(name, comm))
+            ret = remember_open(real(name, flags, fapl_id), fapl_id);
+        else {
+            if (!set_real)
+                set_real = (set_mpio_fn)next_symbol("H5Pset_fapl_mpio");
+            if ((fapl = H5Pcopy(src)) >= 0 && set_real && set_real(fapl, comm, info) >= 0)
+                ret = real(name, flags, fapl);
+        }
         if (comm != MPI_COMM_NULL)
             MPI_Comm_free(&comm);
         if (info != MPI_INFO_NULL)
@@ -293,12 +337,15 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
     return remember_open(real(name, flags, fapl_id), fapl_id);
 }
 
-/* Remove <name>.subfile_<inode>* next to name: the pieces of a subfiled
- * file that a plain H5Fcreate(H5F_ACC_TRUNC) is replacing. */
+/* Remove the config file of name and <name>.subfile_<inode>* next to it:
+ * the pieces of a subfiled file that a plain H5Fcreate(H5F_ACC_TRUNC) is
+ * replacing. */
 static void remove_subfiled_pieces(const char *name)
 {
     struct stat st;
     char        dir[PATH_MAX], prefix[PATH_MAX + 64], path[2 * PATH_MAX + 64];
+    if (config_file_of(name, path, sizeof path) == 0)
+        unlink(path);
     if (stat(name, &st) != 0)
         return;
     const char *slash = strrchr(name, '/');

@@ -12,7 +12,9 @@
  *   t_preload_coll configdir DIR   a file written with H5SF_CONFIG_DIR (its
  *                                  config file away from the stub) is read
  *                                  back through the redirect by every rank,
- *                                  and by rank 0 alone with the default driver
+ *                                  and by rank 0 alone with the default driver;
+ *                                  then rank 0 alone replaces it with a plain
+ *                                  file, which takes the config file along
  *   t_preload_coll decide DIR      ranks see the file differently: rank 0's
  *                                  working directory holds the subfiled file,
  *                                  the others' hard links to its stub and
@@ -234,6 +236,24 @@ static void mode_configdir(const char *dir)
     if (rank == 0)
         verify_file(path, H5P_DEFAULT, size);
     MPI_Barrier(MPI_COMM_WORLD);
+    /* A plain file replacing it (same stub, same inode) takes its config
+     * file along, so that it is then opened as the plain file it is. */
+    start("rank 0 alone replaces it with a plain file", 120);
+    if (rank == 0) {
+        hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(f >= 0 && H5Fclose(f) >= 0, "serial H5Fcreate over %s failed", path);
+        snprintf(pat, sizeof pat, "%s/cd.h5.subfile_*.config", cdir);
+        CHECK(count_glob(pat) == 0, "the config file in H5SF_CONFIG_DIR %s outlived a plain H5Fcreate", cdir);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    start("every rank opens the plain file through the redirect", 120);
+    fapl      = mpio_fapl();
+    hid_t f   = -1;
+    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); } H5E_END_TRY
+    CHECK(f >= 0, "H5Fopen of the plain %s through the redirect failed", path);
+    if (f >= 0)
+        CHECK(H5Fclose(f) >= 0, "H5Fclose failed");
+    H5Pclose(fapl);
 }
 
 /* Hard links in b to every file in a whose name starts with base, except
@@ -257,7 +277,7 @@ static void link_but_config(const char *a, const char *b, const char *base)
 
 static void mode_decide(const char *dir)
 {
-    char a[4096], b[4096], path[4200];
+    char a[2048], b[2048], path[4200];
     snprintf(a, sizeof a, "%s/seen", dir);
     snprintf(b, sizeof b, "%s/unseen", dir);
     if (rank == 0) {
@@ -292,7 +312,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    char dir[4096];
+    char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s_np%d", argv[2], argv[1], size);
     if (rank == 0) {
         mkdir_p(argv[2]);

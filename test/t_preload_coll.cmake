@@ -2,6 +2,11 @@
 # redirect (H5SF_REDIRECT_MPIO=1):
 #   t_preload_atomicity_np*  rank 0 alone asks H5Fget_mpi_atomicity on an h5sf
 #                            and on a plain MPI-IO file: local, no hang
+#   t_preload_configdir_np*  a file whose config file is in H5SF_CONFIG_DIR is
+#                            found as subfiled: read back by every rank
+#                            through the redirect and by rank 0 alone
+#   t_preload_decide_np*     ranks that see the file differently (rank 0 the
+#                            config file, the others not) take rank 0's driver
 # Only the ranks get LD_PRELOAD (Open MPI's -x, Hydra's -genv), never mpiexec.
 # The built-in subfiling driver is not involved, so these run under MPICH too.
 add_executable(t_preload_coll ${CMAKE_CURRENT_SOURCE_DIR}/t_preload_coll.c)
@@ -28,4 +33,11 @@ endfunction()
 
 foreach(np 1 2 3)
   h5sf_preload_coll_test(t_preload_atomicity_np${np} ${np} atomicity)
+endforeach()
+foreach(np 1 3)
+  h5sf_preload_coll_test(t_preload_configdir_np${np} ${np} configdir
+                         ENV "H5SF_CONFIG_DIR=${_pc_dir}/configdir_np${np}/cfg")
+endforeach()
+foreach(np 2 3)
+  h5sf_preload_coll_test(t_preload_decide_np${np} ${np} decide)
 endforeach()
