@@ -26,8 +26,13 @@
  *    a parked context holds none.  Ranks that never send a payload to
  *    an IOC of their node (contiguous writes go straight to the subfile)
  *    never pay for clearing its pages.
- *  - Setting up is collective over the context's communicator; taking it
- *    down is local (munmap), so a context freed on one rank alone is safe.
+ *  - Segments are whole pages (H5SF_IOC_SHM rounded up), so each one starts
+ *    on a page, as the reservation needs; a size whose total over the node
+ *    overflows is refused.
+ *  - Setting up is collective over the context's communicator and ends the
+ *    same on every rank of the node; the object's name is unlinked on every
+ *    path once the ranks have mapped it or failed.  Taking it down is local
+ *    (munmap), so a context freed on one rank alone is safe.
  *
  * Doorbells.  The area starts with one bell per rank of the node.  When
  * every rank of the context is on this node, nobody else can send the IOC a
@@ -94,7 +99,8 @@ struct ioc_shm {
 };
 
 /* Make the object (sized, not yet reserved) on the node's first rank and
- * say its name (or "" on failure) to the others. */
+ * say its name (or "" on failure) to the others.  On failure the object is
+ * gone and name is "" on every rank that returns. */
 static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t namesz, h5sf_errbuf_t *e)
 {
     static unsigned made;
@@ -115,8 +121,15 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
         else
             close(fd);
     }
-    if (MPI_Bcast(name, (int)namesz, MPI_CHAR, 0, node) != MPI_SUCCESS)
-        return -1;
+    if (MPI_Bcast(name, (int)namesz, MPI_CHAR, 0, node) != MPI_SUCCESS) {
+        if (nrank == 0 && name[0])
+            shm_unlink(name);
+        name[0] = '\0';
+        return h5sf_fail(e, 0, "cannot tell the node's ranks the name of the shared-memory object (MPI_Bcast "
+                               "failed)");
+    }
+    if (!name[0] && nrank != 0)
+        return h5sf_fail(e, 0, "the node's first rank could not make the shared-memory object");
     return name[0] ? 0 : -1;
 }
 
@@ -130,11 +143,32 @@ static unsigned char *map_object(const char *name, size_t len)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Bytes per segment: seg rounded up to whole pages, so that every segment
+ * starts on a page (madvise takes nothing else); *len the whole area for
+ * nsize ranks after `bells` bytes of bells.  -1 if that overflows or is
+ * more than one object can hold (the same on every rank of the node). */
+static int area_size(uint64_t seg, int nsize, size_t bells, uint64_t *segp, size_t *len, h5sf_errbuf_t *e)
+{
+    long     pg   = sysconf(_SC_PAGESIZE);
+    uint64_t page = pg > 0 ? (uint64_t)pg : 4096;
+    uint64_t most = (uint64_t)INT64_MAX < (uint64_t)SIZE_MAX ? (uint64_t)INT64_MAX : (uint64_t)SIZE_MAX;
+    if (seg > most - bells || (seg + page - 1) / page * page > (most - bells) / (uint64_t)nsize)
+        return h5sf_fail(e, EOVERFLOW, "H5SF_IOC_SHM=%llu bytes per rank: %d ranks of this node would need more "
+                         "shared memory than one object can hold; payloads to the node's IOCs travel as MPI "
+                         "messages", (unsigned long long)seg, nsize);
+    *segp = (seg + page - 1) / page * page;
+    *len  = bells + (size_t)(*segp * (uint64_t)nsize);
+    return 0;
+}
+
+/* Returns -1 (with the reason in e) when the node's ranks have no shared
+ * area, which leaves payloads to MPI messages; the outcome is the same on
+ * every rank of the node. */
 int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
 {
     MPI_Comm node = MPI_COMM_NULL;
-    int      nrank, nsize, ok = 0, all = 0, *ranks = NULL;
-    char     name[64];
+    int      nrank = 0, nsize = 0, ok = 0, all = 0, ret = 0, *ranks = NULL;
+    char     name[64] = "";
     uint64_t least = seg;
     size_t   bells, len = 0;
     ioc_shm_t *s   = NULL;
@@ -158,24 +192,37 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     MPI_Comm_rank(node, &nrank);
     MPI_Comm_size(node, &nsize);
     /* One size per node, and nothing to share with nobody. */
-    MPI_Allreduce(&seg, &least, 1, MPI_UINT64_T, MPI_MIN, node);
+    if (MPI_Allreduce(&seg, &least, 1, MPI_UINT64_T, MPI_MIN, node) != MPI_SUCCESS) {
+        ret = h5sf_fail(e, 0, "cannot agree on the shared-memory segment size (MPI_Allreduce failed)");
+        goto done;
+    }
     if (nsize < 2)
         goto done;
     bells = ((size_t)nsize * sizeof(ioc_bell_t) + 4095) & ~(size_t)4095;
-    len   = bells + (size_t)least * (size_t)nsize;
-    if (make_object(node, nrank, len, name, sizeof name, e) < 0)
+    if (least && area_size(least, nsize, bells, &least, &len, e) < 0) {
+        ret = -1;
         goto done;
-    s     = calloc(1, sizeof *s);
-    ranks = malloc((size_t)nsize * sizeof *ranks);
-    if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
-        ok = 1;
+    }
+    if (!least)
+        len = bells;
+    if (make_object(node, nrank, len, name, sizeof name, e) == 0) {
+        s     = calloc(1, sizeof *s);
+        ranks = malloc((size_t)nsize * sizeof *ranks);
+        if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) &&
+            (s->map = map_object(name, len)))
+            ok = 1;
+    }
     /* Everyone has mapped it (or failed): the name can go. */
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
-    if (nrank == 0)
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
+        all = 0;
+    if (nrank == 0 && name[0])
         shm_unlink(name);
-    if (!all)
+    if (!all || MPI_Allgather(&ctx->rank, 1, MPI_INT, ranks, 1, MPI_INT, node) != MPI_SUCCESS) {
+        if (!e->msg[0])
+            h5sf_fail(e, 0, "a rank of this node could not make or map the shared-memory object");
+        ret = -1;
         goto done;
-    MPI_Allgather(&ctx->rank, 1, MPI_INT, ranks, 1, MPI_INT, node);
+    }
     for (int r = 0; r < ctx->size; r++)
         s->idx[r] = -1;
     for (int i = 0; i < nsize; i++)
@@ -199,7 +246,12 @@ done:
     free(ranks);
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
-    return 0;
+    /* The caller goes on without it; say so once, not silently. */
+    static atomic_bool said;
+    if (ret < 0 && nrank == 0 && !atomic_exchange(&said, true))
+        fprintf(stderr, "h5sf: IOC rank %d: no shared memory for payloads on this node (%s); they travel as MPI "
+                        "messages\n", ctx->rank, e->msg);
+    return ret;
 }
 
 void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
