@@ -162,10 +162,27 @@ static int check_names(const h5sf_layout_t *l, h5sf_errbuf_t *e)
     return 0;
 }
 
+void h5sf_layout_set_plain(h5sf_layout_t *l)
+{
+    l->plain          = 1;
+    l->stripe_size    = H5SF_PLAIN_STRIPE;
+    l->stripe_count   = 1;
+    l->ioc_count      = 1;
+    l->subfile_dir[0] = '\0';
+}
+
 int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf_errbuf_t *e)
 {
     if (check_names(l, e) < 0)
         return -1;
+    if (l->plain) {
+        int w = idx == 0 ? snprintf(buf, n, "%s%s%s", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base) : -1;
+        if (idx != 0)
+            return h5sf_fail(e, EINVAL, "subfile index %d of a plain file (it has one)", idx);
+        if (w < 0 || (size_t)w >= n)
+            return h5sf_fail(e, ENAMETOOLONG, "%s: path longer than %zu characters", l->base, n ? n - 1 : 0);
+        return 0;
+    }
     if (l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES)
         return h5sf_fail(e, EINVAL, "subfile count %" PRId32 " out of range (1..%d)", l->stripe_count,
                          LAYOUT_MAX_SUBFILES);
@@ -183,6 +200,8 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
 {
     if (check_names(l, e) < 0)
         return -1;
+    if (l->plain)
+        return h5sf_fail(e, EINVAL, "%s is a plain HDF5 file: it has no config file", l->base);
     int w = snprintf(buf, n, "%s/" CONFIG_TEMPLATE, config_dir_of(l), l->base, l->inode);
     if (w < 0 || (size_t)w >= n)
         return h5sf_fail(e, ENAMETOOLONG, "config file of %s: path longer than %zu characters", l->base,

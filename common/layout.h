@@ -28,7 +28,17 @@ typedef struct h5sf_layout {
     char     stub_dir[H5SF_LAYOUT_PATH_MAX];    /* directory of the stub    */
     char     subfile_dir[H5SF_LAYOUT_PATH_MAX]; /* "" = stub_dir            */
     char     config_dir[H5SF_LAYOUT_PATH_MAX];  /* "" = stub_dir            */
+    int32_t  plain;         /* 1: a plain HDF5 file (no config file): the
+                               stub is the one "subfile", no driver info  */
 } h5sf_layout_t;
+
+/* Stripe size of a plain file's layout: one stripe holds every address
+ * h5sf accepts (2^62 - 1 at most), so logical address = file offset. */
+#define H5SF_PLAIN_STRIPE ((int64_t)1 << 62)
+
+/* Make l (stub already set) the layout of a plain HDF5 file: one subfile,
+ * the stub itself, one stripe. */
+void h5sf_layout_set_plain(h5sf_layout_t *l);
 
 /* Split a stub path into base and stub_dir (dir made absolute). */
 int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t *e);
@@ -37,7 +47,8 @@ int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t 
  * current directory and stored absolute ("" or NULL = the stub's). */
 int h5sf_layout_set_subfile_dir(h5sf_layout_t *l, const char *dir, h5sf_errbuf_t *e);
 
-/* Full paths; idx is 0-based. Return -1 (with message) if too long. */
+/* Full paths; idx is 0-based. Return -1 (with message) if too long.  A
+ * plain layout's one subfile is the stub; it has no config file. */
 int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf_errbuf_t *e);
 int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t *e);
 

@@ -103,8 +103,23 @@ static void file_free(h5sf_file_t *f)
     free(f);
 }
 
-/* Rank 0 opens (maybe creates) the stub and reads or writes the config file;
- * the outcome is broadcast.  Stored layout wins over settings on reopen. */
+/* True if an existing file has no config file: a plain HDF5 file, opened
+ * as the single file it is (the stub's superblock then must carry no
+ * subfiling driver info: h5sf_sb_decode).  Sets *failed on a bad path. */
+static bool config_missing(const h5sf_layout_t *l, h5sf_errbuf_t *e, int *failed)
+{
+    char        path[2 * H5SF_LAYOUT_PATH_MAX];
+    struct stat st;
+    if (h5sf_config_path(l, path, sizeof path, e) < 0) {
+        *failed = 1;
+        return false;
+    }
+    return stat(path, &st) < 0 && errno == ENOENT;
+}
+
+/* Rank 0 opens (maybe creates) the stub and reads or writes the config file
+ * (or finds none: a plain file); the outcome is broadcast.  Stored layout
+ * wins over settings on reopen. */
 static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     const bool creating = (f->flags & H5F_ACC_CREAT) != 0;
@@ -141,7 +156,9 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                     h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
             }
-            else if (h5sf_config_file_read(&f->layout, e) < 0)
+            else if (config_missing(&f->layout, e, &failed))
+                h5sf_layout_set_plain(&f->layout);
+            else if (!failed && h5sf_config_file_read(&f->layout, e) < 0)
                 failed = 1;
         }
     }
@@ -266,6 +283,10 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     const bool creating = (flags & H5F_ACC_CREAT) != 0;
     if (!creating && layout_setup(f, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
+    /* A plain file is one shared file: each rank writes its own pieces, as
+     * MPI-IO's independent transfers do, unless the settings name the IOC. */
+    if (f->layout.plain && f->cfg.channel == H5FD_H5SF_CHANNEL_AUTO)
+        f->channel = H5FD_H5SF_CHANNEL_DIRECT;
     if (h5sf_topology_select(f->comm, &f->cfg, creating ? f->cfg.stripe_count : f->layout.stripe_count, &f->iocs,
                              &f->nioc, &f->nnodes, &f->leads, &eb) < 0)
         failed = 1;
@@ -569,7 +590,12 @@ done:
 
 /* ---- superblock driver info (byte-compatible with the built-in) ------- */
 
-static hsize_t h5sf_sb_size(H5FD_t *file) { return h5sf_drvinfo_size(&((h5sf_file_t *)file)->layout); }
+/* A plain file stays plain: no driver info block is added to it. */
+static hsize_t h5sf_sb_size(H5FD_t *file)
+{
+    const h5sf_layout_t *l = &((h5sf_file_t *)file)->layout;
+    return l->plain ? 0 : h5sf_drvinfo_size(l);
+}
 
 static herr_t h5sf_sb_encode(H5FD_t *file, char *name, unsigned char *buf)
 {
@@ -589,6 +615,21 @@ static herr_t h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char
     herr_t        ret_value = 0;
 
     memset(&l, 0, sizeof l);
+    /* Driver info in a file without a config file: a subfiled file whose
+     * config is elsewhere (or lost), or another driver's file. */
+    if (f->layout.plain) {
+        char cfg[2 * H5SF_LAYOUT_PATH_MAX];
+        f->layout.plain = 0;
+        if (h5sf_config_path(&f->layout, cfg, sizeof cfg, &eb) < 0)
+            snprintf(cfg, sizeof cfg, "(none)");
+        f->layout.plain = 1;
+        if (!strncmp(name, "Subfilin", 8))
+            H5SF_GOTO(-1, H5E_VFL, H5E_CANTOPENFILE,
+                      "%s is a subfiled file, but its config file %s does not exist (set config_dir / "
+                      "H5SF_CONFIG_DIR to where it is)", f->name, cfg);
+        H5SF_GOTO(-1, H5E_VFL, H5E_CANTOPENFILE,
+                  "%s carries driver info of another driver (\"%.8s\"); open it with that driver", f->name, name);
+    }
     /* HDF5 does not pass the block's length; no block is longer than
      * H5SF_DRVINFO_MAX, and decode checks every length inside against it. */
     if (h5sf_drvinfo_decode(name, buf, H5SF_DRVINFO_MAX, &l, &eb) < 0)

@@ -31,7 +31,7 @@ static bool collective_call(hid_t dxpl) { return h5sf_priv_collective(dxpl); }
  * built-in driver's checks) find a valid superblock at the user's path. */
 static int mirror_super(h5sf_file_t *f, haddr_t addr, size_t size, const void *buf, h5sf_errbuf_t *e)
 {
-    if (f->stub_fd < 0)
+    if (f->stub_fd < 0 || f->layout.plain) /* a plain file's stub is its only file */
         return 0;
     const char *p = buf;
     while (size > 0) {

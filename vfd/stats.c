@@ -165,7 +165,9 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
                            : provided == MPI_THREAD_MULTIPLE       ? "MPI_THREAD_MULTIPLE available"
                                                                    : "MPI_THREAD_MULTIPLE not available";
     const char *access   = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
-    const char *source   = (f->flags & H5F_ACC_CREAT) ? "settings (new file)" : "config file of the existing file";
+    const char *source   = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"
+                           : f->layout.plain           ? "file itself (a plain HDF5 file: no config file)"
+                                                       : "config file of the existing file";
     const char *sdir     = f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir;
     static const char *modes[] = {"per_node", "every", "total", "ranks"};
     const char *mname    = (unsigned)f->cfg.ioc_mode < 4 ? modes[f->cfg.ioc_mode] : "unknown";
