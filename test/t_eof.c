@@ -7,6 +7,11 @@
  *   long   the first subfile grown by 1 MiB (as `truncate -s +1M`): the file
  *          opens read-only and reads the pattern; a read-write open and
  *          close leaves every subfile at its size from before;
+ *   grown and shrunk back  through the VFD API: the end of allocation
+ *          moved 2 MiB past the file's end, every rank writes its share
+ *          there, the end moved back, H5FDtruncate: every subfile is back at
+ *          its size from before (the EOA equals the EOF found at open, yet
+ *          the subfiles are longer than it implies);
  *   short  the last subfile cut to half: the open fails with an error on
  *          every rank (no hang, no zeros read as data).
  * Sizes are checked with stat(2), data against a known pattern.
@@ -122,6 +127,33 @@ int main(int argc, char **argv)
     CHECK(file_size(s1) == z1 && file_size(s2) == z2,
           "after a read-write open and close the subfiles are %lld and %lld bytes, expected %lld and %lld",
           file_size(s1), file_size(s2), z1, z2);
+
+    /* grown and shrunk back */
+    {
+        hid_t   p  = fapl();
+        H5FD_t *lf = H5FDopen(path, H5F_ACC_RDWR, p, (haddr_t)1 << 40);
+        CHECK(lf != NULL, "H5FDopen failed");
+        if (lf) {
+            haddr_t e0 = H5FDget_eof(lf, H5FD_MEM_DRAW), n = 2 * MIB / (haddr_t)size;
+            haddr_t at = e0 + n * (haddr_t)rank, len = rank == size - 1 ? 2 * MIB - n * (haddr_t)rank : n;
+            unsigned char *b = malloc(len ? len : 1);
+            memset(b, 0x5a, len);
+            CHECK(H5FDset_eoa(lf, H5FD_MEM_DRAW, e0 + 2 * MIB) >= 0, "H5FDset_eoa (grow) failed");
+            CHECK(H5FDwrite(lf, H5FD_MEM_DRAW, H5P_DEFAULT, at, len, b) >= 0, "H5FDwrite past the old end failed");
+            MPI_Barrier(MPI_COMM_WORLD);
+            CHECK(H5FDset_eoa(lf, H5FD_MEM_DRAW, e0) >= 0, "H5FDset_eoa (shrink) failed");
+            CHECK(H5FDtruncate(lf, H5P_DEFAULT, 1) >= 0, "H5FDtruncate failed");
+            CHECK(H5FDclose(lf) >= 0, "H5FDclose failed");
+            free(b);
+        }
+        H5Pclose(p);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(file_size(s1) == z1 && file_size(s2) == z2,
+              "grown by 2 MiB and shrunk back: the subfiles are %lld and %lld bytes, expected %lld and %lld",
+              file_size(s1), file_size(s2), z1, z2);
+        r = read_file(path, H5F_ACC_RDONLY);
+        CHECK(r == 0, "read-only open after growing and shrinking back: %s", r < 0 ? "open failed" : "wrong data");
+    }
 
     /* short */
     MPI_Barrier(MPI_COMM_WORLD);

@@ -399,11 +399,18 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     (void)dxpl; (void)closing;
 
     /* Writes never pass the EOA, so subfiles can only be off their exact
-     * sizes after an EOA change or when one was found too long at open. */
-    if (f->mpi_dead || (f->eoa == f->eof && !f->eof_long))
+     * sizes after an EOA change, when one was found too long at open, or
+     * after writes past the EOF that an EOA shrunk back to it no longer
+     * covers (every rank's writes count: the ranks agree on the skip). */
+    if (f->mpi_dead || !(f->flags & H5F_ACC_RDWR))
         goto done;
-    if (!(f->flags & H5F_ACC_RDWR))
-        goto done;
+    if (f->eoa == f->eof && !f->eof_long) {
+        uint64_t mine = f->wend, all = 0;
+        if (MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS)
+            H5SF_GOTO(-1, H5E_IO, H5E_TRUNCATED, "truncate of %s: MPI_Allreduce failed", f->name);
+        if (all <= f->eof)
+            goto done;
+    }
     MPI_Barrier(f->comm); /* every rank's writes are complete */
     if (h5sf_channels_truncate(f, f->eoa, &eb) < 0)
         failed = 1;
@@ -414,6 +421,7 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
         H5SF_GOTO_EB(-1, H5E_IO, H5E_TRUNCATED, &eb);
     f->eof      = f->eoa;
     f->eof_long = false;
+    f->wend     = 0;
 done:
     return ret_value;
 }

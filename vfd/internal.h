@@ -152,6 +152,7 @@ struct h5sf_file {
     int                 stub_fd;  /* superblock mirror for legacy tools      */
     haddr_t             eoa, eof;
     bool                eof_long; /* a subfile extends past eof: truncate even if eoa == eof */
+    haddr_t             wend;     /* end of this rank's writes since open or truncate */
     h5sf_ioc_ctx_t     *ctx;      /* IOC channel only                        */
     uint32_t            file_id;
     H5FD_t            **chan;     /* one channel per subfile                 */

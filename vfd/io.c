@@ -154,6 +154,8 @@ static int round_add(round_t *r, uint64_t addr, uint64_t len, uint64_t mem)
     sf_plan_t     *p = &r->f->plan;
     const uint64_t S = p->S;
     r->pieces_in++;
+    if (r->is_write && addr + len > r->f->wend)
+        r->f->wend = addr + len;
     while (len > 0) {
         uint64_t room = p->stored < r->limit ? r->limit - p->stored : 1, n = len;
         uint64_t stripes = (addr % S + (len - 1)) / S + 1; /* each its own piece when N > 1 */
