@@ -19,8 +19,18 @@
  * when HDF5 closes the driver, or at the next open if the H5SF_IOC_*
  * settings changed meanwhile.  Contexts of other communicators, and any
  * that saw a failure, end with their last file as before.
+ *
+ * No IOC thread is inside MPI when the last close returns: the daemon is
+ * quieted (parked, with an answer from its threads, no MPI message) before
+ * the close's last collective.  MPICH 4.0 turns its locking off at the start
+ * of MPI_Finalize without waiting for threads inside MPI; one caught there
+ * keeps MPICH's global mutex locked, and MPI_Finalize aborts when it
+ * destroys it ("pthread_mutex_destroy: Device or resource busy").  A
+ * daemon that polls meanwhile also slows that collective under MPICH's lock.
+ * MPI_Finalize with files still open: h5sf_ioc_finalize_begin.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +113,62 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
 }
 
 static h5sf_ioc_ctx_t *contexts;
+
+/* The finalize gate (ioc_mpi_enter): closed once, by the thread that runs
+ * MPI_Finalize's callbacks. */
+static atomic_bool     gate_closed;
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+
+/* One IOC thread left an ungated MPI stretch; wake a waiter at zero. */
+static void mpi_out(h5sf_ioc_ctx_t *ctx)
+{
+    if (atomic_fetch_sub(&ctx->in_mpi, 1) == 1 && atomic_load(&ctx->quieting)) {
+        uv_mutex_lock(&ctx->lock);
+        uv_cond_broadcast(&ctx->park_cond);
+        uv_mutex_unlock(&ctx->lock);
+    }
+}
+
+bool ioc_mpi_enter(h5sf_ioc_ctx_t *ctx)
+{
+    /* Counted first, then the gate checked; the closer closes it, then reads
+     * the count (both seq_cst): either it waits for us, or we see it closed. */
+    atomic_fetch_add(&ctx->in_mpi, 1);
+    if (!atomic_load(&gate_closed))
+        return false;
+    mpi_out(ctx);
+    pthread_mutex_lock(&gate);
+    return true;
+}
+
+void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx, bool gated)
+{
+    if (gated)
+        pthread_mutex_unlock(&gate);
+    else
+        mpi_out(ctx);
+}
+
+/* Wait until no IOC thread of ctx is in an ungated MPI stretch and, if
+ * `asleep`, its progress thread sleeps parked: at most the timeout.  No MPI. */
+static bool wait_out(h5sf_ioc_ctx_t *ctx, bool asleep)
+{
+    uint64_t deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    bool     ok       = true;
+    atomic_store(&ctx->quieting, true);
+    uv_mutex_lock(&ctx->lock);
+    while (atomic_load(&ctx->in_mpi) > 0 || (asleep && !ctx->asleep)) {
+        uint64_t now = ioc_now_ns();
+        if (now >= deadline) {
+            ok = false;
+            break;
+        }
+        uv_cond_timedwait(&ctx->park_cond, &ctx->lock, deadline - now);
+    }
+    uv_mutex_unlock(&ctx->lock);
+    atomic_store(&ctx->quieting, false);
+    return ok;
+}
 
 /* Once per process: more would only repeat it at every later close. */
 static void say_abandoned(const h5sf_ioc_ctx_t *ctx)
@@ -336,13 +402,19 @@ static bool parkable(h5sf_ioc_ctx_t *ctx)
     return true;
 }
 
-/* The daemon goes to sleep (progress.c).  The idle transfer slots stay
- * for H5SF_IOC_SLOT_KEEP_NS, then the sleeping daemon frees them. */
-static void park(h5sf_ioc_ctx_t *ctx)
+/* The daemon goes to sleep (progress.c) and says so; returns once it
+ * sleeps and no worker is inside MPI, false if that took longer than the
+ * timeout.  The idle transfer slots stay for H5SF_IOC_SLOT_KEEP_NS, then the
+ * sleeping daemon frees them. */
+static bool park(h5sf_ioc_ctx_t *ctx)
 {
     uv_mutex_lock(&ctx->lock);
     atomic_store(&ctx->parked, true);
     uv_mutex_unlock(&ctx->lock);
+    if (!ctx->serving)
+        return true;
+    ioc_bell_ring(ctx, ctx->rank, true); /* it may sleep on its bell */
+    return wait_out(ctx, true);
 }
 
 int h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
@@ -350,13 +422,13 @@ int h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
     (void)e;
     if (--ctx->refs > 0)
         return 0;
-    /* Nobody sends to our daemon after everyone got here; and every rank
-     * parks, or none does. */
-    int ok = parkable(ctx), all = 0;
-    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm) == MPI_SUCCESS && all) {
-        park(ctx);
+    /* Every rank is past the close's barrier (vfd/channel.c), so nobody
+     * sends to our daemon any more: it sleeps before the collective below,
+     * which it would otherwise slow (MPICH), and stays asleep if every rank
+     * can park, or is stopped. */
+    int ok = park(ctx) && parkable(ctx), all = 0;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm) == MPI_SUCCESS && all)
         return 0;
-    }
     ctx_stop_daemon(ctx);
     ioc_ctx_free(ctx, true);
     return 0;
@@ -408,6 +480,56 @@ void h5sf_ioc_end_parked(void)
             continue;
         ctx_stop_daemon(c);
         ioc_ctx_free(c, !done);
+    }
+}
+
+/* Every IOC of every context with files open gets here too (MPI_Finalize
+ * is collective); until all have, our daemons serve their late requests,
+ * one MPI call at a time with ours. */
+static void barrier_gated(void)
+{
+    int          n = 0;
+    MPI_Request *reqs;
+    for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
+        n++;
+    if (!n || !(reqs = calloc((size_t)n, sizeof *reqs)))
+        return;
+    n = 0;
+    pthread_mutex_lock(&gate);
+    for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
+        if (c->refs > 0 && c->comm != MPI_COMM_NULL && MPI_Ibarrier(c->comm, &reqs[n]) == MPI_SUCCESS)
+            n++;
+    for (unsigned idle = 0;;) {
+        int done = 1;
+        for (int i = 0; i < n; i++) { /* a completed one is MPI_REQUEST_NULL: flag 1 */
+            int flag = 1;
+            if (MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                reqs[i] = MPI_REQUEST_NULL, flag = 1; /* nothing to wait for then */
+            done &= flag;
+        }
+        if (done)
+            break;
+        pthread_mutex_unlock(&gate);
+        ioc_backoff(&idle);
+        pthread_mutex_lock(&gate);
+    }
+    pthread_mutex_unlock(&gate);
+    free(reqs);
+}
+
+void h5sf_ioc_finalize_begin(void)
+{
+    /* Close the gate before any MPI call here, and wait (no MPI) for the
+     * IOC threads that entered MPI before it closed. */
+    atomic_store(&gate_closed, true);
+    for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
+        wait_out(c, false);
+    barrier_gated();
+    /* Nothing more can arrive: stop the daemons (their last MPI calls take
+     * the gate), and fail whatever would still ask them at once. */
+    for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next) {
+        ctx_stop_daemon(c);
+        memset(c->dead, 1, (size_t)c->size);
     }
 }
 

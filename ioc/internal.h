@@ -155,6 +155,12 @@ struct h5sf_ioc_ctx {
     bool             world;          /* comm is congruent with MPI_COMM_WORLD */
     atomic_bool      parked;         /* no file open: the daemon sleeps      */
     uv_cond_t        park_cond;      /* ... on this, until a file opens      */
+    bool             asleep;         /* the progress thread sleeps so (lock) */
+    /* IOC threads of this context inside a stretch of MPI calls entered
+     * without the finalize gate (ioc_mpi_enter), and whether someone waits
+     * for that count to reach 0 (then leaving wakes park_cond). */
+    atomic_int       in_mpi;
+    atomic_bool      quieting;
     unsigned char   *dead;           /* dead[r]: IOC r missed a timeout      */
     uint32_t         next_file_id;
     atomic_uint_fast64_t next_id;    /* client request ids                  */
@@ -368,6 +374,16 @@ void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always);
 /* progress.c */
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
 void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
+
+/* ctx.c: IOC threads bracket every stretch of MPI calls (a progress step, a
+ * group run) with these.  Normally they only count (ctx->in_mpi), so that
+ * parking can wait until no IOC thread is inside MPI.  Once MPI_Finalize has
+ * begun (h5sf_ioc_finalize_begin) they also take a process-wide gate that
+ * the finalizing thread holds around its own MPI calls: MPICH stops
+ * serializing threads there, so h5sf does.  Returns whether it took the
+ * gate; pass that to ioc_mpi_leave. */
+bool ioc_mpi_enter(h5sf_ioc_ctx_t *ctx);
+void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx, bool gated);
 
 /* subfile.c (lock held) */
 ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile);

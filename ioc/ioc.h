@@ -98,6 +98,13 @@ typedef struct h5sf_ioc_counters {
 } h5sf_ioc_counters_t;
 void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out);
 
+/* MPI_Finalize has begun (the MPI_COMM_SELF delete-attribute callback), on
+ * every rank: make the calling thread the only one that calls MPI.  Waits
+ * (without MPI) for IOC threads inside MPI, serves late requests until every
+ * rank of each context with files open is here, then stops every daemon and
+ * marks its IOCs dead, so that requests still made fail at once.  Call it
+ * before any other MPI call there. */
+void h5sf_ioc_finalize_begin(void);
 /* Called when MPI is being finalized with contexts still alive (from the
  * MPI_COMM_SELF delete-attribute callback): stop all daemons without MPI
  * collectives and drop contexts.  Safe to call more than once. */

@@ -12,7 +12,9 @@
  * It never does file I/O, so receiving continues while disks are busy.
  * While its context is parked (no file open) it sleeps; while nothing
  * arrives it polls less and less often, or, when every client is on its
- * node, sleeps until one rings its doorbell (shm.c).
+ * node, sleeps until one rings its doorbell (shm.c).  Its MPI calls are
+ * bracketed (ioc_mpi_enter), its sleeps are not: parking and MPI_Finalize
+ * wait for it to leave MPI, never for a sleep.
  */
 #include <errno.h>
 #include <limits.h>
@@ -152,34 +154,75 @@ static void receive_held(progress_t *pg, int len, bool accept)
         free(buf);
 }
 
+/* What one step of the loop found. */
+enum { STEP_GOT, STEP_NONE, STEP_BELL, STEP_FULL, STEP_FAIL };
+
+/* The step's MPI calls: probe for a request (arming the doorbell first
+ * after IOC_BELL_AFTER idle polls) and receive it if it fits.  STEP_BELL:
+ * nothing came and the bell is armed; the caller sleeps on it. */
+static int step(progress_t *pg, unsigned idle, uint32_t *seq)
+{
+    h5sf_ioc_ctx_t *ctx  = pg->ctx;
+    int             flag = 0, count = 0;
+    MPI_Message     msg;
+    MPI_Status      st;
+    if (!pg->held) {
+        if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
+            return STEP_FAIL;
+        if (!flag && idle >= IOC_BELL_AFTER && ioc_bell_arm(ctx, seq)) {
+            /* Armed: a request sent before is seen by this probe, one
+             * sent after rings.  Stopping and parking ring too (ctx.c). */
+            if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS) {
+                ioc_bell_disarm(ctx);
+                return STEP_FAIL;
+            }
+            if (!flag && !atomic_load(&ctx->stop) && !atomic_load(&ctx->parked))
+                return STEP_BELL;
+            ioc_bell_disarm(ctx);
+        }
+        if (!flag)
+            return STEP_NONE;
+        pg->held = true, pg->msg = msg, pg->st = st;
+    }
+    MPI_Get_count(&pg->st, MPI_BYTE, &count);
+    if (!fits(ctx, count))
+        return STEP_FULL;
+    receive_held(pg, count, true);
+    return STEP_GOT;
+}
+
+/* Parked (no file open, ctx.c): nothing can arrive; sleep until a file
+ * opens or the daemon stops, saying so to the parker.  Idle transfer slots
+ * outlive a short pause between files (codes that write a file per step
+ * reuse them) and are freed after a long one. */
+static void sleep_parked(h5sf_ioc_ctx_t *ctx)
+{
+    uv_mutex_lock(&ctx->lock);
+    ctx->asleep = true;
+    uv_cond_broadcast(&ctx->park_cond);
+    while (atomic_load(&ctx->parked) && !atomic_load(&ctx->stop)) {
+        if (ctx->nslots_free == 0)
+            uv_cond_wait(&ctx->park_cond, &ctx->lock);
+        else if (uv_cond_timedwait(&ctx->park_cond, &ctx->lock, H5SF_IOC_SLOT_KEEP_NS) == UV_ETIMEDOUT &&
+                 atomic_load(&ctx->parked))
+            ioc_slots_trim(ctx);
+    }
+    ctx->asleep = false;
+    uv_mutex_unlock(&ctx->lock);
+}
+
 static void progress_main(void *arg)
 {
-    progress_t     *pg  = arg;
-    h5sf_ioc_ctx_t *ctx = pg->ctx;
+    progress_t     *pg   = arg;
+    h5sf_ioc_ctx_t *ctx  = pg->ctx;
     unsigned        idle = 0;
     uint32_t        seq  = 0;
-    int             count = 0;
     /* Its polling sleeps are short on purpose: no 50 us default slack. */
     prctl(PR_SET_TIMERSLACK, 1UL);
 
     while (!atomic_load(&ctx->stop)) {
-        int         flag = 0;
-        MPI_Message msg;
-        MPI_Status  st;
-        /* Parked (no file open, ctx.c): nothing can arrive; sleep until a
-         * file opens or the daemon stops.  Idle transfer slots outlive a
-         * short pause between files (codes that write a file per step
-         * reuse them) and are freed after a long one. */
         if (atomic_load(&ctx->parked)) {
-            uv_mutex_lock(&ctx->lock);
-            while (atomic_load(&ctx->parked) && !atomic_load(&ctx->stop)) {
-                if (ctx->nslots_free == 0)
-                    uv_cond_wait(&ctx->park_cond, &ctx->lock);
-                else if (uv_cond_timedwait(&ctx->park_cond, &ctx->lock, H5SF_IOC_SLOT_KEEP_NS) == UV_ETIMEDOUT &&
-                         atomic_load(&ctx->parked))
-                    ioc_slots_trim(ctx);
-            }
-            uv_mutex_unlock(&ctx->lock);
+            sleep_parked(ctx);
             idle = 0;
             continue;
         }
@@ -190,39 +233,28 @@ static void progress_main(void *arg)
             ioc_backoff(&idle);
             continue;
         }
-        if (!pg->held) {
-            if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
-                break;
-            if (!flag && idle >= IOC_BELL_AFTER && ioc_bell_arm(ctx, &seq)) {
-                /* Armed: a request sent before is seen by this probe, one
-                 * sent after rings.  Stopping rings too (ctx.c). */
-                if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS) {
-                    ioc_bell_disarm(ctx);
-                    break;
-                }
-                if (!flag && !atomic_load(&ctx->stop) && !atomic_load(&ctx->parked)) {
-                    ioc_bell_sleep(ctx, seq);
-                    continue;
-                }
-                ioc_bell_disarm(ctx);
-            }
-            if (!flag) {
-                ioc_backoff_idle(&idle);
-                continue;
-            }
-            pg->held = true, pg->msg = msg, pg->st = st;
-        }
-        MPI_Get_count(&pg->st, MPI_BYTE, &count);
-        if (!fits(ctx, count)) {
+        /* Sleeps stay outside the MPI stretch: a parker or the finalize
+         * gate never waits for them. */
+        bool gated = ioc_mpi_enter(ctx);
+        int  got   = step(pg, idle, &seq);
+        ioc_mpi_leave(ctx, gated);
+        if (got == STEP_FAIL)
+            break;
+        if (got == STEP_BELL)
+            ioc_bell_sleep(ctx, seq);
+        else if (got == STEP_NONE)
+            ioc_backoff_idle(&idle);
+        else if (got == STEP_FULL)
             ioc_backoff(&idle);
-            continue;
-        }
-        receive_held(pg, count, true);
-        idle = 0;
+        else
+            idle = 0;
     }
     if (pg->held) { /* stopping: let its sender's send end */
+        int  count = 0;
+        bool gated = ioc_mpi_enter(ctx);
         MPI_Get_count(&pg->st, MPI_BYTE, &count);
         receive_held(pg, count, false);
+        ioc_mpi_leave(ctx, gated);
     }
     free(pg);
 }

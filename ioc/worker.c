@@ -39,7 +39,9 @@ static void worker_main(void *arg)
         }
         int nm = ioc_group_take(ctx, mb, r, false);
         uv_mutex_unlock(&ctx->lock);
+        bool gated = ioc_mpi_enter(ctx); /* its payloads and replies */
         ioc_group_run(ctx, mb, nm, &segs, &cap);
+        ioc_mpi_leave(ctx, gated);
     }
     free(segs);
     free(mb);

@@ -292,6 +292,36 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
     return h5sf_agree(f->comm, failed, e);
 }
 
+int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    const int N   = f->layout.stripe_count;
+    H5FD_t  **ioc = f->chan;
+    if (f->channel != H5FD_H5SF_CHANNEL_IOC || !ioc)
+        return 0;
+    if (!(f->chan = calloc((size_t)N, sizeof *f->chan))) {
+        f->chan = ioc;
+        return h5sf_agree(f->comm, h5sf_fail(e, ENOMEM, "out of memory") < 0, e);
+    }
+    if (open_direct(f, f->flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL), e) < 0) {
+        for (int s = 0; s < N; s++)
+            if (f->chan[s])
+                H5FDclose(f->chan[s]);
+        free(f->chan);
+        f->chan = ioc;
+        return -1;
+    }
+    /* Nothing is posted on them (every call waits for its requests). */
+    for (int s = 0; s < N; s++)
+        if (ioc[s])
+            H5FDclose(ioc[s]);
+    free(ioc);
+    h5sf_local_close(f);
+    memset(f->chan_eoa, 0, (size_t)N * sizeof *f->chan_eoa);
+    f->channel = H5FD_H5SF_CHANNEL_DIRECT;
+    f->ctx     = NULL; /* freed at the end of the finalize hook */
+    return 0;
+}
+
 int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e)
 {
     const uint64_t S = (uint64_t)f->layout.stripe_size;

@@ -127,6 +127,10 @@ void  h5sf_ioc_channel_counters(uint64_t *max_inflight);
 
 int  h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e);
 int  h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* Collective, at MPI_Finalize once the IOCs have stopped: an IOC-channel
+ * file reaches its subfiles directly from now on, as on the direct channel
+ * (every rank must see them).  On failure it keeps its IOC channels. */
+int  h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e);
 /* Collective: every subfile sized to what eoa implies. */
 int  h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
 /* fsync (or flush) every channel. */
