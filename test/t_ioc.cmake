@@ -99,32 +99,45 @@ endforeach()
 foreach(np 1 3)
   h5sf_mpi_test(t_lifecycle_funneled_np${np} t_lifecycle ${np} funneled ${_d}/lc_funneled_np${np}.h5)
 endforeach()
-# finalize-open leaves the file to HDF5's and h5sf's MPI_Finalize hooks; the
-# check run (a fixture) reads it back with another rank count.
-# Under MPICH, MPI is not thread-safe any more inside MPI_Finalize's
-# callbacks (mpich_finalize_threads shows it without h5sf), so an IOC's
-# progress thread cannot serve the closes h5sf's hook makes: there the test
-# runs on the direct channel (no MPI threads), and the IOC-channel case is
-# reported as skipped (docs/reliability.md, Known gaps).
+# finalize-open leaves the file, unflushed, to h5sf's MPI_Finalize hook; the
+# check run (a fixture) reads it back with another rank count.  On the IOC
+# channel five runs in a row: under MPICH, whose MPI calls stop being
+# serialized between threads inside MPI_Finalize (mpich_finalize_threads),
+# the IOC threads and the hook's closes then aborted in UCX in 4 of 6 runs
+# until the hook stopped the IOC threads before any MPI call (2026-11-27,
+# 2 cores).  The direct channel (no MPI threads) once.
+set(_lc_run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 ${H5SF_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS}
+    $<TARGET_FILE:t_lifecycle> ${MPIEXEC_POSTFLAGS} finalize-open)
+add_test(NAME t_lifecycle_finalize_open
+         COMMAND sh -c "for i in 1 2 3 4 5; do \"$@\" || exit 1; done" sh ${_lc_run} ${_d}/lc_fo.h5)
+set_tests_properties(t_lifecycle_finalize_open PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};H5SF_CHANNEL=ioc"
+                     TIMEOUT 300 LABELS "mpi;asan")
+h5sf_mpi_test(t_lifecycle_finalize_check t_lifecycle 2 check ${_d}/lc_fo.h5)
+set_tests_properties(t_lifecycle_finalize_open PROPERTIES FIXTURES_SETUP lc_fo)
+set_tests_properties(t_lifecycle_finalize_check PROPERTIES FIXTURES_REQUIRED lc_fo)
+h5sf_mpi_test(t_lifecycle_finalize_open_direct t_lifecycle 3 finalize-open ${_d}/lc_fo_direct.h5
+              ENV "H5SF_CHANNEL=direct")
+h5sf_mpi_test(t_lifecycle_finalize_check_direct t_lifecycle 2 check ${_d}/lc_fo_direct.h5)
+set_tests_properties(t_lifecycle_finalize_open_direct PROPERTIES FIXTURES_SETUP lc_fo_direct)
+set_tests_properties(t_lifecycle_finalize_check_direct PROPERTIES FIXTURES_REQUIRED lc_fo_direct)
+# close-finalize: when H5Fclose returns no IOC thread is inside MPI (the IOC
+# placement of the Slurm jobs whose MPI_Finalize aborted under MPICH with
+# "pthread_mutex_destroy: Device or resource busy").  Its MPI_Improbe is
+# the test's own (ENABLE_EXPORTS), slowed so that a thread not waited for is
+# caught inside it.
+set_target_properties(t_lifecycle PROPERTIES ENABLE_EXPORTS ON)
+h5sf_mpi_test(t_lifecycle_close_finalize t_lifecycle 4 close-finalize ${_d}/lc_cf.h5
+              ENV "H5SF_CHANNEL=ioc" "H5SF_IOC=per_node:2" "H5SF_STRIPE_COUNT=4" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
 if(H5SF_MPI_FLAVOUR STREQUAL "mpich")
-  h5sf_mpi_test(t_lifecycle_finalize_open t_lifecycle 3 finalize-open ${_d}/lc_fo.h5 ENV "H5SF_CHANNEL=direct")
-  add_test(NAME t_lifecycle_finalize_open_ioc_skipped
-           COMMAND sh -c "echo 'skipped: files left open at MPI_Finalize on the IOC channel under MPICH: MPI is not thread-safe in its finalize callbacks, test mpich_finalize_threads'; exit 77")
-  set_tests_properties(t_lifecycle_finalize_open_ioc_skipped PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi")
+  # MPICH's behaviour that the finalize hook works around, without h5sf:
+  # passes while the repro fails; fails once MPICH keeps its locking there.
   add_executable(finalize_threads ${CMAKE_CURRENT_SOURCE_DIR}/mpi_repro/finalize_threads.c)
   target_link_libraries(finalize_threads PRIVATE MPI::MPI_C Threads::Threads)
-  # Passes while the repro fails (the cause stands); fails once MPICH keeps
-  # its locking there, so the skip above cannot outlive its reason.
   add_test(NAME mpich_finalize_threads
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_repro/mpich_checks.sh finalize-threads ${MPIEXEC_EXECUTABLE}
                    $<TARGET_FILE:finalize_threads>)
   set_tests_properties(mpich_finalize_threads PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 90 LABELS "mpi")
-else()
-  h5sf_mpi_test(t_lifecycle_finalize_open t_lifecycle 3 finalize-open ${_d}/lc_fo.h5)
 endif()
-h5sf_mpi_test(t_lifecycle_finalize_check t_lifecycle 2 check ${_d}/lc_fo.h5)
-set_tests_properties(t_lifecycle_finalize_open PROPERTIES FIXTURES_SETUP lc_fo)
-set_tests_properties(t_lifecycle_finalize_check PROPERTIES FIXTURES_REQUIRED lc_fo)
 # A serial program: no mpiexec, h5sf initializes and finalizes MPI itself.
 add_test(NAME t_lifecycle_serial COMMAND t_lifecycle serial ${_d}/lc_serial.h5)
 set_tests_properties(t_lifecycle_serial PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 120

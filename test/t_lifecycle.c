@@ -5,18 +5,51 @@
  *                  channel (checked with H5FD_h5sf_get_layout) and works.
  *   serial         no MPI_Init at all (like h5dump): h5sf initializes MPI,
  *                  writes, reads, and finalizes it at exit.
- *   finalize-open  MPI_Finalize with a file still open: no hang, no crash,
- *                  and the data written before is readable afterwards
- *                  (checked by a second run in mode "check").
+ *   finalize-open  MPI_Finalize with a file still open, not even flushed:
+ *                  no hang, no crash, and the data written before is
+ *                  readable afterwards (checked by a second run in mode
+ *                  "check"): h5sf's MPI_Finalize hook closed it.
+ *   close-finalize H5Fclose, then at once MPI_Finalize: when the close
+ *                  returns, no IOC thread is inside MPI.  (MPICH 4.0 turns
+ *                  its locking off at the start of MPI_Finalize; a thread
+ *                  inside MPI then keeps MPICH's global mutex locked, and
+ *                  MPI_Finalize aborts destroying it.)  The IOC threads'
+ *                  MPI_Improbe is interposed below and made slow, so that
+ *                  without the wait for them a progress thread is nearly
+ *                  always inside it.
  *
  * usage: t_lifecycle MODE FILE
  */
 #include <hdf5.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "h5sf.h"
+
+/* Threads other than main inside MPI_Improbe (the IOC progress threads),
+ * and whether their calls last 20 ms.  The executable exports this
+ * definition (ENABLE_EXPORTS), so h5sf's calls come here. */
+static pthread_t  main_thread;
+static atomic_int inside, slow_probe;
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    int other = !pthread_equal(pthread_self(), main_thread);
+    if (other)
+        atomic_fetch_add(&inside, 1);
+    if (other && atomic_load(&slow_probe)) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+    if (other)
+        atomic_fetch_sub(&inside, 1);
+    return rc;
+}
 
 #define N 50000
 
@@ -39,7 +72,6 @@ static int write_file(const char *path, hid_t fapl, int rank, int size, hid_t *f
     H5Dclose(d);
     free(buf);
     if (fout) {
-        H5Fflush(f, H5F_SCOPE_GLOBAL);
         *fout = f;
         return rc < 0 ? -1 : 0;
     }
@@ -73,11 +105,12 @@ int main(int argc, char **argv)
 {
     int rank = 0, size = 1, provided, rc = 0;
     if (argc < 3) {
-        fprintf(stderr, "usage: t_lifecycle funneled|serial|finalize-open|check FILE\n");
+        fprintf(stderr, "usage: t_lifecycle funneled|serial|finalize-open|close-finalize|check FILE\n");
         return 2;
     }
     const char *mode = argv[1], *path = argv[2];
     hid_t       fapl;
+    main_thread = pthread_self();
 
     if (!strcmp(mode, "serial")) {
         int init = 1;
@@ -122,6 +155,18 @@ int main(int argc, char **argv)
         if (write_file(path, fapl, rank, size, &f) < 0)
             rc = 1;
         /* No H5Fclose: MPI_Finalize must not hang or crash. */
+    }
+    else if (!strcmp(mode, "close-finalize")) {
+        atomic_store(&slow_probe, 1);
+        if (write_file(path, fapl, rank, size, NULL) < 0)
+            rc = 1;
+        int in = atomic_load(&inside);
+        if (in) {
+            fprintf(stderr, "close-finalize: rank %d: %d IOC thread(s) inside MPI_Improbe after H5Fclose returned\n",
+                    rank, in);
+            rc = 1;
+        }
+        atomic_store(&slow_probe, 0);
     }
     else if (!strcmp(mode, "check"))
         rc = check_file(path, fapl) < 0;
