@@ -23,7 +23,9 @@ for r in csv.DictReader(open(path)):
     runs[key][1].append(float(r["read_rate"]))
 med = {k: (statistics.median(w), statistics.median(rd)) for k, (w, rd) in runs.items()}
 ranks = sorted({k[0] for k in med})
-workloads = [w for w in ("contiguous", "strided", "multi", "metadata") if any(k[1] == w for k in med)]
+workloads = [w for w in ("contiguous", "strided", "multi", "metadata", "chunked") if any(k[1] == w for k in med)]
+# h5sf-bench's small workload names its transfer size (small-4096, ...).
+workloads += sorted({k[1] for k in med if k[1].startswith("small-")}, key=lambda w: int(w.split("-")[1]))
 drivers = ["h5sf-ioc", "h5sf-direct", "subfiling", "mpio", "posix"]
 
 def get(n, wl, drv, x):
@@ -44,7 +46,7 @@ for x in ("independent", "collective"):
         for wl in workloads:
             for op, i in (("write", 0), ("read", 1)):
                 vals = {d: get(n, wl, d, x) for d in drivers}
-                if wl not in ("contiguous", "strided"):
+                if wl not in ("contiguous", "strided") and not wl.startswith("small-"):
                     vals["posix"] = None
                 def v(d):
                     return f"{vals[d][i]:.0f}" if vals[d] else "–"

@@ -5,7 +5,7 @@
 #   scripts/bench.sh [--dir DIR] [--ranks "1 2 4 8"] [--mib 32] [--reps 5]
 #                    [--stripe-size BYTES] [--stripe-count N] [--out docs] [--no-cma]
 #                    [--bind MODE] [--hdf5 PREFIX]
-#                    [--workloads LIST] [--drivers LIST] [--xfer LIST]
+#                    [--workloads LIST] [--drivers LIST] [--xfer LIST] [--xfer-size LIST]
 #
 # Writes <out>/performance-data.csv, the tables in <out>/performance.md
 # (between the BEGIN/END RESULTS markers) and charts in <out>/img/.
@@ -23,8 +23,9 @@
 # -DHDF5_ENABLE_SUBFILING_VFD=ON, to measure its built-in driver); h5sf is
 # built against it in build-bench-<name of PREFIX>/.  The built-in column
 # needs that HDF5 to have its subfiling driver (Debian's 2.x packages lack it).
-# --workloads, --drivers, --xfer: passed to h5sf-bench (default: all), e.g.
-# to leave out a driver too slow for one workload.
+# --workloads, --drivers, --xfer, --xfer-size: passed to h5sf-bench (default:
+# its defaults), e.g. to leave out a driver too slow for one workload, or
+# --workloads small --xfer-size 4096,1048576 for IOR's small transfers.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 pass=()
@@ -42,8 +43,8 @@ while [ $# -gt 0 ]; do
         --bind) bind="$2"; [ "$bind" = default ] && bind=; shift 2 ;;
         --hdf5) export H5SF_HDF5_PREFIX="$(cd "$2" && pwd)"
                 export H5SF_BUILD_DIR="$root/build-bench-$(basename "$H5SF_HDF5_PREFIX")"; shift 2 ;;
-        --workloads|--drivers|--xfer) pass+=("$1" "$2"); shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        --workloads|--drivers|--xfer|--xfer-size) pass+=("$1" "$2"); shift 2 ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done

@@ -16,13 +16,23 @@
  *
  * Output: one CSV line per run on rank 0:
  *   ranks,workload,driver,xfer,rep,write_MiBps,read_MiBps,bytes_per_rank,ok
+ *   (workload small is written small-<xfer size>)
  * (metadata workload: rates are datasets per second).
  *
  * usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R]
- *        [--workloads contiguous,strided,multi,metadata,chunked]
+ *        [--workloads contiguous,strided,multi,metadata,chunked,small]
  *        [--drivers h5sf-ioc,h5sf-direct,subfiling,mpio,posix]
  *        [--xfer independent,collective] [--stripe-size BYTES] [--ndsets N]
  *        [--stripe-count N]   (subfiles, both subfiling drivers; 0: each driver's default)
+ *        [--xfer-size LIST]   (small: bytes per H5Dwrite/H5Dread, default 4096;
+ *                              a list such as 4096,1048576 runs it once per size)
+ *
+ * `small` (not in the default list): IOR's pattern through its HDF5
+ * backend -- each rank writes, then reads, its own contiguous block of one
+ * shared dataset in --xfer-size pieces, one H5Dwrite/H5Dread of one
+ * hyperslab per piece, independent transfers only; the POSIX column is a
+ * pwrite/pread per piece at the same offsets of one shared file.  What it
+ * measures is the cost of a call, not of the bytes.
  *
  * `chunked` (not in the default list): a 2-D chunked dataset, each rank a
  * band of columns, selection I/O off -- collective transfers then reach the
@@ -46,6 +56,7 @@ static int    rank, nranks;
 static char   dir[1024] = "/dev/shm";
 static size_t mib = 32, stripe = 4 << 20, ndsets_meta = 2000;
 static int    stripe_count; /* 0: each driver's default */
+static size_t xfer_size = 4096; /* the small workload's bytes per call */
 static int    bad_runs;
 
 static double now(void) { return MPI_Wtime(); }
@@ -224,6 +235,67 @@ static result_t run_bulk(const char *wl, const char *driver, int coll, const cha
     return r;
 }
 
+/* IOR's HDF5 pattern: this rank's block [rank*bytes, (rank+1)*bytes) of one
+ * dataset, xfer_size bytes per call, written and then read in order. */
+static result_t run_small(const char *driver, const char *path)
+{
+    result_t       r     = {0, 0, 1};
+    size_t         bytes = mib << 20, n = bytes / xfer_size;
+    hsize_t        total = (hsize_t)bytes * (hsize_t)nranks, xs = xfer_size;
+    unsigned char *buf = malloc(bytes), *got = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++)
+        buf[i] = pat((uint64_t)rank * bytes + i, 0);
+    hid_t fapl = make_fapl(driver), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    hid_t fs = H5Screate_simple(1, &total, NULL), ms = H5Screate_simple(1, &xs, NULL);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (f < 0)
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    hid_t d = H5Dcreate2(f, "small", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    for (size_t i = 0; i < n && r.ok; i++) {
+        hsize_t start = (hsize_t)rank * bytes + i * xfer_size;
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &xs, NULL);
+        if (H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, buf + i * xfer_size) < 0)
+            r.ok = 0;
+    }
+    H5Dclose(d);
+    if (H5Fclose(f) < 0)
+        r.ok = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.write_s = now() - t0;
+
+    memset(got, 0, bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    f  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (f < 0)
+        MPI_Abort(MPI_COMM_WORLD, 5);
+    d = H5Dopen2(f, "small", H5P_DEFAULT);
+    for (size_t i = 0; i < n && r.ok; i++) {
+        hsize_t start = (hsize_t)rank * bytes + i * xfer_size;
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &xs, NULL);
+        if (H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, got + i * xfer_size) < 0)
+            r.ok = 0;
+    }
+    H5Dclose(d);
+    H5Fclose(f);
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.read_s = now() - t0;
+    if (memcmp(buf, got, bytes) != 0)
+        r.ok = 0;
+    H5Pclose(fapl);
+    H5Pclose(dcpl);
+    H5Sclose(fs);
+    H5Sclose(ms);
+    free(buf);
+    free(got);
+    return r;
+}
+
 /* A 2-D chunked dataset of bytes, `per` rows of CHUNKED_W columns per rank
  * side by side: rank r owns columns [r*W, (r+1)*W).  Chunks of 64 rows x
  * 1024 columns, so a rank's 1024-byte row pieces of each chunk are strided
@@ -389,8 +461,15 @@ static int posix_xfer(int fd, int wr, unsigned char *b, size_t n, uint64_t off)
     }
     return 0;
 }
-static int posix_pass(int fd, int wr, unsigned char *b, size_t bytes, int strided)
+static int posix_pass(int fd, int wr, unsigned char *b, size_t bytes, int strided, int small)
 {
+    if (small) {
+        for (size_t i = 0; i < bytes / xfer_size; i++)
+            if (posix_xfer(fd, wr, b + i * xfer_size, xfer_size,
+                           POSIX_STRIDED_BASE + (uint64_t)rank * bytes + i * xfer_size) < 0)
+                return -1;
+        return 0;
+    }
     if (!strided)
         return posix_xfer(fd, wr, b, bytes, 0);
     for (size_t i = 0; i < bytes / 4096; i++)
@@ -402,12 +481,12 @@ static result_t run_posix(const char *wl, const char *path)
 {
     result_t r       = {0, 0, 1};
     size_t   bytes   = mib << 20;
-    int      strided = !strcmp(wl, "strided");
+    int      small = !strcmp(wl, "small"), strided = !strcmp(wl, "strided"), shared = strided || small;
     unsigned char *buf = malloc(bytes), *got = malloc(bytes);
     char     p[1200];
     for (size_t i = 0; i < bytes; i++)
         buf[i] = pat(strided ? strided_byte(i) : (uint64_t)rank * bytes + i, 0);
-    if (strided)
+    if (shared)
         snprintf(p, sizeof p, "%s.shared", path);
     else
         snprintf(p, sizeof p, "%s.rank%d", path, rank);
@@ -415,14 +494,14 @@ static result_t run_posix(const char *wl, const char *path)
     double t0 = now();
     /* The shared file is created by rank 0 before the others open it. */
     int fd = -1;
-    if (!strided || rank == 0)
+    if (!shared || rank == 0)
         fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    if (strided) {
+    if (shared) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank != 0)
             fd = open(p, O_WRONLY);
     }
-    if (fd < 0 || posix_pass(fd, 1, buf, bytes, strided) < 0)
+    if (fd < 0 || posix_pass(fd, 1, buf, bytes, strided, small) < 0)
         r.ok = 0;
     if (fd >= 0 && close(fd) < 0)
         r.ok = 0;
@@ -434,7 +513,7 @@ static result_t run_posix(const char *wl, const char *path)
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = now();
     fd = open(p, O_RDONLY);
-    if (fd < 0 || posix_pass(fd, 0, got, bytes, strided) < 0)
+    if (fd < 0 || posix_pass(fd, 0, got, bytes, strided, small) < 0)
         r.ok = 0;
     if (fd >= 0)
         close(fd);
@@ -443,7 +522,7 @@ static result_t run_posix(const char *wl, const char *path)
     if (memcmp(buf, got, bytes))
         r.ok = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (!strided || rank == 0)
+    if (!shared || rank == 0)
         unlink(p);
     free(buf);
     free(got);
@@ -452,19 +531,20 @@ static result_t run_posix(const char *wl, const char *path)
 
 int main(int argc, char **argv)
 {
-    int         provided, reps = 5;
+    int         provided, reps = 5, nxs = 1;
+    size_t      xsizes[8] = {4096};
     const char *workloads = "contiguous,strided,multi,metadata";
     const char *drivers   = "h5sf-ioc,h5sf-direct,subfiling,mpio,posix";
     const char *xfers     = "independent,collective";
     static struct option opts[] = {{"dir", 1, 0, 'd'},       {"mib", 1, 0, 'm'},   {"reps", 1, 0, 'r'},
                                    {"workloads", 1, 0, 'w'}, {"drivers", 1, 0, 'D'}, {"xfer", 1, 0, 'x'},
                                    {"stripe-size", 1, 0, 's'}, {"ndsets", 1, 0, 'n'}, {"help", 0, 0, 'h'},
-                                   {"stripe-count", 1, 0, 'c'},
+                                   {"stripe-count", 1, 0, 'c'}, {"xfer-size", 1, 0, 'X'},
                                    {0, 0, 0, 0}};
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    for (int c; (c = getopt_long(argc, argv, "d:m:r:w:D:x:s:n:c:h", opts, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "d:m:r:w:D:x:s:n:c:X:h", opts, NULL)) != -1;) {
         switch (c) {
             case 'd': snprintf(dir, sizeof dir, "%s", optarg); break;
             case 'm': mib = strtoul(optarg, NULL, 10); break;
@@ -475,11 +555,16 @@ int main(int argc, char **argv)
             case 's': stripe = strtoul(optarg, NULL, 10); break;
             case 'n': ndsets_meta = strtoul(optarg, NULL, 10); break;
             case 'c': stripe_count = atoi(optarg); break;
+            case 'X': /* a list: the small workload runs once per size */
+                nxs = 0;
+                for (char *t = strtok(optarg, ","); t && nxs < 8; t = strtok(NULL, ","))
+                    xsizes[nxs++] = strtoul(t, NULL, 10);
+                break;
             default:
                 if (rank == 0)
                     fprintf(stderr, "usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R] [--workloads "
                                     "LIST] [--drivers LIST] [--xfer LIST] [--stripe-size B] [--ndsets N] "
-                                    "[--stripe-count N]\n");
+                                    "[--stripe-count N] [--xfer-size B]\n");
                 MPI_Finalize();
                 return c == 'h' ? 0 : 2;
         }
@@ -492,7 +577,14 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
-    static const char *WL[] = {"contiguous", "strided", "multi", "metadata", "chunked"};
+    for (int v = 0; v < nxs; v++)
+        if (xsizes[v] == 0 || (mib << 20) % xsizes[v]) {
+            if (rank == 0)
+                fprintf(stderr, "h5sf-bench: every --xfer-size must divide --mib MiB\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+
+    static const char *WL[] = {"contiguous", "strided", "multi", "metadata", "chunked", "small"};
     static const char *DR[] = {"h5sf-ioc", "h5sf-direct", "subfiling", "mpio", "posix"};
     static const char *XF[] = {"independent", "collective"};
     char path[1100];
@@ -500,9 +592,11 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok\n");
     for (int rep = 1; rep <= reps; rep++)
-        for (size_t w = 0; w < 5; w++) {
+        for (size_t w = 0; w < sizeof WL / sizeof WL[0]; w++)
+        for (int v = 0; v < (strcmp(WL[w], "small") ? 1 : nxs); v++) {
             if (!has(workloads, WL[w]))
                 continue;
+            xfer_size = xsizes[v];
             /* This workload's configurations (driver, transfer mode), in
              * the fixed order; run from the (rep-1)-th on, wrapping. */
             int cfg[10], ncfg = 0;
@@ -513,8 +607,11 @@ int main(int argc, char **argv)
                     if (!has(xfers, XF[x]))
                         continue;
                     /* POSIX has no transfer modes: run it once per rep. */
-                    if (!strcmp(DR[d], "posix") &&
-                        (x == 1 || (strcmp(WL[w], "contiguous") && strcmp(WL[w], "strided"))))
+                    if (!strcmp(DR[d], "posix") && (x == 1 || (strcmp(WL[w], "contiguous") &&
+                                                               strcmp(WL[w], "strided") && strcmp(WL[w], "small"))))
+                        continue;
+                    /* IOR's pattern is independent transfers. */
+                    if (!strcmp(WL[w], "small") && x == 1)
                         continue;
                     cfg[ncfg++] = d * 2 + x;
                 }
@@ -534,14 +631,21 @@ int main(int argc, char **argv)
                     r = run_metadata(DR[d], x, path);
                 else if (!strcmp(WL[w], "chunked"))
                     r = run_chunked(DR[d], x, path);
+                else if (!strcmp(WL[w], "small"))
+                    r = run_small(DR[d], path);
                 else
                     r = run_bulk(WL[w], DR[d], x, path);
                 int ok = 0;
                 MPI_Allreduce(&r.ok, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
                 double units = !strcmp(WL[w], "metadata") ? (double)ndsets_meta
                                                            : (double)(mib << 20) * nranks / 1048576.0;
+                /* small names its transfer size: small-4096, small-1048576. */
+                char wname[48];
+                snprintf(wname, sizeof wname, "%s", WL[w]);
+                if (!strcmp(WL[w], "small"))
+                    snprintf(wname, sizeof wname, "small-%zu", xfer_size);
                 if (rank == 0) {
-                    printf("%d,%s,%s,%s,%d,%.2f,%.2f,%zu,%s\n", nranks, WL[w], DR[d],
+                    printf("%d,%s,%s,%s,%d,%.2f,%.2f,%zu,%s\n", nranks, wname, DR[d],
                            !strcmp(DR[d], "posix") ? "-" : XF[x], rep, units / r.write_s, units / r.read_s,
                            !strcmp(WL[w], "metadata") ? (size_t)0 : mib << 20, ok ? "ok" : "BAD");
                     fflush(stdout);
