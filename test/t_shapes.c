@@ -4,8 +4,10 @@
  * a deflate-compressed chunked dataset (collective, as parallel filters
  * require), zero-size selections on some ranks, stripe sizes from 128 B to
  * 64 MiB; then the file is read back by rank 0 alone (write with all ranks,
- * read with one).  Values are a pure function of the global index, so the
- * check is independent of the code under test.
+ * read with one), and by every rank with H5Dread_multi, collective and
+ * independent, each reading another rank's rows.  Values are a pure
+ * function of the global index, so the check is independent of the code
+ * under test.
  *
  * usage: t_shapes DIR
  */
@@ -36,6 +38,58 @@ static double val(int d, hsize_t i) { return (double)(d + 1) * 1e6 + (double)i *
  * zero-size selection) when there are more than 2 ranks, its rows stay at
  * the fill value -1. */
 static int writes_rows(int r) { return !(nranks > 2 && r == 1); }
+
+/* Every rank reads the rows of the next rank (another rank's bytes) of
+ * the datasets in one H5Dread_multi: collective, all four (the deflated one
+ * included); independent, the three unfiltered ones. */
+static void read_multi(const char *path, hid_t fapl, int coll)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl), dx = H5Pcreate(H5P_DATASET_XFER);
+    CHECK(f >= 0, "reopen %s for H5Dread_multi", path);
+    if (f < 0) {
+        H5Pclose(dx);
+        return;
+    }
+    H5Pset_dxpl_mpio(dx, coll ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+    const int n = coll ? 4 : 3, from = (rank + 1) % nranks;
+    hid_t     dset[4], mt[4], ms[4], fs[4];
+    double   *got[4];
+    void     *vbuf[4];
+    hsize_t   rowsz[4];
+    for (int d = 0; d < n; d++) {
+        char name[48];
+        snprintf(name, sizeof name, d == 3 ? "grp/deflate3d" : "grp/d%dd", d + 1);
+        dset[d] = H5Dopen2(f, name, H5P_DEFAULT);
+        fs[d]   = H5Dget_space(dset[d]);
+        hsize_t dims[3] = {1, 1, 1}, start[3] = {(hsize_t)from * NX, 0, 0};
+        int     nd = H5Sget_simple_extent_dims(fs[d], dims, NULL);
+        hsize_t count[3] = {NX, dims[1], dims[2]};
+        rowsz[d] = (nd > 1 ? dims[1] : 1) * (nd > 2 ? dims[2] : 1);
+        H5Sselect_hyperslab(fs[d], H5S_SELECT_SET, start, NULL, count, NULL);
+        ms[d]   = H5Screate_simple(nd, count, NULL);
+        mt[d]   = H5T_NATIVE_DOUBLE;
+        got[d]  = calloc(NX * rowsz[d], sizeof(double));
+        vbuf[d] = got[d];
+    }
+    CHECK(H5Dread_multi((size_t)n, dset, mt, ms, fs, dx, vbuf) >= 0, "H5Dread_multi (%s)",
+          coll ? "collective" : "independent");
+    for (int d = 0; d < n; d++) {
+        for (hsize_t i = 0; i < NX * rowsz[d]; i++) {
+            double want = writes_rows(from) ? val(d, (hsize_t)from * NX * rowsz[d] + i) : -1;
+            if (got[d][i] != want) {
+                CHECK(0, "H5Dread_multi (%s), dataset %d, element %llu of rank %d's rows: %g, want %g",
+                      coll ? "collective" : "independent", d, (unsigned long long)i, from, got[d][i], want);
+                break;
+            }
+        }
+        free(got[d]);
+        H5Sclose(ms[d]);
+        H5Sclose(fs[d]);
+        H5Dclose(dset[d]);
+    }
+    H5Pclose(dx);
+    CHECK(H5Fclose(f) >= 0, "close after H5Dread_multi");
+}
 
 static void run(const char *dir, size_t stripe)
 {
@@ -138,6 +192,8 @@ static void run(const char *dir, size_t stripe)
         H5Pclose(fapl1);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    read_multi(path, fapl, 1);
+    read_multi(path, fapl, 0);
     for (int d = 0; d < 4; d++)
         free(buf[d]);
     H5Pclose(dx);
