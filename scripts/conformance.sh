@@ -164,7 +164,7 @@ serial)
         [[ "$p" =~ $filter ]] || continue
         [ -x "$HB/bin/$exe" ] || continue
         order+=("$p")
-        if [ -n "$(expected_reason "$p" skip)" ]; then
+        if [ -n "$(expected_reason "$p" skip)" ] || [ -n "$(expected_reason "$p" "skip-$H5SF_MPI")" ]; then
             printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee "$OUT/serial-$p.row"
             continue
         fi
@@ -197,7 +197,8 @@ parallel-direct|parallel-ioc)
         fi
         [[ "$p" =~ $filter ]] || continue
         [ -x "$HB/bin/$exe" ] || continue
-        if [ -n "$(expected_reason "$p" skip)" ] || [ -n "$(expected_reason "$p" "skip-$ch")" ]; then
+        if [ -n "$(expected_reason "$p" skip)" ] || [ -n "$(expected_reason "$p" "skip-$ch")" ] ||
+           [ -n "$(expected_reason "$p" "skip-$H5SF_MPI")" ]; then
             printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
             continue
         fi
