@@ -8,15 +8,21 @@
  */
 #include "internal.h"
 
+#ifndef H5SF_VERSION_STRING /* set by CMakeLists.txt from the project version */
+#define H5SF_VERSION_STRING "unknown"
+#endif
+
 hid_t h5sf_err_class = H5I_INVALID_HID;
 
 int h5sf_err_init(void)
 {
     if (h5sf_err_class == H5I_INVALID_HID)
-        h5sf_err_class = H5Eregister_class("h5sf", "h5sf subfiling VFD", "0.2");
+        h5sf_err_class = H5Eregister_class("h5sf", "h5sf subfiling VFD", H5SF_VERSION_STRING);
     return h5sf_err_class == H5I_INVALID_HID ? -1 : 0;
 }
 
+/* At driver terminate: the class goes with the driver (a plugin may be
+ * unloaded next); entries already on a stack keep their own references. */
 void h5sf_err_term(void)
 {
     if (h5sf_err_class != H5I_INVALID_HID)
