@@ -17,6 +17,13 @@
  *                  MPI_Improbe is interposed below and made slow, so that
  *                  without the wait for them a progress thread is nearly
  *                  always inside it.
+ *   close-collective H5Fclose: no IOC progress thread probes while the
+ *                  close's collective on the IOC context's communicator
+ *                  runs (told apart by its MPI_ERRORS_RETURN handler).
+ *                  Under MPICH the polling threads compete with it for
+ *                  MPICH's lock; the Slurm jobs stalled there for 60-80 s.
+ *                  That collective is made to last 30 ms here, longer than
+ *                  one slowed probe and its back-off.
  *
  * usage: t_lifecycle MODE FILE
  */
@@ -24,6 +31,7 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +42,15 @@
  * and whether their calls last 20 ms.  The executable exports this
  * definition (ENABLE_EXPORTS), so h5sf's calls come here. */
 static pthread_t  main_thread;
-static atomic_int inside, slow_probe;
+static atomic_int inside, slow_probe, probes;
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     int other = !pthread_equal(pthread_self(), main_thread);
-    if (other)
+    if (other) {
         atomic_fetch_add(&inside, 1);
+        atomic_fetch_add(&probes, 1);
+    }
     if (other && atomic_load(&slow_probe)) {
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
@@ -48,6 +58,35 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
     int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
     if (other)
         atomic_fetch_sub(&inside, 1);
+    return rc;
+}
+
+/* close-collective: probes started by other threads during the main
+ * thread's collectives on IOC context communicators (h5sf sets
+ * MPI_ERRORS_RETURN on those only), each made 30 ms longer. */
+static atomic_int watch_coll;
+static int        coll_probes, colls;
+
+static bool ioc_comm(MPI_Comm comm)
+{
+    MPI_Errhandler eh;
+    if (MPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS)
+        return false;
+    bool ret = eh == MPI_ERRORS_RETURN;
+    MPI_Errhandler_free(&eh);
+    return ret;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!atomic_load(&watch_coll) || !pthread_equal(pthread_self(), main_thread) || !ioc_comm(comm))
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    int             p0 = atomic_load(&probes);
+    struct timespec ts = {0, 30000000};
+    nanosleep(&ts, NULL);
+    int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    coll_probes += atomic_load(&probes) - p0;
+    colls++;
     return rc;
 }
 
@@ -105,7 +144,7 @@ int main(int argc, char **argv)
 {
     int rank = 0, size = 1, provided, rc = 0;
     if (argc < 3) {
-        fprintf(stderr, "usage: t_lifecycle funneled|serial|finalize-open|close-finalize|check FILE\n");
+        fprintf(stderr, "usage: t_lifecycle funneled|serial|finalize-open|close-finalize|close-collective|check FILE\n");
         return 2;
     }
     const char *mode = argv[1], *path = argv[2];
@@ -167,6 +206,26 @@ int main(int argc, char **argv)
             rc = 1;
         }
         atomic_store(&slow_probe, 0);
+    }
+    else if (!strcmp(mode, "close-collective")) {
+        hid_t f;
+        atomic_store(&slow_probe, 1);
+        if (write_file(path, fapl, rank, size, &f) < 0)
+            rc = 1;
+        atomic_store(&watch_coll, 1);
+        if (H5Fclose(f) < 0)
+            rc = 1;
+        atomic_store(&watch_coll, 0);
+        atomic_store(&slow_probe, 0);
+        if (colls == 0) {
+            fprintf(stderr, "close-collective: rank %d: the close made no collective on the IOC context\n", rank);
+            rc = 1;
+        }
+        if (coll_probes) {
+            fprintf(stderr, "close-collective: rank %d: %d IOC probe(s) during the close's collective\n", rank,
+                    coll_probes);
+            rc = 1;
+        }
     }
     else if (!strcmp(mode, "check"))
         rc = check_file(path, fapl) < 0;
