@@ -7,9 +7,10 @@
  * Receives are posted before the header leaves, so an IOC never waits for a
  * client to post.  Each request has its own tag pair, so replies of requests
  * in flight at once cannot be confused: tags repeat only every "span"
- * requests, so a client never has span remote requests posted -- before
- * posting one more it finishes its oldest (whose later wait then returns at
- * once) -- and every reply must carry its request's id.  Every wait is
+ * request ids, so before posting request `id` a client finishes every
+ * posted request with an id span or more below it (whose later wait then
+ * returns at once) -- the posted list is in id order, so the oldest go
+ * first -- and every reply must carry its request's id.  Every wait is
  * bounded by the context's timeout: an IOC that never answers becomes an
  * error, not a hang -- and the caller's memory is ours only until the wait
  * returns: write payloads leave from a copy (payload_copy), read receives
@@ -283,9 +284,12 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         total += lens[i];
     uint64_t id   = atomic_fetch_add(&ctx->next_id, 1);
     int      span = (ctx->tag_ub - H5SF_TAG_FIRST) / 4;
-    /* Tags repeat every span requests: with span posted, two replies could
-     * match one receive.  Finish the oldest first (its wait returns later). */
-    while (ctx->nposted >= (uint64_t)span)
+    /* Tags repeat every span ids.  Counting the posted requests is not
+     * enough: requests to our own IOC and requests finished early use ids
+     * too, so the posted ones need not be the last ones.  Finish every
+     * posted request whose id is span or more behind (oldest first; its
+     * wait returns later): the rest lie in (id - span, id], all on other tags. */
+    while (ctx->posted_head && id - ctx->posted_head->id >= (uint64_t)span)
         finish(ctx->posted_head);
     memset(&h, 0, sizeof h);
     h.op      = (uint16_t)op;
