@@ -9,6 +9,13 @@
  * recently used idle one, and a worker reopens it when a request comes.
  * A handful to a few hundred entries per context: a list is the right
  * structure, and the scan for the oldest runs only when the cap is hit.
+ *
+ * open(2) and close(2) run without ctx->lock: a close can block for long
+ * (NFS writes back dirty pages there), and the progress thread, the local
+ * waiters and the stop all need the lock.  Under the lock a descriptor to
+ * close is taken off its entry (fd -1: never handed out again, a request
+ * reopens the file), and an entry to open is marked SF_OPENING and counted,
+ * so that nobody opens it twice; whoever wants it waits for that open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,20 +32,50 @@ ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile)
     return NULL;
 }
 
-/* Close the least recently used descriptor nobody is using (lock held).
- * Nothing to close (all busy) lets the count go over the cap for a while
- * rather than stall I/O. */
-static void evict_one(h5sf_ioc_ctx_t *ctx)
+/* sf->fd while one thread opens it: the others wait (lock dropped). */
+#define SF_OPENING (-2)
+/* Descriptors make_room takes off their entries at most, per call. */
+#define EVICT_MAX 4
+
+/* Take the descriptor of the least recently used entry nobody is using off
+ * it, for the caller to close after dropping the lock; -1 if there is none
+ * (all busy or being opened). */
+static int evict_one(h5sf_ioc_ctx_t *ctx)
 {
     ioc_sf_t *old = NULL;
     for (ioc_sf_t *sf = ctx->sfs; sf; sf = sf->next)
         if (sf->fd >= 0 && !sf->active && !sf->barrier && !sf->held && (!old || sf->last_use < old->last_use))
             old = sf;
     if (!old)
-        return;
-    close(old->fd);
+        return -1;
+    int fd  = old->fd;
     old->fd = -1;
     ctx->nfds--;
+    return fd;
+}
+
+/* Make room for one more descriptor under the cap (lock held): the
+ * descriptors to close go to fds[EVICT_MAX], their number is returned.
+ * Nothing to close (all busy) lets the count go over the cap for a while
+ * rather than stall I/O. */
+static int make_room(h5sf_ioc_ctx_t *ctx, int *fds)
+{
+    int n = 0;
+    while (ctx->nfds >= ctx->max_fds && ctx->nfds > 0 && n < EVICT_MAX) {
+        int fd = evict_one(ctx);
+        if (fd < 0)
+            break;
+        fds[n++] = fd;
+    }
+    return n;
+}
+
+/* Close what make_room took (lock not held).  A failed close of an idle
+ * descriptor loses nothing: every write on it was answered already. */
+static void close_evicted(const int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
 }
 
 static int open_fd(h5sf_ioc_ctx_t *ctx, const char *path, int flags)
@@ -51,33 +88,39 @@ static int open_fd(h5sf_ioc_ctx_t *ctx, const char *path, int flags)
     return open(path, flags | O_CLOEXEC, 0666);
 }
 
-/* Make room for one more descriptor under the cap (lock held). */
-static void make_room(h5sf_ioc_ctx_t *ctx)
-{
-    while (ctx->nfds >= ctx->max_fds && ctx->nfds > 0) {
-        int before = ctx->nfds;
-        evict_one(ctx);
-        if (ctx->nfds == before)
-            break;
-    }
-}
-
 int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf)
 {
-    int err = 0;
+    int err = 0, fds[EVICT_MAX], n, fd;
     uv_mutex_lock(&ctx->lock);
     sf->last_use = ++ctx->use_clock;
-    if (sf->fd < 0) {
-        make_room(ctx);
-        /* Created at open already: never create or truncate again. */
-        sf->fd = open_fd(ctx, sf->path, sf->flags);
-        if (sf->fd < 0)
-            err = errno ? errno : EIO;
-        else {
-            ctx->nfds++;
-            atomic_fetch_add(&ctx->reopens, 1);
-        }
+    /* Another thread opens it: wait for that.  (done_cond, not cond: a
+     * waiter here must not take the signal meant for an idle worker.) */
+    while (sf->fd == SF_OPENING && !atomic_load(&ctx->abandoned))
+        uv_cond_wait(&ctx->done_cond, &ctx->lock);
+    if (sf->fd >= 0)
+        goto done;
+    if (atomic_load(&ctx->abandoned)) { /* back too late: no more I/O */
+        err = ECANCELED;
+        goto done;
     }
+    n      = make_room(ctx, fds);
+    sf->fd = SF_OPENING; /* sf is active: nobody evicts or frees it meanwhile */
+    ctx->nfds++;
+    uv_mutex_unlock(&ctx->lock);
+
+    close_evicted(fds, n);
+    /* Created at open already: never create or truncate again. */
+    if ((fd = open_fd(ctx, sf->path, sf->flags)) < 0)
+        err = errno ? errno : EIO;
+
+    uv_mutex_lock(&ctx->lock);
+    sf->fd = fd;
+    if (fd < 0)
+        ctx->nfds--;
+    else
+        atomic_fetch_add(&ctx->reopens, 1);
+    uv_cond_broadcast(&ctx->done_cond);
+done:
     uv_mutex_unlock(&ctx->lock);
     return err;
 }
@@ -90,12 +133,18 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
         free(sf);
         return h5sf_fail(e, ENOMEM, "out of memory opening subfile %s", path);
     }
+    int fds[EVICT_MAX], n;
     uv_mutex_lock(&ctx->lock);
-    make_room(ctx);
+    n = make_room(ctx, fds);
+    ctx->nfds++; /* ours, while we open it */
     uv_mutex_unlock(&ctx->lock);
+    close_evicted(fds, n);
     sf->fd = open_fd(ctx, path, flags);
     if (sf->fd < 0) {
         int err = errno;
+        uv_mutex_lock(&ctx->lock);
+        ctx->nfds--;
+        uv_mutex_unlock(&ctx->lock);
         free(sf->path);
         free(sf);
         return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank,
@@ -108,7 +157,6 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
     sf->next     = ctx->sfs;
     ctx->sfs     = sf;
     sf->last_use = ++ctx->use_clock;
-    ctx->nfds++;
     uv_mutex_unlock(&ctx->lock);
     return 0;
 }
