@@ -3,7 +3,8 @@
  *
  *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
  *
- *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap
+ *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap |
+ *          nomem-topo | nomem-plan (an allocation of h5sf_open fails)
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only the IOC with this rank (in the file's communicator); default all
  *   after  let this many matching calls pass first (default 0)

@@ -294,9 +294,14 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     if (creating && layout_setup(f, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    if (sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0 ||
+    /* Agreed: a rank that left here alone would leave the others in the
+     * channels' collectives. */
+    if (h5sf_fault("nomem-plan", f->rank) ||
+        sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0 ||
         !(f->xmark = calloc((size_t)f->layout.stripe_count, sizeof *f->xmark)))
-        H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory for the stripe plan");
+        failed = h5sf_fail(&eb, ENOMEM, "out of memory for the stripe plan") < 0;
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
     f->stats_transfers = h5sf_stats_transfers_wanted();
     if (h5sf_channels_open(f, flags, &eb) < 0) {
         /* Every rank failed together (agreed): close, collectively, what

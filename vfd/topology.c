@@ -8,6 +8,7 @@
  * two drivers put every subfile on the same node, which is what lets each
  * read the other's files on node-local storage.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include "internal.h"
 #include "iocmap.h"
@@ -20,8 +21,15 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     int     *leads;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    if (!(leads = malloc((size_t)size * sizeof *leads)))
-        return h5sf_fail(e, 0, "out of memory selecting IOCs");
+    /* The ranks agree on the allocation before the collectives below: a
+     * rank that returned alone would leave the others in them. */
+    int bad, anybad = 1;
+    leads = h5sf_fault("nomem-topo", rank) ? NULL : malloc((size_t)size * sizeof *leads);
+    bad   = !leads;
+    if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || anybad) {
+        free(leads);
+        return h5sf_fail(e, ENOMEM, bad ? "out of memory selecting IOCs" : "another rank ran out of memory selecting IOCs");
+    }
 
     /* Nodes as the built-in finds them (H5FD__subfiling_setup_context):
      * MPI_COMM_TYPE_SHARED; a node is named by its lowest rank in comm

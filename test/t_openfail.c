@@ -1,0 +1,86 @@
+/*
+ * t_openfail.c -- an allocation that fails on one rank only while h5sf opens
+ * a file: every rank's open fails, with the reason, and none is left waiting
+ * in a collective the others never reach.
+ *
+ * ctest sets H5SF_FAULT="op=<site>,rank=<r>,count=1": the site's allocation
+ * fails once, on rank r alone (sites: nomem-topo, choosing the IOCs;
+ * nomem-plan, the stripe plan).  The first H5Fcreate must fail on every
+ * rank naming the allocation; the second, with the fault spent, must
+ * succeed and round-trip a pattern.  An alarm turns a hang into a failure.
+ *
+ * usage: t_openfail DIR
+ */
+#include <hdf5.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "h5sf.h"
+#include "t_check.h"
+
+static herr_t collect(unsigned n, const H5E_error2_t *err, void *data)
+{
+    (void)n;
+    strncat((char *)data, err->desc ? err->desc : "", 4095 - strlen((char *)data));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int  provided;
+    char path[4096], msg[4096] = "";
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc != 2)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    alarm(60); /* a hang is the defect */
+    if (rank == 0)
+        mkdir(argv[1], 0755);
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s/openfail.h5", argv[1]);
+    CHECK(H5FD_h5sf_init() >= 0, "cannot register h5sf");
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=4096,stripe_count=3");
+
+    hid_t f;
+    H5E_BEGIN_TRY { f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
+    H5E_END_TRY
+    CHECK(f < 0, "the open succeeded although an allocation failed (%s)", getenv("H5SF_FAULT"));
+    if (f >= 0)
+        H5Fclose(f);
+    else {
+        /* The reason, on every rank (the failing rank's, agreed). */
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, msg);
+        CHECK(strstr(msg, "out of memory") != NULL, "the error does not name the allocation: \"%s\"", msg);
+        /* The fault is spent (count=1): this one must work. */
+        f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    }
+    CHECK(f >= 0, "the open after the failed one failed too");
+    if (f >= 0) {
+        hsize_t n = 4096 * 3, per = n / (hsize_t)size, off = per * (hsize_t)rank;
+        hid_t   fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &per, NULL);
+        hid_t   d  = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        unsigned char *b = malloc(per), *g = malloc(per);
+        for (hsize_t i = 0; i < per; i++)
+            b[i] = (unsigned char)(off + i);
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &per, NULL);
+        CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "write");
+        CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0 && !memcmp(b, g, per), "read back");
+        free(b);
+        free(g);
+        H5Dclose(d);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        CHECK(H5Fclose(f) >= 0, "close");
+    }
+    H5Pclose(fapl);
+    int all = t_verdict("t_openfail");
+    MPI_Finalize();
+    return all;
+}
