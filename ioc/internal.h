@@ -155,7 +155,7 @@ struct h5sf_ioc_ctx {
     bool             world;          /* comm is congruent with MPI_COMM_WORLD */
     atomic_bool      parked;         /* no file open: the daemon sleeps      */
     uv_cond_t        park_cond;      /* ... on this, until a file opens      */
-    bool             asleep;         /* the progress thread sleeps so (lock) */
+    bool             asleep;         /* its thread sleeps parked, or is gone (lock) */
     /* IOC threads of this context inside a stretch of MPI calls entered
      * without the finalize gate (ioc_mpi_enter), and whether someone waits
      * for that count to reach 0 (then leaving wakes park_cond). */

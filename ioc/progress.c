@@ -256,6 +256,11 @@ static void progress_main(void *arg)
         receive_held(pg, count, false);
         ioc_mpi_leave(ctx, gated);
     }
+    /* Gone for good (stopped, or MPI failed): a parker need not wait. */
+    uv_mutex_lock(&ctx->lock);
+    ctx->asleep = true;
+    uv_cond_broadcast(&ctx->park_cond);
+    uv_mutex_unlock(&ctx->lock);
     free(pg);
 }
 
@@ -264,8 +269,9 @@ int ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
     progress_t *pg = calloc(1, sizeof *pg);
     if (!pg)
         return h5sf_fail(e, ENOMEM, "out of memory starting the IOC progress thread");
-    pg->ctx = ctx;
-    int rc  = uv_thread_create(&ctx->progress, progress_main, pg);
+    pg->ctx     = ctx;
+    ctx->asleep = false;
+    int rc      = uv_thread_create(&ctx->progress, progress_main, pg);
     if (rc) {
         free(pg);
         return h5sf_fail(e, -rc, "cannot start the IOC progress thread: %s", uv_strerror(rc));
