@@ -272,6 +272,32 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
     return ctx;
 }
 
+int h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
+{
+    int rank, size, first;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int mine = local_failed ? rank : size;
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return h5sf_fail(e, 0, "MPI_Allreduce failed while agreeing on errors");
+    if (first == size)
+        return 0;
+    /* Everyone reports the lowest failing rank's reason; the failing rank
+     * keeps its own text. */
+    h5sf_errbuf_t tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (rank == first && e)
+        tmp = *e;
+    MPI_Bcast(&tmp, (int)sizeof tmp, MPI_BYTE, first, comm);
+    if (e && rank != first) {
+        char msg[sizeof tmp.msg];
+        snprintf(msg, sizeof msg, "rank %d: %.490s", first, tmp.msg);
+        memcpy(e->msg, msg, sizeof msg);
+        e->err_no = tmp.err_no;
+    }
+    return -1;
+}
+
 static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e)
 {
     h5sf_ioc_ctx_t *ctx;
@@ -293,7 +319,17 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
         MPI_Comm_free(&dup);
         return h5sf_fail(e, 0, "cannot agree on H5SF_IOC_MEMORY for the IOC communicator");
     }
-    if (!(ctx = ioc_ctx_new(rank, size, timeout_s, e))) {
+    /* Agreed before the collectives below (shared memory, the daemons): a
+     * rank that returned alone would leave the others in them. */
+    if (ioc_fault("nomem-ctx", rank)) {
+        h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
+        ctx = NULL;
+    }
+    else
+        ctx = ioc_ctx_new(rank, size, timeout_s, e);
+    if (h5sf_ioc_agree(dup, !ctx, e) < 0) {
+        if (ctx)
+            ioc_ctx_free(ctx, false);
         MPI_Comm_free(&dup);
         return -1;
     }

@@ -4,7 +4,8 @@
  *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
  *
  *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap |
- *          nomem-topo | nomem-plan (an allocation of h5sf_open fails)
+ *          nomem-topo | nomem-plan | nomem-ctx (an allocation at open fails:
+ *          choosing the IOCs, the stripe plan, a new IOC context)
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only the IOC with this rank (in the file's communicator); default all
  *   after  let this many matching calls pass first (default 0)

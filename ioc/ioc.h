@@ -24,8 +24,9 @@ typedef struct h5sf_ioc_req h5sf_ioc_req_t;
 
 enum { H5SF_IOC_OP_WRITE = 1, H5SF_IOC_OP_READ = 2 };
 
-/* Collective over comm.  Returns the shared context for comm's group (created
- * on first use, reference counted).  timeout_s bounds every client wait. */
+/* Collective on comm: 0 if no rank failed; else -1 on every rank, e holding
+ * the lowest failing rank's reason ("rank R: ..." on the others). */
+int  h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 /* Check the IOC's environment settings (H5SF_IOC_MEMORY, H5SF_IOC_MAX_FDS,
  * H5SF_IOC_MERGE_WAIT) so that bad values fail every open, whatever the
  * channel. */
@@ -37,6 +38,8 @@ int  h5sf_ioc_fd_cap(void);
  * moment to merge with other ranks' into contiguous runs.  Clients on the
  * IOC's node write everything else directly (vfd/local.c). */
 bool h5sf_ioc_sparse(uint64_t count, uint64_t extent, uint64_t total);
+/* Collective over comm.  Returns the shared context for comm's group (created
+ * on first use, reference counted).  timeout_s bounds every client wait. */
 int  h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
 /* Collective over the context's communicator.  The last release parks the
  * context (see ctx.c) or stops its daemon and frees it. */

@@ -5,7 +5,7 @@
  *
  * ctest sets H5SF_FAULT="op=<site>,rank=<r>,count=1": the site's allocation
  * fails once, on rank r alone (sites: nomem-topo, choosing the IOCs;
- * nomem-plan, the stripe plan).  The first H5Fcreate must fail on every
+ * nomem-plan, the stripe plan; nomem-ctx, a new IOC context).  The first H5Fcreate must fail on every
  * rank naming the allocation; the second, with the fault spent, must
  * succeed and round-trip a pattern.  An alarm turns a hang into a failure.
  *
@@ -39,8 +39,22 @@ int main(int argc, char **argv)
     if (argc != 2)
         MPI_Abort(MPI_COMM_WORLD, 2);
     alarm(60); /* a hang is the defect */
-    if (rank == 0)
+    /* No file of an earlier run: HDF5 first opens an existing file without
+     * H5F_ACC_TRUNC to see whether it is open already, and that probe (whose
+     * failure HDF5 ignores) would take the one injected fault. */
+    if (rank == 0) {
         mkdir(argv[1], 0755);
+        DIR           *dp = opendir(argv[1]);
+        struct dirent *de;
+        char           p[8192];
+        while (dp && (de = readdir(dp)))
+            if (de->d_name[0] != '.') {
+                snprintf(p, sizeof p, "%s/%s", argv[1], de->d_name);
+                unlink(p);
+            }
+        if (dp)
+            closedir(dp);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/openfail.h5", argv[1]);
     CHECK(H5FD_h5sf_init() >= 0, "cannot register h5sf");

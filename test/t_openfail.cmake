@@ -1,12 +1,17 @@
 # t_openfail: an allocation that fails on one rank only while h5sf opens a
 # file (H5SF_FAULT op nomem-topo: choosing the IOCs; nomem-plan: the stripe
-# plan) fails the open on every rank with the reason, and the next open
-# works; an alarm turns a hang into a failure.  No plugins on the path, so
-# HDF5 keeps h5sf's messages (test/mpi_tests.cmake, t_errstack).
+# plan; nomem-ctx: a new IOC context, IOC channel only) fails the open on
+# every rank with the reason, and the next open works; an alarm turns a
+# hang into a failure.  No plugins on the path, so HDF5 keeps h5sf's
+# messages (test/mpi_tests.cmake, t_errstack).
 add_executable(t_openfail ${CMAKE_CURRENT_SOURCE_DIR}/t_openfail.c)
 target_link_libraries(t_openfail PRIVATE h5sf hdf5::hdf5-shared)
-foreach(site topo plan)
-  foreach(ch direct ioc)
+foreach(site topo plan ctx)
+  set(chans direct ioc)
+  if(site STREQUAL "ctx")
+    set(chans ioc)
+  endif()
+  foreach(ch IN LISTS chans)
     foreach(np 2 3)
       math(EXPR last "${np} - 1")
       set(name t_openfail_${site}_${ch}_np${np})

@@ -138,26 +138,5 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e)
 
 int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
 {
-    int rank, size, first;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    int mine = local_failed ? rank : size;
-    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return h5sf_fail(e, 0, "MPI_Allreduce failed while agreeing on errors");
-    if (first == size)
-        return 0;
-    /* Everyone reports the lowest failing rank's reason; the failing rank
-     * keeps its own text. */
-    h5sf_errbuf_t tmp;
-    memset(&tmp, 0, sizeof tmp);
-    if (rank == first && e)
-        tmp = *e;
-    MPI_Bcast(&tmp, (int)sizeof tmp, MPI_BYTE, first, comm);
-    if (e && rank != first) {
-        char msg[sizeof tmp.msg];
-        snprintf(msg, sizeof msg, "rank %d: %.490s", first, tmp.msg);
-        memcpy(e->msg, msg, sizeof msg);
-        e->err_no = tmp.err_no;
-    }
-    return -1;
+    return h5sf_ioc_agree(comm, local_failed, e);
 }
