@@ -54,3 +54,28 @@ h5sf_multinode_test(4x2 place 4 2)
 h5sf_multinode_test(order_2x2 order 2 2 --map-by node)
 h5sf_multinode_test(unreachable unreachable)
 h5sf_multinode_test(crash crash)
+
+# Under MPICH 4.0.2 the jobs write, read back and place their IOCs right,
+# then MPI_Finalize does not return: across these hosts, UCX's TCP transport
+# hangs there without h5sf too (test/mpi_repro/tcp_finalize.c).  The tests
+# are disabled, multinode_mpich says so (skipped), and
+# mpich_tcp_finalize_hangs keeps the evidence: it passes while a plain MPI
+# job still hangs in MPI_Finalize and fails once none does.
+if(H5SF_MPI_FLAVOUR STREQUAL "mpich")
+  set(_off "")
+  foreach(t 2x2 3x2 4x2 order_2x2 unreachable crash)
+    set_tests_properties(multinode_${t} PROPERTIES DISABLED TRUE)
+    list(APPEND _off multinode_${t})
+  endforeach()
+  string(REPLACE ";" " " _off "${_off}")
+  add_test(NAME multinode_mpich
+           COMMAND sh -c "echo 'skipped: under MPICH 4.0.2 MPI_Finalize over UCX TCP hangs across these hosts without h5sf (mpich_tcp_finalize_hangs); disabled: ${_off}'; exit 77")
+  set_tests_properties(multinode_mpich PROPERTIES SKIP_RETURN_CODE 77 LABELS "multinode")
+  add_executable(tcp_finalize ${CMAKE_CURRENT_SOURCE_DIR}/mpi_repro/tcp_finalize.c)
+  target_link_libraries(tcp_finalize PRIVATE MPI::MPI_C)
+  add_test(NAME mpich_tcp_finalize_hangs
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_repro/mpich_checks.sh tcp-finalize
+                   ${CMAKE_SOURCE_DIR}/scripts/netns-cluster.sh $<TARGET_FILE:tcp_finalize>)
+  set_tests_properties(mpich_tcp_finalize_hangs PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};MPIEXEC=${MPIEXEC_EXECUTABLE}"
+                       LABELS "multinode" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 300)
+endif()
