@@ -20,6 +20,62 @@
 
 #define H5SF_MAXADDR ((haddr_t)(((haddr_t)1 << 62) - 1))
 
+/* The class's callbacks in this file (read and write: io.c). */
+static herr_t  h5sf_term(void);
+static hsize_t h5sf_sb_size(H5FD_t *file);
+static herr_t  h5sf_sb_encode(H5FD_t *file, char *name, unsigned char *buf);
+static herr_t  h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char *buf);
+static void   *h5sf_fapl_get(H5FD_t *file);
+static void   *h5sf_fapl_copy(const void *fa);
+static herr_t  h5sf_fapl_free(void *fa);
+static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr);
+static herr_t  h5sf_close(H5FD_t *file);
+static int     h5sf_cmp(const H5FD_t *a, const H5FD_t *b);
+static herr_t  h5sf_query(const H5FD_t *file, unsigned long *flags);
+static haddr_t h5sf_get_eoa(const H5FD_t *file, H5FD_mem_t type);
+static herr_t  h5sf_set_eoa(H5FD_t *file, H5FD_mem_t type, haddr_t addr);
+static haddr_t h5sf_get_eof(const H5FD_t *file, H5FD_mem_t type);
+static herr_t  h5sf_get_handle(H5FD_t *file, hid_t fapl, void **handle);
+static herr_t  h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing);
+static herr_t  h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing);
+static herr_t  h5sf_delete(const char *name, hid_t fapl_id);
+static herr_t  h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *input, void **output);
+
+const H5FD_class_t h5sf_class = {
+    .version         = H5FD_CLASS_VERSION,
+    .value           = H5FD_H5SF_VALUE,
+    .name            = H5FD_H5SF_NAME,
+    .maxaddr         = H5SF_MAXADDR,
+    .fc_degree       = H5F_CLOSE_WEAK, /* as the built-in subfiling driver */
+    .terminate       = h5sf_term,
+    .sb_size         = h5sf_sb_size,
+    .sb_encode       = h5sf_sb_encode,
+    .sb_decode       = h5sf_sb_decode,
+    .fapl_size       = sizeof(H5FD_h5sf_config_t),
+    .fapl_get        = h5sf_fapl_get,
+    .fapl_copy       = h5sf_fapl_copy,
+    .fapl_free       = h5sf_fapl_free,
+    .open            = h5sf_open,
+    .close           = h5sf_close,
+    .cmp             = h5sf_cmp,
+    .query           = h5sf_query,
+    .get_eoa         = h5sf_get_eoa,
+    .set_eoa         = h5sf_set_eoa,
+    .get_eof         = h5sf_get_eof,
+    .get_handle      = h5sf_get_handle,
+    .read            = h5sf_read,
+    .write           = h5sf_write,
+    .read_vector     = h5sf_read_vector,
+    .write_vector    = h5sf_write_vector,
+    .read_selection  = h5sf_read_selection,
+    .write_selection = h5sf_write_selection,
+    .flush           = h5sf_flush,
+    .truncate        = h5sf_truncate,
+    .del             = h5sf_delete,
+    .ctl             = h5sf_ctl,
+    .fl_map          = H5FD_FLMAP_DICHOTOMY,
+};
+
 /* Close, through the public API, every file open with h5sf and the objects
  * in it.  Run from the MPI_Finalize hook, when every rank is in MPI_Finalize
  * and MPI still works, so the closes are collective as they must be. */
@@ -724,38 +780,3 @@ static herr_t h5sf_term(void)
     h5sf_id = H5I_INVALID_HID;
     return 0;
 }
-
-const H5FD_class_t h5sf_class = {
-    .version         = H5FD_CLASS_VERSION,
-    .value           = H5FD_H5SF_VALUE,
-    .name            = H5FD_H5SF_NAME,
-    .maxaddr         = H5SF_MAXADDR,
-    .fc_degree       = H5F_CLOSE_WEAK, /* as the built-in subfiling driver */
-    .terminate       = h5sf_term,
-    .sb_size         = h5sf_sb_size,
-    .sb_encode       = h5sf_sb_encode,
-    .sb_decode       = h5sf_sb_decode,
-    .fapl_size       = sizeof(H5FD_h5sf_config_t),
-    .fapl_get        = h5sf_fapl_get,
-    .fapl_copy       = h5sf_fapl_copy,
-    .fapl_free       = h5sf_fapl_free,
-    .open            = h5sf_open,
-    .close           = h5sf_close,
-    .cmp             = h5sf_cmp,
-    .query           = h5sf_query,
-    .get_eoa         = h5sf_get_eoa,
-    .set_eoa         = h5sf_set_eoa,
-    .get_eof         = h5sf_get_eof,
-    .get_handle      = h5sf_get_handle,
-    .read            = h5sf_read,
-    .write           = h5sf_write,
-    .read_vector     = h5sf_read_vector,
-    .write_vector    = h5sf_write_vector,
-    .read_selection  = h5sf_read_selection,
-    .write_selection = h5sf_write_selection,
-    .flush           = h5sf_flush,
-    .truncate        = h5sf_truncate,
-    .del             = h5sf_delete,
-    .ctl             = h5sf_ctl,
-    .fl_map          = H5FD_FLMAP_DICHOTOMY,
-};
