@@ -440,6 +440,26 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     return ret;
 }
 
+/* A write's payload sends, once its reply is in: they end when the IOC has
+ * taken the payload, which it does before it answers, even for a write it
+ * refused (ioc_refuse).  Bounded all the same: false if they have not
+ * ended by the deadline (or MPI failed). */
+static bool sends_done(h5sf_ioc_req_t *q, uint64_t deadline)
+{
+    unsigned idle = 0;
+    int      flag = 0;
+    if (!q->ndata)
+        return true;
+    while (MPI_Testall((int)q->ndata, q->data, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS) {
+        if (flag)
+            return true;
+        if (ioc_now_ns() > deadline)
+            return false;
+        ioc_backoff(&idle);
+    }
+    return false;
+}
+
 /* Wait for a remote request's reply and payload and keep the outcome in q
  * (q->ret, q->err, q->value); q leaves the posted list.  A request given up
  * on (timeout, MPI failure) is marked abandoned: MPI may still use it. */
@@ -494,7 +514,19 @@ static int finish(h5sf_ioc_req_t *q)
                     MPI_Wait(&q->data[k], MPI_STATUS_IGNORE);
                 }
     }
-    MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE);
+    MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE); /* received: it was answered */
+    if (q->op == H5SF_WIRE_WRITE && !sends_done(q, t0 + limit)) {
+        /* A later request on this tag could take these bytes: no more
+         * requests to this IOC. */
+        ctx->dead[q->ioc] = 1;
+        h5sf_errbuf_t why = *e;
+        ret = h5sf_fail(e, rep.status > 0 ? rep.status : ETIMEDOUT,
+                        "IOC rank %d did not take the payload of a %llu-byte write on subfile %u within the timeout "
+                        "(%d s)%s%s; no more requests are sent to it",
+                        q->ioc, (unsigned long long)q->total, q->subfile, ctx->timeout_s,
+                        rep.status ? " after refusing it: " : "", rep.status ? why.msg : "");
+        goto abandon;
+    }
     if (q->ndata)
         MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE);
     if (q->shm) { /* the IOC is done with the region */

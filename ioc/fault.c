@@ -5,7 +5,9 @@
  *
  *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap |
  *          nomem-topo | nomem-plan | nomem-ctx (an allocation at open fails:
- *          choosing the IOCs, the stripe plan, a new IOC context)
+ *          choosing the IOCs, the stripe plan, a new IOC context) |
+ *          nomem-accept (an allocation fails while the IOC's progress
+ *          thread accepts a request: the IOC refuses it)
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only the IOC with this rank (in the file's communicator); default all
  *   after  let this many matching calls pass first (default 0)

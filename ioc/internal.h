@@ -333,8 +333,14 @@ bool ioc_run_own(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* run.c */
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
-/* Receive and discard a write payload (error paths). */
-void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+/* Receive and discard the payload of write h from source (error paths), so
+ * that the client's sends end and no later request on its tag gets its
+ * bytes; -1, with the reason in e, if not all of it came within the timeout
+ * or MPI failed. */
+int  ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, h5sf_errbuf_t *e);
+/* Refuse request h from source: take its payload (if messages), then reply
+ * with err and msg (and why its payload was not taken, if it was not). */
+void ioc_refuse(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 
 /* ctx.c: a context with everything but its communicator (MPI_COMM_NULL),
  * not registered; test/unit_sched_mt.c runs workers on such contexts, with

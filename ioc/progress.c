@@ -39,7 +39,9 @@ typedef struct progress {
     MPI_Status      st;
 } progress_t;
 
-/* Answer a message we cannot use, if it tells us where to answer. */
+/* Answer a message that does not decode, if it tells us where to answer.
+ * Its payload, if any, is not taken: nothing in it can be trusted.  The
+ * client's sends then end at its timeout, and it stops using this IOC. */
 static void reject(h5sf_ioc_ctx_t *ctx, const unsigned char *buf, size_t len, int source, const char *why)
 {
     h5sf_wire_hdr_t h;
@@ -58,37 +60,50 @@ static void reject(h5sf_ioc_ctx_t *ctx, const unsigned char *buf, size_t len, in
                 why);
 }
 
+/* Refuse a decoded request we cannot take (out of memory): its payload
+ * messages are received and dropped first (ioc_refuse), so that the
+ * client's sends end and a later request on the same tag gets only its
+ * own bytes. */
+static void refuse(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, const char *why)
+{
+    char msg[H5SF_WIRE_REPLY_MSG];
+    snprintf(msg, sizeof msg, "IOC rank %d rejected a request from rank %d: %s", ctx->rank, source, why);
+    ioc_refuse(ctx, h, source, ENOMEM, msg);
+}
+
 static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
     char msg[H5SF_WIRE_REPLY_MSG];
-    /* The client's payload sends complete only when received: take them. */
-    if (r->h.op == H5SF_WIRE_WRITE && !r->data)
-        ioc_drain_payload(ctx, r);
     snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)",
              ctx->rank, r->h.subfile, r->h.file_id);
-    ioc_reply_error(ctx, &r->h, r->source, EBADF, msg);
+    /* The client's payload sends complete only when received: taken first. */
+    ioc_refuse(ctx, &r->h, r->source, EBADF, msg);
     ioc_req_free(ctx, r);
 }
 
-/* Build a request from a decoded message; takes ownership of buf. */
+/* Build a request from a decoded message; takes ownership of buf.  The
+ * header is decoded before anything is allocated, so that a request
+ * refused for want of memory still has its payload taken (refuse). */
 static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source)
 {
     h5sf_ioc_ctx_t      *ctx = pg->ctx;
     h5sf_errbuf_t        eb;
+    h5sf_wire_hdr_t      h;
     const unsigned char *pairs, *payload;
-    ioc_req_t           *r = calloc(1, sizeof *r);
+    ioc_req_t           *r;
 
-    if (!r) {
-        reject(ctx, buf, len, source, "out of memory");
-        free(buf);
-        return -1;
-    }
-    if (h5sf_wire_decode(buf, len, &r->h, &pairs, &payload, &eb) < 0) {
+    if (h5sf_wire_decode(buf, len, &h, &pairs, &payload, &eb) < 0) {
         reject(ctx, buf, len, source, eb.msg);
         free(buf);
-        free(r);
         return -1;
     }
+    /* Test-only: an allocation failing here (H5SF_FAULT op=nomem-accept). */
+    if (ioc_fault("nomem-accept", ctx->rank) || !(r = calloc(1, sizeof *r))) {
+        refuse(ctx, &h, source, "out of memory");
+        free(buf);
+        return -1;
+    }
+    r->h       = h;
     r->msg     = buf;
     r->msg_len = ioc_msg_cost(len, r->h.count, r->h.total);
     r->source  = source;
@@ -98,7 +113,7 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         return 0;
     }
     if (r->h.count && !(r->offs = malloc(2 * r->h.count * sizeof *r->offs))) {
-        reject(ctx, buf, len, source, "out of memory for the piece list");
+        refuse(ctx, &r->h, source, "out of memory for the piece list");
         ioc_req_free(ctx, r);
         return -1;
     }

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -92,37 +93,83 @@ static int send_bytes(h5sf_ioc_ctx_t *ctx, const void *buf, uint64_t n, int dest
     return wait_req(ctx, &req);
 }
 
-static int recv_bytes(h5sf_ioc_ctx_t *ctx, void *buf, uint64_t n, int src, int tag)
-{
-    MPI_Request req;
-    if (MPI_Irecv(buf, (int)n, MPI_BYTE, src, tag, ctx->comm, &req) != MPI_SUCCESS)
-        return -1;
-    return wait_req(ctx, &req);
-}
-
 static uint64_t chunk_len(uint64_t total, uint64_t k)
 {
     uint64_t left = total - k * H5SF_IOC_CHUNK;
     return left < H5SF_IOC_CHUNK ? left : H5SF_IOC_CHUNK;
 }
 
-void ioc_drain_payload(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+/* h is a write whose payload comes as MPI messages (not inline, not in
+ * shared memory). */
+static bool payload_messages(const h5sf_wire_hdr_t *h)
 {
-    unsigned char *scratch = malloc(H5SF_IOC_CHUNK);
-    ioc_cursor_t   c       = {0, 0};
-    for (uint64_t k = 0; scratch && k < ioc_nchunks(r->h.total); k++) {
-        uint64_t plen[IOC_SPLIT_MAX];
-        size_t   np = ioc_chunk_plan(r->lens, r->h.count, &c, chunk_len(r->h.total, k), plen);
-        for (size_t j = 0; j < np; j++) {
-            int rc = recv_bytes(ctx, scratch, plen[j], r->source, H5SF_TAG_WDATA(r->h.tag));
-            if (rc == -2)
-                return; /* MPI may still write into scratch: leak it */
-            if (rc < 0)
-                goto done; /* cannot take it: the client times out with our error */
+    return h->op == H5SF_WIRE_WRITE && h->total && !(h->flags & (H5SF_WIRE_INLINE | H5SF_WIRE_SHM));
+}
+
+/* The payload's messages are matched by probing its tag, not by its piece
+ * list: a request refused for want of memory has none.  Each is received
+ * whole into scratch (or, if even that cannot be had, truncated to nothing,
+ * which completes the send all the same).  The client posted its sends
+ * with its header, so they are here or on their way; waiting for them is
+ * bounded by the timeout and the stop all the same. */
+int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, h5sf_errbuf_t *e)
+{
+    uint64_t       got = 0, deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    unsigned char *scratch = NULL;
+    size_t         cap     = 0;
+    unsigned       idle    = 0;
+    int            ret     = 0;
+    while (got < h->total) {
+        int         flag = 0, n = 0, rc;
+        MPI_Message m;
+        MPI_Status  st;
+        if (MPI_Improbe(source, H5SF_TAG_WDATA(h->tag), ctx->comm, &flag, &m, &st) != MPI_SUCCESS) {
+            ret = h5sf_fail(e, 0, "MPI failed probing for its payload");
+            goto done;
         }
+        if (!flag) {
+            if (atomic_load(&ctx->stop) || ioc_now_ns() >= deadline) {
+                ret = h5sf_fail(e, ETIMEDOUT, "only %llu of its %llu payload bytes arrived within %d s",
+                                (unsigned long long)got, (unsigned long long)h->total, ctx->timeout_s);
+                goto done;
+            }
+            ioc_backoff(&idle);
+            continue;
+        }
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        if ((size_t)n > cap) {
+            free(scratch);
+            cap     = (size_t)n;
+            scratch = malloc(cap);
+            if (!scratch)
+                cap = 0;
+        }
+        rc = scratch ? MPI_Mrecv(scratch, n, MPI_BYTE, &m, MPI_STATUS_IGNORE)
+                     : MPI_Mrecv(NULL, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS && (scratch || n == 0)) {
+            ret = h5sf_fail(e, 0, "MPI failed receiving its payload");
+            goto done;
+        }
+        got += (uint64_t)n;
+        idle = 0;
     }
 done:
     free(scratch);
+    return ret;
+}
+
+void ioc_refuse(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg)
+{
+    char          full[H5SF_WIRE_REPLY_MSG];
+    h5sf_errbuf_t eb;
+    snprintf(full, sizeof full, "%s", msg);
+    if (payload_messages(h) && ioc_drain_payload(ctx, h, source, &eb) < 0) {
+        /* The client's sends then end only at its timeout: say why. */
+        fprintf(stderr, "h5sf: IOC rank %d could not take the payload of rank %d's refused write: %s\n",
+                ctx->rank, source, eb.msg);
+        snprintf(full, sizeof full, "%.200s; its payload was not taken: %.160s", msg, eb.msg);
+    }
+    ioc_reply_error(ctx, h, source, err, full);
 }
 
 static void send_reply(h5sf_ioc_ctx_t *ctx, int source, int tag, const h5sf_wire_reply_t *rep)
@@ -525,6 +572,20 @@ static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
 }
 
 
+/* A member's write fails before its payload moved: take the payload so
+ * that the client's sends end, or say in the reply that it was not. */
+static void drain_refused(h5sf_ioc_ctx_t *ctx, member_t *m)
+{
+    h5sf_errbuf_t eb;
+    size_t        l = strlen(m->rep.msg);
+    if (ioc_drain_payload(ctx, &m->r->h, m->r->source, &eb) == 0)
+        return;
+    fprintf(stderr, "h5sf: IOC rank %d could not take the payload of rank %d's failed write: %s\n", ctx->rank,
+            m->r->source, eb.msg);
+    if (l < sizeof m->rep.msg)
+        snprintf(m->rep.msg + l, sizeof m->rep.msg - l, "; its payload was not taken: %.160s", eb.msg);
+}
+
 /* Run a group formed by ioc_group_take() (lock not held): the I/O, then
  * release the requests that waited for its members, then answer. */
 void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap)
@@ -564,12 +625,12 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
             snprintf(mb[j].rep.msg, sizeof mb[j].rep.msg, "IOC rank %d: %s %s: %s (errno %d)", ctx->rank, why,
                      r0->sf->path, strerror(err), err);
             if (mb[j].r->h.op == H5SF_WIRE_WRITE && !ioc_addressable(mb[j].r))
-                ioc_drain_payload(ctx, mb[j].r);
+                drain_refused(ctx, &mb[j]);
         }
     }
     else if (io) {
         if (mb[0].failed && r0->h.op == H5SF_WIRE_WRITE && !ioc_addressable(r0))
-            ioc_drain_payload(ctx, r0); /* no buffer for it */
+            drain_refused(ctx, &mb[0]); /* no buffer for it */
         else
             run_group(ctx, mb, nm, *segs);
     }
