@@ -186,22 +186,34 @@ static void say_abandoned(const h5sf_ioc_ctx_t *ctx)
             ctx->rank, ctx->timeout_s);
 }
 
-static void ctx_stop_daemon(h5sf_ioc_ctx_t *ctx)
+/* Stop and join the workers (the progress thread is gone or never ran);
+ * stuck ones are left with the context (ioc_workers_stop). */
+static void stop_workers(h5sf_ioc_ctx_t *ctx)
 {
-    if (!ctx->serving)
-        return;
+    if (ctx->nworkers == 0 || atomic_load(&ctx->abandoned))
+        return; /* abandoned: given up on once already, within the timeout */
     uv_mutex_lock(&ctx->lock);
     atomic_store(&ctx->stop, true);
-    uv_cond_broadcast(&ctx->park_cond);
     uv_mutex_unlock(&ctx->lock);
-    ioc_bell_ring(ctx, ctx->rank, true);
-    ioc_progress_stop(ctx);
-    ctx->serving = false;
     if (!ioc_workers_stop(ctx)) {
         say_abandoned(ctx);
         return; /* stop stays set: a worker that comes back leaves */
     }
     atomic_store(&ctx->stop, false);
+}
+
+static void ctx_stop_daemon(h5sf_ioc_ctx_t *ctx)
+{
+    if (ctx->serving) {
+        uv_mutex_lock(&ctx->lock);
+        atomic_store(&ctx->stop, true);
+        uv_cond_broadcast(&ctx->park_cond);
+        uv_mutex_unlock(&ctx->lock);
+        ioc_bell_ring(ctx, ctx->rank, true);
+        ioc_progress_stop(ctx);
+        ctx->serving = false;
+    }
+    stop_workers(ctx);
 }
 
 void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
@@ -231,6 +243,7 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
     while (ctx->nslots_free > 0)
         free(ctx->slots[--ctx->nslots_free]);
     free(ctx->slots);
+    free(ctx->workers); /* kept by a serve whose first worker failed to start */
     ioc_runner_free(&ctx->own);
     free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
@@ -474,18 +487,28 @@ MPI_Comm h5sf_ioc_ctx_comm(const h5sf_ioc_ctx_t *ctx) { return ctx->comm; }
 
 uint32_t h5sf_ioc_ctx_next_file_id(h5sf_ioc_ctx_t *ctx) { return ++ctx->next_file_id; }
 
+/* A thread that fails to start fails the call.  A context not yet serving
+ * is left as it was, with no thread: the workers already started wait on
+ * its lock and conditions, and nothing else would stop them before the
+ * context is freed (or parked, then freed).  Extra workers for a context
+ * already serving stay; its stop joins them. */
 int h5sf_ioc_serve(h5sf_ioc_ctx_t *ctx, int threads, h5sf_errbuf_t *e)
 {
+    int ret = -1;
     if (threads < 1)
         threads = 1;
     if (ioc_workers_start(ctx, threads, e) < 0)
-        return -1;
+        goto done;
     if (!ctx->serving) {
         if (ioc_progress_start(ctx, e) < 0)
-            return -1;
+            goto done;
         ctx->serving = true;
     }
-    return 0;
+    ret = 0;
+done:
+    if (ret < 0 && !ctx->serving)
+        stop_workers(ctx);
+    return ret;
 }
 
 void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out)

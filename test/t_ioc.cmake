@@ -42,6 +42,15 @@ target_link_libraries(unit_stuck PRIVATE h5sf_ioc)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
 add_test(NAME unit_stuck COMMAND unit_stuck ${CMAKE_CURRENT_BINARY_DIR}/work/stuck)
 set_tests_properties(unit_stuck PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 150)
+# A thread of h5sf_ioc_serve that fails to start (uv_thread_create wrapped:
+# each worker in turn, then the progress thread): serve fails with the
+# reason and stops the threads it started, so the context is freed with no
+# thread left on it (no MPI, like unit_stuck).
+add_executable(unit_serve_fail ${CMAKE_CURRENT_SOURCE_DIR}/unit_serve_fail.c)
+target_link_libraries(unit_serve_fail PRIVATE h5sf_ioc)
+target_link_options(unit_serve_fail PRIVATE -Wl,--wrap=uv_thread_create)
+add_test(NAME unit_serve_fail COMMAND unit_serve_fail)
+set_tests_properties(unit_serve_fail PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 90)
 # The IOC doorbell (ioc/shm.c): a private bell rung from another thread, no
 # MPI; a lost wake-up hangs into the timeout (H5SF_TEST_BELL_WAIT_S=600).
 add_executable(unit_bell ${CMAKE_CURRENT_SOURCE_DIR}/unit_bell.c)
@@ -63,12 +72,12 @@ foreach(m plain overlap limit short eintr enospc)
 endforeach()
 # A report is a failure; suppressions (test/tsan.supp) cover only code that
 # is not ours and each says why.
-set_property(TEST unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_bell ${_pool_tests} APPEND PROPERTY ENVIRONMENT
+set_property(TEST unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_serve_fail unit_bell ${_pool_tests} APPEND PROPERTY ENVIRONMENT
              "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
 # Where running together starts to pay (H5SF_POOL_MIN_BYTES); not a test.
 add_executable(bench_pool ${CMAKE_CURRENT_SOURCE_DIR}/bench_pool.c ${CMAKE_SOURCE_DIR}/vfd/pool.c)
 target_link_libraries(bench_pool PRIVATE h5sf_ioc)
-add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_pool unit_bell)
+add_custom_target(tsan_tests DEPENDS unit_sched unit_sched_mt unit_stuck unit_own_timeout unit_serve_fail unit_pool unit_bell)
 
 foreach(t t_ioc t_lifecycle)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
