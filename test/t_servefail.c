@@ -1,0 +1,154 @@
+/*
+ * t_servefail.c -- an IOC thread that fails to start while h5sf opens a file
+ * on the IOC channel: every rank's open fails with the reason, the failing
+ * rank keeps no IOC thread, and the next open, or MPI_Finalize, works.
+ *
+ * The program defines uv_thread_create itself (exported, so it is the one
+ * libh5sf's calls reach) and passes the calls on to libuv's, except the
+ * START-th one on the last rank, which fails with UV_EAGAIN as
+ * pthread_create does at a thread limit.  With threads=2, start 2 is the
+ * second worker (the first is running), start 3 the progress thread (both
+ * workers are running).  Only the IOC's threads start through libuv here.
+ *
+ *   reopen    the next H5Fcreate works and round-trips a pattern, then close
+ *   finalize  MPI_Finalize right after the failed open (it ends the parked
+ *             IOC context, which must have no thread left on it)
+ *
+ * An alarm turns a hang into a failure.
+ * usage: t_servefail DIR START reopen|finalize
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+#include "h5sf.h"
+#include "t_check.h"
+
+/* Set before any IOC thread exists; only the opening thread starts them. */
+static int fail_at, starts;
+
+int uv_thread_create(uv_thread_t *tid, uv_thread_cb entry, void *arg)
+{
+    static int (*real)(uv_thread_t *, uv_thread_cb, void *);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "uv_thread_create");
+    if (++starts == fail_at)
+        return UV_EAGAIN;
+    return real ? real(tid, entry, arg) : UV_ENOSYS;
+}
+
+/* IOC threads of this process (ioc/affinity.c names them h5sf-*). */
+static int ioc_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int  n = 0;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        char  p[300], name[32] = "";
+        FILE *f;
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "/proc/self/task/%s/comm", de->d_name);
+        if ((f = fopen(p, "r"))) {
+            if (fgets(name, sizeof name, f) && !strncmp(name, "h5sf-", 5))
+                n++;
+            fclose(f);
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static herr_t collect(unsigned n, const H5E_error2_t *err, void *data)
+{
+    (void)n;
+    strncat((char *)data, err->desc ? err->desc : "", 4095 - strlen((char *)data));
+    return 0;
+}
+
+/* A pattern through file f: each rank writes its share, reads it back. */
+static void roundtrip(hid_t f)
+{
+    hsize_t n = 4096 * 2, per = n / (hsize_t)size, off = per * (hsize_t)rank;
+    hid_t   fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &per, NULL);
+    hid_t   d  = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    unsigned char *b = malloc(per), *g = malloc(per);
+    for (hsize_t i = 0; i < per; i++)
+        b[i] = (unsigned char)(off + i);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &per, NULL);
+    CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "write");
+    CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0 && !memcmp(b, g, per), "read back");
+    free(b);
+    free(g);
+    H5Dclose(d);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
+int main(int argc, char **argv)
+{
+    int  provided;
+    char path[4096], msg[4096] = "";
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc != 4 || (strcmp(argv[3], "reopen") && strcmp(argv[3], "finalize")))
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    bool reopen = !strcmp(argv[3], "reopen");
+    alarm(60); /* a hang is the defect */
+    if (rank == 0) { /* no file of an earlier run: HDF5 would probe it first */
+        mkdir(argv[1], 0755);
+        DIR           *dp = opendir(argv[1]);
+        struct dirent *de;
+        char           p[8192];
+        while (dp && (de = readdir(dp)))
+            if (de->d_name[0] != '.') {
+                snprintf(p, sizeof p, "%s/%s", argv[1], de->d_name);
+                unlink(p);
+            }
+        if (dp)
+            closedir(dp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s/servefail.h5", argv[1]);
+    CHECK(H5FD_h5sf_init() >= 0, "cannot register h5sf");
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_driver_by_name(fapl, "h5sf", "channel=ioc,ioc=every:1,threads=2,stripe_size=4096,stripe_count=2");
+
+    hid_t f;
+    if (rank == size - 1)
+        fail_at = atoi(argv[2]);
+    H5E_BEGIN_TRY { f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
+    H5E_END_TRY
+    fail_at = 0;
+    CHECK(f < 0, "the open succeeded although IOC thread start %s failed on rank %d", argv[2], size - 1);
+    if (f >= 0)
+        H5Fclose(f);
+    else {
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, msg);
+        CHECK(strstr(msg, "cannot start") != NULL, "the error does not name the thread start: \"%s\"", msg);
+    }
+    if (rank == size - 1) {
+        int n = ioc_threads();
+        CHECK(n == 0, "%d IOC threads left running after the failed open (start %s failed)", n, argv[2]);
+    }
+    if (reopen) {
+        f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        CHECK(f >= 0, "the open after the failed one failed too");
+        if (f >= 0) {
+            roundtrip(f);
+            CHECK(H5Fclose(f) >= 0, "close");
+        }
+    }
+    H5Pclose(fapl);
+    int all = t_verdict("t_servefail");
+    MPI_Finalize();
+    return all;
+}
