@@ -233,7 +233,9 @@ static void shm_copy_out(h5sf_ioc_req_t *q)
             memcpy(q->rbufs[i], p, (size_t)q->rlens[i]);
 }
 
-/* The IOC is this rank: hand the request to our own workers, no MPI. */
+/* The IOC is this rank: hand the request to our own workers, no MPI.  A
+ * worker copies its bytes through a slot of its own, so that a caller that
+ * times out gets its memory back at once (run.c: local_copy). */
 static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
                       const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
@@ -404,10 +406,9 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     uint64_t        limit = (uint64_t)ctx->timeout_s * 1000000000u, t0 = ioc_now_ns();
     int             ret   = 0;
     uv_mutex_lock(&ctx->lock);
-    /* Still queued: run it here rather than wait for a worker.  (Until
-     * done, the IOC's copy is alive: workers free it after setting done.) */
-    if (!q->local.done)
-        ioc_run_own(ctx, q->lreq);
+    /* A worker runs it, never this thread: a file system call that stalls
+     * would hold this thread past any timeout (H5Dwrite, H5Fflush and
+     * H5Fclose on the IOC rank).  The hand-off costs a wake-up. */
     while (!q->local.done) {
         if (ioc_now_ns() - t0 > limit)
             break;

@@ -46,8 +46,9 @@ typedef struct ioc_sf  ioc_sf_t;
 typedef struct ioc_claim ioc_claim_t;
 typedef struct ioc_shm ioc_shm_t;
 
-/* Workspace of a thread that runs requests outside the worker pool: an IOC
- * rank's thread waiting for its own request (worker.c: ioc_run_own). */
+/* Workspace of a thread that runs requests outside the worker pool.  None
+ * does any more (an IOC rank's own requests run on workers, so that its
+ * waiting thread keeps the timeout); ctx->own is still freed by ctx.c. */
 typedef struct ioc_runner {
     struct member *mb;
     struct seg    *segs;
@@ -190,7 +191,7 @@ struct h5sf_ioc_ctx {
     uint64_t         merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
     bool             merge_wait_set; /* given explicitly: no per-piece bound  */
     bool             affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
-    /* the IOC rank running its own requests (ioc_run_own; ctx->lock) */
+    /* unused: the IOC rank no longer runs its own requests (ioc_runner_t) */
     bool             own_busy;
     ioc_runner_t     own;
     /* memory: transfer slots for workers, received messages for the queue;
@@ -300,9 +301,9 @@ bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
 /* Unlink q (after prev; NULL: the head) from the ready queue. */
 void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
 /* Form a group around r (unlinked) in mb[0..GROUP_MAX); returns its size.
- * May wait on ctx->cond for companions.  `own`: the IOC rank's client
- * thread runs it (ioc_run_own) and may use its own buffers in place; a
- * worker gets a slot for each local member instead (see ioc_local_t). */
+ * May wait on ctx->cond for companions.  `own`: the caller is the local
+ * members' client thread and may use their buffers in place (no caller
+ * does now); a worker gets a slot for each local member (see ioc_local_t). */
 int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own);
 
 /* run.c (lock not held): the group's I/O, then release the requests that
@@ -327,9 +328,6 @@ void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
  * the workers: the caller must not touch it. */
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 void ioc_runner_free(ioc_runner_t *run);
-/* The IOC rank runs its own queued request r itself (lock held in and out);
- * false if a worker has it already (or it must stay with the workers). */
-bool ioc_run_own(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* run.c */
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);

@@ -9,10 +9,9 @@
  * contiguous bytes (one pwritev each), merged across the group's members,
  * looped over short transfers and EINTR.  Reads past EOF give zeros, as
  * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI:
- * when the waiting client thread runs them itself (ioc_run_own) the pieces
- * are its own buffers (zero copy); a worker copies them through a slot
- * instead (local_copy), so a client that times out gets its memory back at
- * once.  The answer goes through ctx->done_cond.
+ * the worker copies their bytes through a slot (local_copy), so a client
+ * that times out gets its memory back at once.  The answer goes through
+ * ctx->done_cond.
  *
  * Owns what happens to a group once formed.  Must not choose members nor
  * touch the ready queue, except to hand on the requests a finished group

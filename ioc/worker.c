@@ -1,9 +1,11 @@
 /*
  * worker.c -- the IOC worker pool: libuv threads that take ready requests,
  * form a group around each (group.c) and run it (run.c); the ready queue
- * and submission; an IOC rank running its own request in place.
+ * and submission.  Every request runs on a worker, the IOC rank's own ones
+ * too: its application thread waits with the timeout (client.c), never in
+ * a file system call.
  *
- * Owns the threads, the ready queue's order and the own-request shortcut.
+ * Owns the threads and the ready queue's order.
  * Must not do I/O or MPI itself, nor decide who merges with whom.
  */
 #include <errno.h>
@@ -57,43 +59,6 @@ void ioc_runner_free(ioc_runner_t *run)
     free(run->mb);
     free(run->segs);
     memset(run, 0, sizeof *run);
-}
-
-/* Run r, unlinked from the ready queue, in this thread as a worker would --
- * same scheduling, same merging (lock held in and out).  False, with r
- * untouched, if there is no memory for the workspace. */
-static bool run_here(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, ioc_runner_t *run)
-{
-    if (!run->mb && !(run->mb = calloc(GROUP_MAX, sizeof *run->mb)))
-        return false;
-    int nm = ioc_group_take(ctx, run->mb, r, true);
-    uv_mutex_unlock(&ctx->lock);
-    ioc_group_run(ctx, run->mb, nm, &run->segs, &run->cap);
-    uv_mutex_lock(&ctx->lock);
-    return true;
-}
-
-/* The IOC rank waiting for a request it made to itself (lock held, and held
- * again on return): if no worker has taken the request yet, run it here
- * instead of waking a worker and sleeping until it is done -- small
- * requests of the IOC rank (HDF5 metadata) otherwise pay two thread
- * hand-offs each.  Returns true if it ran the request (done and freed). */
-bool ioc_run_own(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
-{
-    ioc_req_t *prev = NULL, *q = ctx->ready;
-    if (ctx->own_busy || atomic_load(&ctx->stop) || ioc_fault_on())
-        return false; /* injected stalls and hangs are the workers' */
-    for (; q && q != r; prev = q, q = q->next)
-        ;
-    if (!q || (ctx->claims && ioc_group_claimed(ctx, q)))
-        return false;
-    ioc_ready_unlink(ctx, prev, q);
-    ctx->own_busy = true;
-    bool ran      = run_here(ctx, q, &ctx->own);
-    ctx->own_busy = false;
-    if (!ran)
-        ioc_enqueue_locked(ctx, q);
-    return ran;
 }
 
 void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
