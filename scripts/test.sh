@@ -6,10 +6,8 @@
 #      tsan_tests), tests labelled tsan: ctest -L tsan; well under a minute
 #   4. MPICH: HDF5 1.14.5 built with MPICH, normal build in build-mpich/
 #      (made before stage 1, whose cross-MPI tests use it), all tests less
-#      the labels fuzz, once, conformance, multinode and slurm
-#      (H5SF_MPI=mpich; H5SF_MPICH_LABELS=all keeps the last three); not
-#      gating yet unless H5SF_MPICH_GATING=1; H5SF_SKIP_MPICH=1 leaves the
-#      stage out)
+#      the labels fuzz and once (H5SF_MPI=mpich; conformance at 2 ranks);
+#      H5SF_SKIP_MPICH=1 leaves the stage out
 #   5. scripts/test-versions.sh: HDF5 1.14.6 and 2.x, normal builds, full
 #      ctest (not with extra arguments, nor with H5SF_SKIP_OTHER_HDF5=1)
 # One line per HDF5 version: "== HDF5 <version> (<MPI>): all tests passed"
@@ -93,23 +91,17 @@ else echo "== HDF5 $(hdf5_ver openmpi) ($mpi_ver): FAILURES"; fi
 
 if [ "$mpich_built" = 1 ]; then
     # Less fuzz (common/ only: no MPI in it) and "once" (t_huge: h5sf's own
-    # bounds), as under the other HDF5 versions; less conformance,
-    # multinode and slurm, which do not pass under MPICH yet
-    # (docs/reliability.md, Known gaps; H5SF_MPICH_LABELS=all runs them).
-    # Not gating yet: some tests fail now and then under MPICH (same
-    # place); the line below says which way it went, and a failure here
-    # does not fail the run unless H5SF_MPICH_GATING=1.
-    mpich_skip='fuzz|once|conformance|multinode|slurm'
-    [ "${H5SF_MPICH_LABELS:-}" != all ] || mpich_skip='fuzz|once'
+    # bounds), as under the other HDF5 versions.
+    mpich_skip='fuzz|once'
     stage "ctest -LE '$mpich_skip' (build-mpich/)"
     mpich_status=0
     H5SF_MPI=mpich run_ctest "$root/build-mpich" -LE "$mpich_skip" "$@" || mpich_status=1
     mpi_ver=$(mpichversion 2>/dev/null | awk '/^MPICH Version:/ { print "MPICH " $3 }')
     if [ "$mpich_status" -eq 0 ]; then
-        echo "== HDF5 $(hdf5_ver mpich) ($mpi_ver): all tests passed (ctest -LE '$mpich_skip')"
+        echo "== HDF5 $(hdf5_ver mpich) ($mpi_ver): all tests passed"
     else
-        echo "== HDF5 $(hdf5_ver mpich) ($mpi_ver): FAILURES (ctest -LE '$mpich_skip'; not gating yet)"
-        [ "${H5SF_MPICH_GATING:-0}" != 1 ] || status=1
+        echo "== HDF5 $(hdf5_ver mpich) ($mpi_ver): FAILURES"
+        status=1
     fi
 fi
 
