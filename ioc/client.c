@@ -410,7 +410,9 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
      * would hold this thread past any timeout (H5Dwrite, H5Fflush and
      * H5Fclose on the IOC rank).  The hand-off costs a wake-up. */
     while (!q->local.done) {
-        if (ioc_now_ns() - t0 > limit)
+        /* Another request to this IOC timed out meanwhile: its wait was
+         * ours too, so that a call's requests add up to one timeout. */
+        if (ioc_now_ns() - t0 > limit || ctx->dead[ctx->rank])
             break;
         uv_cond_timedwait(&ctx->done_cond, &ctx->lock, 100u * 1000000u);
     }
@@ -483,7 +485,8 @@ static int finish(h5sf_ioc_req_t *q)
             goto abandon;
         }
         if (!flag) {
-            if (ioc_now_ns() - t0 > limit) {
+            /* As in wait_local: one timeout per IOC, not per request. */
+            if (ioc_now_ns() - t0 > limit || ctx->dead[q->ioc]) {
                 ctx->dead[q->ioc] = 1;
                 ret = h5sf_fail(e, ETIMEDOUT,
                                 "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
