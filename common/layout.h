@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "errbuf.h"
+#include "stripe.h"
 
 #define H5SF_LAYOUT_PATH_MAX 4096
 
@@ -34,7 +35,7 @@ typedef struct h5sf_layout {
 
 /* Stripe size of a plain file's layout: one stripe holds every address
  * h5sf accepts (2^62 - 1 at most), so logical address = file offset. */
-#define H5SF_PLAIN_STRIPE ((int64_t)1 << 62)
+#define H5SF_PLAIN_STRIPE ((int64_t)H5SF_ADDR_LIMIT)
 
 /* Make l (stub already set) the layout of a plain HDF5 file: one subfile,
  * the stub itself, one stripe. */

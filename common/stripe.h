@@ -25,6 +25,11 @@
  */
 #define H5SF_MAX_PIECES ((uint64_t)1 << 20)
 
+/* Logical addresses h5sf accepts are below this (the driver's maxaddr is
+ * one less): subfile offsets must fit an off_t, and stripe arithmetic on
+ * two of them must not overflow 64 bits. */
+#define H5SF_ADDR_LIMIT ((uint64_t)1 << 62)
+
 typedef struct sf_piece {
     uint64_t off;  /* offset inside the subfile      */
     uint64_t len;  /* bytes                          */

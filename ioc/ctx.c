@@ -301,7 +301,8 @@ int h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
     memset(&tmp, 0, sizeof tmp);
     if (rank == first && e)
         tmp = *e;
-    MPI_Bcast(&tmp, (int)sizeof tmp, MPI_BYTE, first, comm);
+    if (MPI_Bcast(&tmp, (int)sizeof tmp, MPI_BYTE, first, comm) != MPI_SUCCESS && rank != first)
+        snprintf(tmp.msg, sizeof tmp.msg, "failed (MPI_Bcast of the reason failed too)");
     if (e && rank != first) {
         char msg[sizeof tmp.msg];
         snprintf(msg, sizeof msg, "rank %d: %.490s", first, tmp.msg);

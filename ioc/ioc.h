@@ -18,11 +18,14 @@
 #include <stdint.h>
 #include <mpi.h>
 #include "../common/errbuf.h"
+#include "../common/wire.h"
 
 typedef struct h5sf_ioc_ctx h5sf_ioc_ctx_t;
 typedef struct h5sf_ioc_req h5sf_ioc_req_t;
 
-enum { H5SF_IOC_OP_WRITE = 1, H5SF_IOC_OP_READ = 2 };
+/* Request operations are the wire's (common/wire.h), so a request's op
+ * goes into its header as it is. */
+enum { H5SF_IOC_OP_WRITE = H5SF_WIRE_WRITE, H5SF_IOC_OP_READ = H5SF_WIRE_READ };
 
 /* Collective on comm: 0 if no rank failed; else -1 on every rank, e holding
  * the lowest failing rank's reason ("rank R: ..." on the others). */

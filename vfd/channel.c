@@ -232,7 +232,11 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
         return -1;
     }
     /* Each subfile has one owner; the others contribute 0. */
-    MPI_Allreduce(mine, all, N, MPI_UINT64_T, MPI_MAX, f->comm);
+    if (MPI_Allreduce(mine, all, N, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS) {
+        free(mine);
+        free(all);
+        return h5sf_fail(e, 0, "MPI_Allreduce of the subfile sizes failed");
+    }
     const uint64_t S = (uint64_t)f->layout.stripe_size;
     f->eof      = sf_complete_eof(all, S, N);
     f->eof_long = sf_logical_eof(all, S, N) > f->eof;

@@ -18,8 +18,6 @@
 #include "pool.h"
 #include "iocmap.h"
 
-#define H5SF_MAXADDR ((haddr_t)(((haddr_t)1 << 62) - 1))
-
 /* The class's callbacks in this file (read and write: io.c). */
 static herr_t  h5sf_term(void);
 static hsize_t h5sf_sb_size(H5FD_t *file);

@@ -188,8 +188,10 @@ struct h5sf_file {
 
 static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
 
-/* sec2 refuses HADDR_MAX: offsets must fit an off_t. */
-#define H5SF_CHAN_MAXADDR (((haddr_t)1 << 62) - 1)
+/* The driver's maxaddr, and its channels' (sec2 refuses HADDR_MAX:
+ * offsets must fit an off_t). */
+#define H5SF_MAXADDR      ((haddr_t)(H5SF_ADDR_LIMIT - 1))
+#define H5SF_CHAN_MAXADDR H5SF_MAXADDR
 
 /* local.c: IOC-channel I/O straight to subfiles on this node. */
 int     h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
