@@ -9,6 +9,7 @@
 #define T_CHECK_H
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +34,33 @@ static inline int t_verdict(const char *name)
     if (rank == 0)
         printf("%s: %s (%d ranks)\n", name, all ? "FAILED" : "passed", size);
     return all ? 1 : 0;
+}
+
+/* Make dir (and its parents) and empty it: no file of an earlier run.
+ * Call on one rank, then barrier.  (HDF5 first opens an existing file
+ * without H5F_ACC_TRUNC to see whether it is open already: a test that
+ * injects one fault into an open must not leave a file for that probe.) */
+static inline void t_fresh_dir(const char *dir)
+{
+    char           p[8192];
+    DIR           *dp;
+    struct dirent *de;
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *q = p + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            mkdir(p, 0777);
+            *q = '/';
+        }
+    mkdir(p, 0777);
+    if ((dp = opendir(dir))) {
+        while ((de = readdir(dp)))
+            if (de->d_name[0] != '.') {
+                snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+                unlink(p);
+            }
+        closedir(dp);
+    }
 }
 
 /* Path of subfile k (1-based, as in the names) of n, of the file whose

@@ -39,22 +39,10 @@ int main(int argc, char **argv)
     if (argc != 2)
         MPI_Abort(MPI_COMM_WORLD, 2);
     alarm(60); /* a hang is the defect */
-    /* No file of an earlier run: HDF5 first opens an existing file without
-     * H5F_ACC_TRUNC to see whether it is open already, and that probe (whose
-     * failure HDF5 ignores) would take the one injected fault. */
-    if (rank == 0) {
-        mkdir(argv[1], 0755);
-        DIR           *dp = opendir(argv[1]);
-        struct dirent *de;
-        char           p[8192];
-        while (dp && (de = readdir(dp)))
-            if (de->d_name[0] != '.') {
-                snprintf(p, sizeof p, "%s/%s", argv[1], de->d_name);
-                unlink(p);
-            }
-        if (dp)
-            closedir(dp);
-    }
+    /* No file of an earlier run: HDF5's probe open of it (whose failure
+     * HDF5 ignores) would take the one injected fault. */
+    if (rank == 0)
+        t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/openfail.h5", argv[1]);
     CHECK(H5FD_h5sf_init() >= 0, "cannot register h5sf");

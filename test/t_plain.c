@@ -275,29 +275,6 @@ static void missing_config(const char *dir)
         H5Pclose(fapl);
 }
 
-static void fresh_dir(const char *dir)
-{
-    char           p[4096];
-    DIR           *dp;
-    struct dirent *de;
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *q = p + 1; *q; q++)
-        if (*q == '/') {
-            *q = '\0';
-            mkdir(p, 0777);
-            *q = '/';
-        }
-    mkdir(p, 0777);
-    if ((dp = opendir(dir))) {
-        while ((de = readdir(dp)))
-            if (de->d_name[0] != '.') {
-                snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-                unlink(p);
-            }
-        closedir(dp);
-    }
-}
-
 int main(int argc, char **argv)
 {
     int provided;
@@ -318,7 +295,7 @@ int main(int argc, char **argv)
     snprintf(sec2, sizeof sec2, "%s/sec2.h5", argv[1]);
 
     if (rank == 0) /* a fresh directory: no files of an earlier run */
-        fresh_dir(argv[1]);
+        t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     make_mpio(mpio);
     make_sec2(sec2);

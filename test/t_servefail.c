@@ -102,19 +102,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     bool reopen = !strcmp(argv[3], "reopen");
     alarm(60); /* a hang is the defect */
-    if (rank == 0) { /* no file of an earlier run: HDF5 would probe it first */
-        mkdir(argv[1], 0755);
-        DIR           *dp = opendir(argv[1]);
-        struct dirent *de;
-        char           p[8192];
-        while (dp && (de = readdir(dp)))
-            if (de->d_name[0] != '.') {
-                snprintf(p, sizeof p, "%s/%s", argv[1], de->d_name);
-                unlink(p);
-            }
-        if (dp)
-            closedir(dp);
-    }
+    if (rank == 0) /* no file of an earlier run: HDF5 would probe it first */
+        t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/servefail.h5", argv[1]);
     CHECK(H5FD_h5sf_init() >= 0, "cannot register h5sf");
