@@ -2,7 +2,8 @@
  * t_check.h -- what the small MPI tests (t_comm, t_eof, t_userblock,
  * t_iocpieces, t_timeout) share:
  * a CHECK that counts failures with this rank's number, the verdict every
- * rank agrees on, and finding a subfile by the tail of its name.
+ * rank agrees on, an emptied work directory, and finding a subfile by the
+ * tail of its name.
  * Header-only: each test is one .c file.
  */
 #ifndef T_CHECK_H
@@ -13,6 +14,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, failures;
 
