@@ -209,6 +209,43 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
     return 0;
 }
 
+/* Little-endian unsigned of n bytes (HDF5's encoding of addresses). */
+static uint64_t le_u(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+int h5sf_stub_lacks_root(int fd)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char              b[12 + 4 * 8], h[4];
+    struct stat                st;
+    if (fstat(fd, &st) < 0)
+        return 0;
+    /* The superblock is at 0 or after a user block of 512, 1024, 2048 ... */
+    for (uint64_t at = 0; at + sizeof b <= (uint64_t)st.st_size; at = at ? at * 2 : 512) {
+        if (pread(fd, b, sizeof b, (off_t)at) != (ssize_t)sizeof b)
+            return 0;
+        if (memcmp(b, sig, sizeof sig))
+            continue;
+        unsigned so = b[9]; /* size of offsets */
+        if (b[8] < 2 || (so != 4 && so != 8))
+            return 0;
+        /* v2/v3: signature, version, offset and length sizes, flags, then
+         * base, extension, end-of-file and root object header addresses. */
+        uint64_t root = le_u(b + 12, so) + le_u(b + 12 + 3 * so, so);
+        if (root + sizeof h > (uint64_t)st.st_size)
+            return 1;
+        if (pread(fd, h, sizeof h, (off_t)root) != (ssize_t)sizeof h)
+            return 0;
+        return !h[0] && !h[1] && !h[2] && !h[3];
+    }
+    return 0;
+}
+
 /* ---- the config file ---------------------------------------------------- */
 
 /* Create a fresh temporary next to `path` (mode 0666 & ~umask, like fopen). */

@@ -53,6 +53,13 @@ int h5sf_layout_set_subfile_dir(h5sf_layout_t *l, const char *dir, h5sf_errbuf_t
 int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf_errbuf_t *e);
 int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t *e);
 
+/* 1 if the stub open on fd is a subfiled file's: its superblock (versions
+ * 2 and 3) names a root object header that the stub does not hold (zeros:
+ * the objects are in the subfiles).  0 for a plain file, or when it cannot
+ * tell (versions 0 and 1 keep their driver-info block in the stub itself,
+ * which the superblock decode checks).  Reads at most 52 bytes twice. */
+int h5sf_stub_lacks_root(int fd);
+
 /* Write the config file (atomically: temp file + rename), built-in format. */
 int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e);
 /* Parse config file text (fuzzed); fills stripe_size, stripe_count,

@@ -2,6 +2,7 @@
  * subfiling driver's formats; the two parsers against garbage. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -549,6 +550,54 @@ static void test_drvinfo(void)
     free(r);
 }
 
+/* A stub with a version-2 superblock (8-byte offsets) at `at`, its root
+ * object header address `root` (base 0); `ohdr` bytes written there or
+ * nothing (a hole, as in a subfiled file's stub).  Returns the descriptor. */
+static int fake_stub(const char *dir, const char *name, unsigned ver, uint64_t at, uint64_t root, const char *ohdr)
+{
+    char          path[4096];
+    unsigned char b[48] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n', (unsigned char)ver, 8, 8, 0};
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    for (int i = 0; i < 8; i++)
+        b[12 + 3 * 8 + i] = (unsigned char)(root >> (8 * i));
+    if (fd < 0 || pwrite(fd, b, sizeof b, (off_t)at) != (ssize_t)sizeof b || ftruncate(fd, (off_t)(root + 4096)) < 0)
+        return -1;
+    if (ohdr && pwrite(fd, ohdr, 4, (off_t)root) != 4)
+        return -1;
+    return fd;
+}
+
+/* h5sf_stub_lacks_root: a subfiled file's stub (hole at the root object
+ * header) against a plain file (an object header there), superblocks at 0
+ * and after a 512-byte user block; versions 0/1 are left to the driver-info
+ * check (0). */
+static void test_stub_lacks_root(const char *tmp)
+{
+    char dir[4096];
+    int  fd;
+    snprintf(dir, sizeof dir, "%s/stubs", tmp); /* apart from the config-file tests' files */
+    mkdir(dir, 0755);
+    CHECK((fd = fake_stub(dir, "hole.h5", 2, 0, 2048, NULL)) >= 0 && h5sf_stub_lacks_root(fd) == 1, "v2, hole");
+    close(fd);
+    CHECK((fd = fake_stub(dir, "ohdr.h5", 2, 0, 2048, "OHDR")) >= 0 && h5sf_stub_lacks_root(fd) == 0, "v2, OHDR");
+    close(fd);
+    CHECK((fd = fake_stub(dir, "ub.h5", 3, 512, 4096, NULL)) >= 0 && h5sf_stub_lacks_root(fd) == 1, "v3 at 512, hole");
+    close(fd);
+    CHECK((fd = fake_stub(dir, "v0.h5", 0, 0, 2048, NULL)) >= 0 && h5sf_stub_lacks_root(fd) == 0, "v0: not decided here");
+    close(fd);
+    CHECK((fd = fake_stub(dir, "short.h5", 2, 0, 1 << 20, NULL)) >= 0 && ftruncate(fd, 4096) == 0 &&
+              h5sf_stub_lacks_root(fd) == 1, "v2, root past the stub's end");
+    close(fd);
+    const char *names[] = {"hole.h5", "ohdr.h5", "ub.h5", "v0.h5", "short.h5"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/h5sf-unit-layout-XXXXXX";
@@ -562,6 +611,7 @@ int main(void)
     test_config_file(tmp);
     test_config_parse();
     test_drvinfo();
+    test_stub_lacks_root(tmp);
     rmdir(tmp);
     if (failures) {
         fprintf(stderr, "unit_layout: %d failure(s)\n", failures);

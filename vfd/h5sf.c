@@ -160,11 +160,10 @@ static void file_free(h5sf_file_t *f)
 /* True if an existing file has no config file: a plain HDF5 file, opened
  * as the single file it is (the stub's superblock then must carry no
  * subfiling driver info: h5sf_sb_decode).  Sets *failed on a bad path. */
-static bool config_missing(const h5sf_layout_t *l, h5sf_errbuf_t *e, int *failed)
+static bool config_missing(const h5sf_layout_t *l, char *path, size_t n, h5sf_errbuf_t *e, int *failed)
 {
-    char        path[2 * H5SF_LAYOUT_PATH_MAX];
     struct stat st;
-    if (h5sf_config_path(l, path, sizeof path, e) < 0) {
+    if (h5sf_config_path(l, path, n, e) < 0) {
         *failed = 1;
         return false;
     }
@@ -190,6 +189,7 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
         if (f->flags & H5F_ACC_EXCL)
             oflags |= O_EXCL;
         struct stat st;
+        char        cfg[2 * H5SF_LAYOUT_PATH_MAX];
         if ((f->stub_fd = open(f->name, oflags | O_CLOEXEC, 0666)) < 0)
             failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
         else if (fstat(f->stub_fd, &st) < 0)
@@ -210,8 +210,16 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                     h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
             }
-            else if (config_missing(&f->layout, e, &failed))
-                h5sf_layout_set_plain(&f->layout);
+            else if (config_missing(&f->layout, cfg, sizeof cfg, e, &failed)) {
+                /* A stub whose objects are elsewhere is no plain file (its
+                 * driver info may sit in those objects: HDF5 2.x). */
+                if (h5sf_stub_lacks_root(f->stub_fd))
+                    failed = h5sf_fail(e, ENOENT, "%s is a subfiled file, but its config file %s does not exist "
+                                                  "(set config_dir / H5SF_CONFIG_DIR to where it is)",
+                                       f->name, cfg) < 0;
+                else
+                    h5sf_layout_set_plain(&f->layout);
+            }
             else if (!failed && h5sf_config_file_read(&f->layout, e) < 0)
                 failed = 1;
         }
