@@ -12,10 +12,6 @@
 #define H5SF_VERSION_STRING "unknown"
 #endif
 
-/* Registered once and never unregistered: error stacks may still hold
- * entries of this class when HDF5 terminates the driver, and HDF5 2.x
- * (assertions on) aborts when such an entry is copied after its class is
- * gone (h5dump through h5sf, t_plain_h5dump, 2026-11-27). */
 hid_t h5sf_err_class = H5I_INVALID_HID;
 
 int h5sf_err_init(void)
@@ -23,4 +19,13 @@ int h5sf_err_init(void)
     if (h5sf_err_class == H5I_INVALID_HID)
         h5sf_err_class = H5Eregister_class("h5sf", "h5sf subfiling VFD", H5SF_VERSION_STRING);
     return h5sf_err_class == H5I_INVALID_HID ? -1 : 0;
+}
+
+/* At driver terminate: the class goes with the driver (a plugin may be
+ * unloaded next); entries already on a stack keep their own references. */
+void h5sf_err_term(void)
+{
+    if (h5sf_err_class != H5I_INVALID_HID)
+        H5Eunregister_class(h5sf_err_class);
+    h5sf_err_class = H5I_INVALID_HID;
 }

@@ -46,6 +46,7 @@
 /* ---- errors (err.c) --------------------------------------------------- */
 extern hid_t h5sf_err_class;
 int  h5sf_err_init(void);
+void h5sf_err_term(void);
 /* Compile-time printf check of H5SF_PUSH's arguments (never called). */
 static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char *fmt, ...) { (void)fmt; }
 
