@@ -20,14 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "h5sf.h"
-#include "t_check.h"
-
-static herr_t collect(unsigned n, const H5E_error2_t *err, void *data)
-{
-    (void)n;
-    strncat((char *)data, err->desc ? err->desc : "", 4095 - strlen((char *)data));
-    return 0;
-}
+#include "t_h5check.h"
 
 int main(int argc, char **argv)
 {
@@ -58,27 +51,14 @@ int main(int argc, char **argv)
         H5Fclose(f);
     else {
         /* The reason, on every rank (the failing rank's, agreed). */
-        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, msg);
+        t_err_text(msg);
         CHECK(strstr(msg, "out of memory") != NULL, "the error does not name the allocation: \"%s\"", msg);
         /* The fault is spent (count=1): this one must work. */
         f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     }
     CHECK(f >= 0, "the open after the failed one failed too");
     if (f >= 0) {
-        hsize_t n = 4096 * 3, per = n / (hsize_t)size, off = per * (hsize_t)rank;
-        hid_t   fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &per, NULL);
-        hid_t   d  = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        unsigned char *b = malloc(per), *g = malloc(per);
-        for (hsize_t i = 0; i < per; i++)
-            b[i] = (unsigned char)(off + i);
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &per, NULL);
-        CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "write");
-        CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0 && !memcmp(b, g, per), "read back");
-        free(b);
-        free(g);
-        H5Dclose(d);
-        H5Sclose(ms);
-        H5Sclose(fs);
+        t_small_roundtrip(f, 4096 * 3);
         CHECK(H5Fclose(f) >= 0, "close");
     }
     H5Pclose(fapl);

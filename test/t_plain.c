@@ -37,7 +37,7 @@
 #include <hdf5.h>
 
 #include "h5sf.h"
-#include "t_check.h"
+#include "t_h5check.h"
 
 #define PER_RANK 50021 /* odd, so slabs do not line up with anything */
 #define GROWN    (3 * PER_RANK)
@@ -214,13 +214,6 @@ static void check_no_subfiles(const char *dir)
         closedir(dp);
 }
 
-static herr_t collect(unsigned n, const H5E_error2_t *err, void *data)
-{
-    (void)n;
-    strncat((char *)data, err->desc ? err->desc : "", 4095 - strlen((char *)data));
-    return 0;
-}
-
 /* A subfiled file without its config file: an error naming it, everywhere. */
 static void missing_config(const char *dir)
 {
@@ -253,7 +246,7 @@ static void missing_config(const char *dir)
          * below its own "unable to open file" (read it before clearing). */
         H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
         H5E_END_TRY
-        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, msg);
+        t_err_text(msg);
         /* HDF5 empties the stack below H5VL_file_open when plugins are on
          * HDF5_PLUGIN_PATH (docs/user-guide.md): the env mode, which needs
          * the plugin, checks the failure only. */
