@@ -7,9 +7,6 @@
  */
 #include <limits.h>
 #include <stdlib.h>
-#include <sched.h>
-#include <time.h>
-#include <errno.h>
 #include "internal.h"
 
 #define BLOCK_MAX ((uint64_t)1 << 30)
@@ -114,49 +111,4 @@ void ioc_dtype_free(MPI_Datatype *dt)
     if (*dt != MPI_BYTE && *dt != MPI_DATATYPE_NULL)
         MPI_Type_free(dt);
     *dt = MPI_BYTE;
-}
-
-uint64_t ioc_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Polling loops spin briefly (latency), then sleep longer and longer so an
- * idle IOC or a waiting client does not steal a core from the application:
- * on an oversubscribed node the rank we wait for needs that core. */
-void ioc_backoff(unsigned *idle)
-{
-    unsigned i = (*idle)++;
-    if (i < 16)
-        return;
-    if (i < 64) {
-        sched_yield();
-        return;
-    }
-    unsigned us = (i - 64) * 2u + 1u;
-    struct timespec ts = {0, (long)(us < 200 ? us : 200) * 1000L};
-    nanosleep(&ts, NULL);
-}
-
-/* The progress thread with nothing received: as ioc_backoff, then, after
- * ~20 ms of 200 us sleeps, up to 1 ms.  Ranks on the IOC's node do most of
- * their I/O themselves (vfd/local.c), so the IOC sits idle through whole
- * phases, and 5000 wake-ups a second then cost the ranks sharing its cores
- * (metadata reads at 4 ranks on 2 cores: about 0.83x the direct channel
- * with 200 us sleeps, about 0.9x with this).  The price: at most 1 ms more for the
- * first request after such a pause. */
-void ioc_backoff_idle(unsigned *idle)
-{
-    unsigned i = *idle;
-    if (i < 264) {
-        ioc_backoff(idle);
-        return;
-    }
-    if (i < UINT_MAX)
-        (*idle)++;
-    unsigned us = 200u + ((i - 264) < 100u ? (i - 264) * 8u : 800u);
-    struct timespec ts = {0, (long)us * 1000L};
-    nanosleep(&ts, NULL);
 }

@@ -4,6 +4,7 @@
  *   ctx.c       contexts: one per communicator group, registry, life cycle
  *   client.c    the requesting side: post, wait, control requests
  *   dtype.c     MPI derived datatypes over (buffer, length) pieces
+ *   clock.c     monotonic clock and the back-off of polling loops
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
  *   worker.c    the libuv worker threads, the ready queue, submission
@@ -415,7 +416,7 @@ bool ioc_fault_on(void);                   /* any fault configured   */
  * any CPU of the node this process may use. */
 void ioc_thread_setup(const h5sf_ioc_ctx_t *ctx, uv_thread_t t, const char *name);
 
-/* Monotonic nanoseconds. */
+/* clock.c: monotonic nanoseconds. */
 uint64_t ioc_now_ns(void);
 /* Sleep for a progress loop that found nothing to do: grows to 200 us. */
 void ioc_backoff(unsigned *idle);

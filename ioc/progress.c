@@ -27,7 +27,7 @@
 /* Idle polls before it sleeps on its doorbell, where it has one: the point
  * where ioc_backoff_idle's sleeps grow past 200 us (after ~20 ms idle).
  * Sooner costs strided writes, whose requests then ring an IOC that sleeps
- * between them (2026-11-26, 4 ranks, tmpfs: 5-9 % in a short A/B). */
+ * between them (docs/performance.md, "Figures behind constants in the code"). */
 #define IOC_BELL_AFTER 264
 
 typedef struct progress {
