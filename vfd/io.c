@@ -355,6 +355,38 @@ static int side_fill(seq_side_t *s, h5sf_errbuf_t *e, const char *what)
     return 0;
 }
 
+/* True when the selection of `space` is one run of the linearized extent
+ * (all, or one regular hyperslab block whose inner dimensions are whole):
+ * *off is its first byte.  Cheap calls only; anything else is false. */
+static bool one_run(hid_t space, size_t esize, uint64_t *off)
+{
+    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], stride[H5S_MAX_RANK], count[H5S_MAX_RANK],
+        block[H5S_MAX_RANK];
+    H5S_sel_type t = H5Sget_select_type(space);
+    if (t == H5S_SEL_ALL) {
+        *off = 0;
+        return true;
+    }
+    if (t != H5S_SEL_HYPERSLABS || H5Sis_regular_hyperslab(space) <= 0)
+        return false;
+    int n = H5Sget_simple_extent_dims(space, dims, NULL);
+    if (n <= 0 || H5Sget_regular_hyperslab(space, start, stride, count, block) < 0)
+        return false;
+    int i = n - 1;
+    while (i > 0 && count[i] == 1 && block[i] == dims[i]) /* whole inner dimensions */
+        i--;
+    if (count[i] != 1)
+        return false;
+    for (int k = 0; k < i; k++) /* outer dimensions: one index each */
+        if (count[k] != 1 || block[k] != 1)
+            return false;
+    uint64_t at = 0;
+    for (int k = 0; k < n; k++)
+        at = at * dims[k] + start[k];
+    *off = at * esize;
+    return true;
+}
+
 static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, size_t esize, const void *buf)
 {
     h5sf_errbuf_t *e = r->e;
@@ -367,12 +399,13 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
                          (long long)nm, (long long)nf);
     if (nf == 0)
         return 0;
-    /* Both sides "all" (H5S_ALL in H5Dread/H5Dwrite): one extent, the
-     * whole of each, so no iterators -- making and closing two cost a small
-     * call about as much as the rest of h5sf's path (2026-11-26, 1 rank,
-     * perf). */
-    if (H5Sget_select_type(mspace) == H5S_SEL_ALL && H5Sget_select_type(fspace) == H5S_SEL_ALL)
-        return round_add(r, base, (uint64_t)nf * esize, (uint64_t)(uintptr_t)buf);
+    /* Both sides one run (H5S_ALL, or one hyperslab block such as IOR's
+     * and most small transfers): one extent, so no iterators -- making and
+     * closing two cost a small call about as much as the rest of h5sf's
+     * path (docs/performance.md, "Figures behind constants in the code"). */
+    uint64_t moff, foff;
+    if (one_run(mspace, esize, &moff) && one_run(fspace, esize, &foff))
+        return round_add(r, base + foff, (uint64_t)nf * esize, (uint64_t)(uintptr_t)buf + moff);
     /* 32 KiB of sequence lists: kept with the file, not zeroed per call
      * (a small read spent a tenth of its time clearing them). */
     if (!r->f->sides && !(r->f->sides = malloc(2 * sizeof *r->f->sides)))
