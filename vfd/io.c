@@ -356,8 +356,10 @@ static int side_fill(seq_side_t *s, h5sf_errbuf_t *e, const char *what)
 }
 
 /* True when the selection of `space` is one run of the linearized extent
- * (all, or one regular hyperslab block whose inner dimensions are whole):
- * *off is its first byte.  Cheap calls only; anything else is false. */
+ * (all, or a regular hyperslab that is one block -- count 1, or blocks
+ * that touch, as H5Sselect_hyperslab with a NULL block makes -- in each
+ * dimension, whole in the inner ones): *off is its first byte.  Cheap
+ * calls only; anything else is false. */
 static bool one_run(hid_t space, size_t esize, uint64_t *off)
 {
     hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], stride[H5S_MAX_RANK], count[H5S_MAX_RANK],
@@ -372,13 +374,16 @@ static bool one_run(hid_t space, size_t esize, uint64_t *off)
     int n = H5Sget_simple_extent_dims(space, dims, NULL);
     if (n <= 0 || H5Sget_regular_hyperslab(space, start, stride, count, block) < 0)
         return false;
+    for (int k = 0; k < n; k++) { /* the extent along k, if one range */
+        if (count[k] != 1 && stride[k] != block[k])
+            return false;
+        block[k] *= count[k];
+    }
     int i = n - 1;
-    while (i > 0 && count[i] == 1 && block[i] == dims[i]) /* whole inner dimensions */
+    while (i > 0 && block[i] == dims[i]) /* whole inner dimensions */
         i--;
-    if (count[i] != 1)
-        return false;
     for (int k = 0; k < i; k++) /* outer dimensions: one index each */
-        if (count[k] != 1 || block[k] != 1)
+        if (block[k] != 1)
             return false;
     uint64_t at = 0;
     for (int k = 0; k < n; k++)
