@@ -33,7 +33,7 @@ static int parse(const char *str, h5sf_settings_t *c, h5sf_errbuf_t *e)
 /* str must fail, with a message containing each of the given words. */
 static void bad(int line, const char *str, const char *w1, const char *w2)
 {
-    h5sf_settings_t c, before;
+    h5sf_settings_t    c, before;
     h5sf_errbuf_t      e;
     h5sf_settings_defaults(&before);
     int rc = parse(str, &c, &e);
@@ -52,7 +52,7 @@ static void bad(int line, const char *str, const char *w1, const char *w2)
 
 static h5sf_settings_t good(int line, const char *str)
 {
-    h5sf_settings_t c;
+    h5sf_settings_t    c;
     h5sf_errbuf_t      e;
     if (parse(str, &c, &e) != 0) {
         failures++;
@@ -153,7 +153,7 @@ static void test_rank_list(void)
 
 static void test_strings(void)
 {
-    h5sf_settings_t c;
+    h5sf_settings_t    c;
     h5sf_errbuf_t      e;
 
     c = GOOD("");
@@ -292,7 +292,7 @@ static void test_strings(void)
 
 static void test_validate(void)
 {
-    h5sf_settings_t c;
+    h5sf_settings_t    c;
     h5sf_errbuf_t      e;
 #define INVALID(stmt, word)                                                                                 \
     do {                                                                                                    \
@@ -336,7 +336,7 @@ static void set(const char *k, const char *v) { setenv(k, v, 1); }
 
 static h5sf_settings_t env_result(int line, const char *str)
 {
-    h5sf_settings_t c = good(line, str);
+    h5sf_settings_t    c = good(line, str);
     h5sf_errbuf_t      e = {0};
     if (h5sf_settings_apply_env(&c, &e) != 0) {
         failures++;
@@ -348,7 +348,7 @@ static h5sf_settings_t env_result(int line, const char *str)
 
 static void env_bad(int line, const char *want1, const char *want2)
 {
-    h5sf_settings_t c, before;
+    h5sf_settings_t    c, before;
     h5sf_errbuf_t      e = {0};
     h5sf_settings_defaults(&c);
     before = c;
@@ -492,7 +492,7 @@ static void test_env(void)
 /* format -> parse -> format is a fixed point; explicit settings survive exactly. */
 static void roundtrip(int line, const char *str)
 {
-    h5sf_settings_t c = good(line, str), r;
+    h5sf_settings_t    c = good(line, str), r;
     h5sf_errbuf_t      e = {0};
     char               s1[12000], s2[12000];
     int                n1 = h5sf_settings_format(&c, s1, sizeof s1);
@@ -520,7 +520,7 @@ static void roundtrip(int line, const char *str)
 static void test_format(void)
 {
     char               buf[4096];
-    h5sf_settings_t c;
+    h5sf_settings_t    c;
     h5sf_settings_defaults(&c);
     int n = h5sf_settings_format(&c, buf, sizeof buf);
     CHECK(n > 0 && strcmp(buf, "stripe_size=32MiB,stripe_count=0,ioc=per_node,threads=4,channel=auto,fsync=0,"
