@@ -1,7 +1,7 @@
 /*
  * cfgstring.c -- the config-string grammar: "key=value,key=\"quoted,value\""
- * parsed onto an H5FD_h5sf_config_t (all or nothing), and the inverse,
- * h5sf_config_format(), whose output parses back to the same settings.
+ * parsed onto an h5sf_settings_t (all or nothing), and the inverse,
+ * h5sf_settings_format(), whose output parses back to the same settings.
  *
  * Owns keys, separators, quoting and escapes; values go through the
  * option setters (config.c).  Must not read the environment.
@@ -83,13 +83,13 @@ static int read_value(const char **pp, char *buf, size_t n, const char *key, h5s
     return 0;
 }
 
-int h5sf_config_parse(const char *str, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
+int h5sf_settings_parse(const char *str, h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
     if (!str)
         return 0;
-    H5FD_h5sf_config_t *t   = malloc(sizeof *t);       /* apply to a copy: all or nothing */
-    char               *val = malloc(H5FD_H5SF_PATH_MAX + 64);
-    int                 ret = -1;
+    h5sf_settings_t *t   = malloc(sizeof *t); /* apply to a copy: all or nothing */
+    char            *val = malloc(H5SF_VALUE_MAX);
+    int              ret = -1;
     if (!t || !val) {
         h5sf_fail(e, ENOMEM, "config string: out of memory");
         goto done;
@@ -118,7 +118,7 @@ int h5sf_config_parse(const char *str, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
         }
         p++; /* '=' */
         const char *what = h5sf_options[opt].key;
-        if (read_value(&p, val, H5FD_H5SF_PATH_MAX + 64, what, e) < 0)
+        if (read_value(&p, val, H5SF_VALUE_MAX, what, e) < 0)
             goto done;
         if (val[0] == '\0' && !h5sf_option_may_be_empty((size_t)opt)) {
             h5sf_fail(e, EINVAL, "%s=\"\": empty value (syntax: %s)", what, h5sf_options[opt].syntax);
@@ -180,7 +180,7 @@ static int append_kv(char *buf, size_t n, size_t *off, const char *key, const ch
 /* Returns the length written, or -1 (buf holds a truncated prefix) when buf
  * is too small or the settings are invalid.  Default markers are rendered as
  * the values they stand for, so the string shows what is in effect. */
-int h5sf_config_format(const H5FD_h5sf_config_t *c, char *buf, size_t n)
+int h5sf_settings_format(const h5sf_settings_t *c, char *buf, size_t n)
 {
     static const char *const channels[] = {"auto", "ioc", "direct"};
     char                     v[sizeof c->ioc_list + 32];
@@ -188,7 +188,7 @@ int h5sf_config_format(const H5FD_h5sf_config_t *c, char *buf, size_t n)
     if (!buf || n == 0)
         return -1;
     buf[0] = '\0';
-    if (h5sf_config_validate(c, NULL) < 0)
+    if (h5sf_settings_validate(c, NULL) < 0)
         return -1;
 
     format_size(c->stripe_size > 0 ? c->stripe_size : H5SF_DEFAULT_STRIPE_SIZE, v, sizeof v);
@@ -198,15 +198,15 @@ int h5sf_config_format(const H5FD_h5sf_config_t *c, char *buf, size_t n)
     if (append_kv(buf, n, &off, "stripe_count", v) < 0)
         return -1;
     switch (c->ioc_mode) {
-        case H5FD_H5SF_IOC_PER_NODE:
+        case H5SF_IOC_PER_NODE:
             if (c->ioc_param > 0)
                 snprintf(v, sizeof v, "per_node:%" PRId32, c->ioc_param);
             else
                 snprintf(v, sizeof v, "per_node");
             break;
-        case H5FD_H5SF_IOC_EVERY_NTH:
-        case H5FD_H5SF_IOC_TOTAL:
-            snprintf(v, sizeof v, "%s:%" PRId32, c->ioc_mode == H5FD_H5SF_IOC_TOTAL ? "total" : "every",
+        case H5SF_IOC_EVERY_NTH:
+        case H5SF_IOC_TOTAL:
+            snprintf(v, sizeof v, "%s:%" PRId32, c->ioc_mode == H5SF_IOC_TOTAL ? "total" : "every",
                      c->ioc_param > 0 ? c->ioc_param : 1);
             break;
         default:

@@ -1,13 +1,13 @@
 /*
- * config.c -- applying settings to an H5FD_h5sf_config_t: one setter per
- * row of the option table (options.c), defaults, validation of a struct,
+ * config.c -- applying settings to an h5sf_settings_t: one setter per row
+ * of the option table (options.c), the ioc modes, defaults, validation,
  * and the environment overrides (the built-in driver's variables first,
  * then H5SF_*).
  *
- * Everything here works on an H5FD_h5sf_config_t and an h5sf_errbuf_t only:
- * no HDF5 or MPI calls (MPI_COMM_NULL / MPI_INFO_NULL are just handles), so
- * the parsers can be unit-tested and fuzzed without a running MPI.  Values
- * are parsed by values.c; the config-string grammar is cfgstring.c's.
+ * Works on an h5sf_settings_t and an h5sf_errbuf_t only: no HDF5 or MPI,
+ * so the parsers can be unit-tested and fuzzed without either.  Single
+ * values are parsed by values.c (called, never calling back); the
+ * config-string grammar is cfgstring.c's, which calls the setters here.
  */
 #define _XOPEN_SOURCE 700
 #include <ctype.h>
@@ -20,43 +20,113 @@
 #include <strings.h>
 #include "config_impl.h"
 
+/* ---- the ioc modes ----------------------------------------------------- */
+
+/* "word" or "word:rest" with a case-insensitive word; *rest = NULL without ':'. */
+static bool match_mode(const char *s, const char *word, const char **rest)
+{
+    size_t n = strlen(word);
+    if (strncasecmp(s, word, n) != 0)
+        return false;
+    if (s[n] == '\0') {
+        *rest = NULL;
+        return true;
+    }
+    if (s[n] == ':') {
+        *rest = s + n + 1;
+        return true;
+    }
+    return false;
+}
+
+int h5sf_parse_ioc(const char *s, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
+{
+    char        buf[sizeof c->ioc_list + 16];
+    const char *rest = NULL;
+    if (!s)
+        return h5sf_fail(e, EINVAL, "%s: no value", what);
+    if (h5sf_trim_copy(s, buf, sizeof buf) < 0)
+        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "...\": too long", what, s);
+
+    if (match_mode(buf, "per_node", &rest) || match_mode(buf, "every", &rest) ||
+        match_mode(buf, "total", &rest)) {
+        int32_t mode  = tolower((unsigned char)buf[0]) == 'p'   ? H5SF_IOC_PER_NODE
+                        : tolower((unsigned char)buf[0]) == 'e' ? H5SF_IOC_EVERY_NTH
+                                                                : H5SF_IOC_TOTAL;
+        int32_t param = 0;
+        if (!rest && mode != H5SF_IOC_PER_NODE)
+            return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": needs a count, e.g. %s:4", what, s,
+                             mode == H5SF_IOC_EVERY_NTH ? "every" : "total");
+        if (rest && h5sf_parse_int(rest, 1, H5SF_MAX_IOC_PARAM, &param, NULL, what) < 0)
+            return h5sf_fail(e, EINVAL,
+                             "%s=\"" SHOW "\": the count after ':' must be an integer 1..%d", what, s,
+                             H5SF_MAX_IOC_PARAM);
+        c->ioc_mode    = mode;
+        c->ioc_param   = param;
+        c->ioc_list[0] = '\0';
+        return 0;
+    }
+    if (match_mode(buf, "ranks", &rest) && rest) {
+        int *r = NULL, n = 0;
+        char list[sizeof c->ioc_list];
+        if (h5sf_parse_rank_list(rest, INT_MAX, &r, &n, e) < 0) {
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e ? e->msg : "");
+            return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": %s", what, s, why);
+        }
+        int rc = h5sf_format_ranks(r, n, list, sizeof list);
+        free(r);
+        if (rc < 0)
+            return h5sf_fail(e, EINVAL, "%s=\"" SHOW "...\": rank list longer than %zu characters", what, s,
+                             sizeof list - 1);
+        c->ioc_mode  = H5SF_IOC_LIST;
+        c->ioc_param = 0;
+        memcpy(c->ioc_list, list, sizeof list);
+        return 0;
+    }
+    return h5sf_fail(e, EINVAL,
+                     "%s=\"" SHOW "\": unknown IOC selection (use per_node, per_node:N, every:N, total:N or "
+                     "ranks:R1;R2;...)",
+                     what, s);
+}
+
 /* ---- one setter per table row ------------------------------------------ */
 
-typedef int (*setter_t)(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what);
+typedef int (*setter_t)(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what);
 
-static int set_stripe_size(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_stripe_size(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return h5sf_parse_size(v, &c->stripe_size, e, what);
 }
-static int set_stripe_count(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_stripe_count(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return h5sf_parse_int(v, 0, H5SF_MAX_STRIPE_COUNT, &c->stripe_count, e, what);
 }
-static int set_ioc(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_ioc(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return h5sf_parse_ioc(v, c, e, what);
 }
-static int set_threads(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_threads(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return h5sf_parse_int(v, 1, H5SF_MAX_THREADS, &c->threads, e, what);
 }
-static int set_channel(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_channel(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     static const char *const names[] = {"auto", "ioc", "direct"};
     char                      buf[16];
     if (h5sf_trim_copy(v, buf, sizeof buf) == 0)
         for (int i = 0; i < 3; i++)
             if (strcasecmp(buf, names[i]) == 0) {
-                c->channel = (H5FD_h5sf_channel_t)i;
+                c->channel = i;
                 return 0;
             }
     return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": unknown channel (use auto, ioc or direct)", what, v);
 }
-static int set_fsync(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_fsync(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return h5sf_parse_bool(v, &c->fsync, e, what);
 }
-static int set_timeout(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_timeout(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return h5sf_parse_int(v, 1, H5SF_MAX_TIMEOUT, &c->timeout, e, what);
 }
@@ -69,11 +139,11 @@ static int set_dir(const char *v, char *dst, size_t n, h5sf_errbuf_t *e, const c
     memcpy(dst, v, len + 1);
     return 0;
 }
-static int set_subfile_dir(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_subfile_dir(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return set_dir(v, c->subfile_dir, sizeof c->subfile_dir, e, what);
 }
-static int set_config_dir(const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+static int set_config_dir(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return set_dir(v, c->config_dir, sizeof c->config_dir, e, what);
 }
@@ -84,7 +154,7 @@ static const setter_t setters[] = {set_stripe_size, set_stripe_count, set_ioc,  
 _Static_assert(sizeof setters / sizeof setters[0] == H5SF_NOPTIONS,
                "h5sf_options[] and setters[] must have one row per option");
 
-int h5sf_option_set(size_t i, const char *v, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
+int h5sf_option_set(size_t i, const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     return setters[i](v, c, e, what);
 }
@@ -93,31 +163,19 @@ bool h5sf_option_may_be_empty(size_t i) { return setters[i] == set_subfile_dir |
 
 /* ---- defaults and validation ------------------------------------------- */
 
-void h5sf_config_defaults(H5FD_h5sf_config_t *c)
+void h5sf_settings_defaults(h5sf_settings_t *c)
 {
     memset(c, 0, sizeof *c);
-    c->magic    = H5FD_H5SF_CONFIG_MAGIC;
-    c->version  = H5FD_H5SF_CONFIG_VERSION;
-    c->ioc_mode = H5FD_H5SF_IOC_PER_NODE;
-    c->channel  = H5FD_H5SF_CHANNEL_AUTO;
-    c->comm     = MPI_COMM_NULL;
-    c->info     = MPI_INFO_NULL;
+    c->ioc_mode = H5SF_IOC_PER_NODE;
+    c->channel  = H5SF_CHANNEL_AUTO;
 }
 
 static bool nul_terminated(const char *s, size_t n) { return memchr(s, '\0', n) != NULL; }
 
-int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
+int h5sf_settings_validate(const h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
     if (!c)
         return h5sf_fail(e, EINVAL, "h5sf config is NULL");
-    if (c->magic != H5FD_H5SF_CONFIG_MAGIC)
-        return h5sf_fail(e, EINVAL,
-                         "h5sf config: bad magic 0x%08" PRIx32 " (expected 0x%08x; initialize the struct with "
-                         "H5FD_h5sf_config_init())",
-                         c->magic, H5FD_H5SF_CONFIG_MAGIC);
-    if (c->version != H5FD_H5SF_CONFIG_VERSION)
-        return h5sf_fail(e, EINVAL, "h5sf config: unsupported version %" PRIu32 " (this build knows version %u)",
-                         c->version, H5FD_H5SF_CONFIG_VERSION);
     /* Zero is the "default" marker in every numeric field. */
     if (c->stripe_size < 0)
         return h5sf_fail(e, EINVAL, "h5sf config: stripe_size=%" PRId64 " must be positive (0 = default 32MiB)",
@@ -125,14 +183,14 @@ int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
     if (c->stripe_count < 0 || c->stripe_count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "h5sf config: stripe_count=%" PRId32 " out of range (0..%d)", c->stripe_count,
                          H5SF_MAX_STRIPE_COUNT);
-    if ((int)c->ioc_mode < (int)H5FD_H5SF_IOC_PER_NODE || (int)c->ioc_mode > (int)H5FD_H5SF_IOC_LIST)
-        return h5sf_fail(e, EINVAL, "h5sf config: unknown ioc_mode %d", (int)c->ioc_mode);
+    if (c->ioc_mode < H5SF_IOC_PER_NODE || c->ioc_mode > H5SF_IOC_LIST)
+        return h5sf_fail(e, EINVAL, "h5sf config: unknown ioc_mode %d", c->ioc_mode);
     if (c->ioc_param < 0 || c->ioc_param > H5SF_MAX_IOC_PARAM)
         return h5sf_fail(e, EINVAL, "h5sf config: ioc_param=%" PRId32 " out of range (0..%d)", c->ioc_param,
                          H5SF_MAX_IOC_PARAM);
     if (!nul_terminated(c->ioc_list, sizeof c->ioc_list))
         return h5sf_fail(e, EINVAL, "h5sf config: ioc_list is not NUL-terminated");
-    if (c->ioc_mode == H5FD_H5SF_IOC_LIST) {
+    if (c->ioc_mode == H5SF_IOC_LIST) {
         int *r = NULL, n = 0;
         if (h5sf_parse_rank_list(c->ioc_list, INT_MAX, &r, &n, e) < 0) {
             char why[sizeof e->msg];
@@ -144,8 +202,8 @@ int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
     if (c->threads < 0 || c->threads > H5SF_MAX_THREADS)
         return h5sf_fail(e, EINVAL, "h5sf config: threads=%" PRId32 " out of range (1..%d, 0 = default %d)",
                          c->threads, H5SF_MAX_THREADS, H5SF_DEFAULT_THREADS);
-    if ((int)c->channel < (int)H5FD_H5SF_CHANNEL_AUTO || (int)c->channel > (int)H5FD_H5SF_CHANNEL_DIRECT)
-        return h5sf_fail(e, EINVAL, "h5sf config: unknown channel %d", (int)c->channel);
+    if (c->channel < H5SF_CHANNEL_AUTO || c->channel > H5SF_CHANNEL_DIRECT)
+        return h5sf_fail(e, EINVAL, "h5sf config: unknown channel %d", c->channel);
     if (c->fsync != 0 && c->fsync != 1)
         return h5sf_fail(e, EINVAL, "h5sf config: fsync=%" PRId32 " must be 0 or 1", c->fsync);
     if (c->timeout < 0 || c->timeout > H5SF_MAX_TIMEOUT)
@@ -170,7 +228,7 @@ static const char *env_value(const char *name)
  * "<criteria>:<value>" with criteria from H5FD_subfiling_ioc_select_t, or a
  * bare value for the selection already in force; H5FD_SUBFILING_IOC_PER_NODE
  * only counts when one-per-node selection is in force (as in the built-in). */
-static int apply_builtin_ioc_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
+static int apply_builtin_ioc_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
     static const char crit_var[] = "H5FD_SUBFILING_IOC_SELECTION_CRITERIA";
     static const char node_var[] = "H5FD_SUBFILING_IOC_PER_NODE";
@@ -197,8 +255,8 @@ static int apply_builtin_ioc_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
                                  crit_var, crit, buf);
             switch (type) {
                 case 0: /* SELECT_IOC_ONE_PER_NODE: the value is ignored, as by the built-in */
-                    if (c->ioc_mode != H5FD_H5SF_IOC_PER_NODE) {
-                        c->ioc_mode  = H5FD_H5SF_IOC_PER_NODE;
+                    if (c->ioc_mode != H5SF_IOC_PER_NODE) {
+                        c->ioc_mode  = H5SF_IOC_PER_NODE;
                         c->ioc_param = 0;
                     }
                     c->ioc_list[0] = '\0';
@@ -208,7 +266,7 @@ static int apply_builtin_ioc_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
                     if (h5sf_parse_int(colon + 1, 1, H5SF_MAX_IOC_PARAM, &v, NULL, crit_var) < 0)
                         return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": the value after ':' must be an integer 1..%d",
                                          crit_var, crit, H5SF_MAX_IOC_PARAM);
-                    c->ioc_mode    = type == 1 ? H5FD_H5SF_IOC_EVERY_NTH : H5FD_H5SF_IOC_TOTAL;
+                    c->ioc_mode    = type == 1 ? H5SF_IOC_EVERY_NTH : H5SF_IOC_TOTAL;
                     c->ioc_param   = v;
                     c->ioc_list[0] = '\0';
                     per_node_applies = false;
@@ -224,11 +282,11 @@ static int apply_builtin_ioc_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
             /* A bare value parameterizes the selection already chosen. */
             if (h5sf_parse_int(crit, 1, H5SF_MAX_IOC_PARAM, &v, e, crit_var) < 0)
                 return -1;
-            if (c->ioc_mode == H5FD_H5SF_IOC_EVERY_NTH || c->ioc_mode == H5FD_H5SF_IOC_TOTAL) {
+            if (c->ioc_mode == H5SF_IOC_EVERY_NTH || c->ioc_mode == H5SF_IOC_TOTAL) {
                 c->ioc_param     = v;
                 per_node_applies = false;
             }
-            else if (c->ioc_mode == H5FD_H5SF_IOC_LIST)
+            else if (c->ioc_mode == H5SF_IOC_LIST)
                 return h5sf_fail(e, EINVAL,
                                  "%s=\"" SHOW "\": a bare value cannot parameterize an explicit rank list "
                                  "(use \"<criteria>:<value>\")",
@@ -240,7 +298,7 @@ static int apply_builtin_ioc_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
     if (per && per_node_applies) {
         if (h5sf_parse_int(per, 1, H5SF_MAX_IOC_PARAM, &v, e, node_var) < 0)
             return -1;
-        c->ioc_mode    = H5FD_H5SF_IOC_PER_NODE;
+        c->ioc_mode    = H5SF_IOC_PER_NODE;
         c->ioc_param   = v;
         c->ioc_list[0] = '\0';
     }
@@ -248,7 +306,7 @@ static int apply_builtin_ioc_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
 }
 
 /* Env values may be long (paths); copy trimmed into a heap buffer. */
-static int apply_one(size_t i, const char *var, const char *v, H5FD_h5sf_config_t *c, char *buf, size_t n,
+static int apply_one(size_t i, const char *var, const char *v, h5sf_settings_t *c, char *buf, size_t n,
                      h5sf_errbuf_t *e)
 {
     if (h5sf_trim_copy(v, buf, n) < 0)
@@ -258,12 +316,12 @@ static int apply_one(size_t i, const char *var, const char *v, H5FD_h5sf_config_
     return setters[i](buf, c, e, var);
 }
 
-int h5sf_config_apply_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
+int h5sf_settings_apply_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
-    const size_t        n   = H5FD_H5SF_PATH_MAX + 64;
-    H5FD_h5sf_config_t *t   = malloc(sizeof *t);
-    char               *buf = malloc(n);
-    int                 ret = -1;
+    const size_t     n   = H5SF_VALUE_MAX;
+    h5sf_settings_t *t   = malloc(sizeof *t);
+    char            *buf = malloc(n);
+    int              ret = -1;
     if (!t || !buf) {
         h5sf_fail(e, ENOMEM, "environment: out of memory");
         goto done;

@@ -7,6 +7,11 @@
  * generated reference table in docs/configuration.md all read this table, so
  * code and documentation cannot drift.
  *
+ * Everything here works on an h5sf_settings_t: the fields of the public
+ * H5FD_h5sf_config_t (include/h5sf.h) without its MPI handles, magic and
+ * version, so common/ needs neither MPI nor HDF5.  vfd/settings.c converts
+ * between the two and checks that the enum values below are the public ones.
+ *
  * Precedence, lowest to highest:
  *   defaults < fapl struct / config string < H5FD_SUBFILING_* / H5FD_IOC_*
  *   < H5SF_* environment.
@@ -20,18 +25,35 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bounds.h"
 #include "errbuf.h"
-#include "../include/h5sf.h"
+#include "values.h"
 
-#define H5SF_DEFAULT_STRIPE_SIZE ((int64_t)32 * 1024 * 1024)
-#define H5SF_DEFAULT_THREADS     4
-/* Subfiles per IOC of a new file when stripe_count is left at 0, at most
- * (common/iocmap.h, h5sf_iocmap_default_count; measured in
- * docs/performance.md, "The default subfile count"). */
-#define H5SF_DEFAULT_SUBFILES_PER_IOC 4
-#define H5SF_DEFAULT_TIMEOUT     300
-#define H5SF_MAX_STRIPE_COUNT    65536
-#define H5SF_MAX_THREADS         256
+/* Which channel carries per-subfile I/O (H5FD_h5sf_channel_t's values). */
+#define H5SF_CHANNEL_AUTO   0
+#define H5SF_CHANNEL_IOC    1
+#define H5SF_CHANNEL_DIRECT 2
+
+/* How IOC ranks are chosen (H5FD_h5sf_ioc_mode_t's values). */
+#define H5SF_IOC_PER_NODE  0
+#define H5SF_IOC_EVERY_NTH 1
+#define H5SF_IOC_TOTAL     2
+#define H5SF_IOC_LIST      3
+
+/* Zero in a numeric field and "" in a string field mean "default". */
+typedef struct h5sf_settings {
+    int64_t stripe_size;
+    int32_t stripe_count;
+    int32_t ioc_mode;  /* H5SF_IOC_*                                 */
+    int32_t ioc_param; /* N for PER_NODE / EVERY_NTH / TOTAL         */
+    char    ioc_list[H5SF_IOC_LIST_LEN];
+    int32_t threads;
+    int32_t channel;   /* H5SF_CHANNEL_*                             */
+    int32_t fsync;
+    int32_t timeout;
+    char    subfile_dir[H5SF_PATH_MAX];
+    char    config_dir[H5SF_PATH_MAX];
+} h5sf_settings_t;
 
 typedef struct h5sf_option {
     const char *key;       /* config-string key, e.g. "stripe_size"            */
@@ -48,32 +70,27 @@ extern const h5sf_option_t h5sf_options[];   /* terminated by key == NULL */
  * same shape, key may be "-" when no config-string key exists. */
 extern const h5sf_option_t h5sf_runtime_vars[];
 
-/* Fill defaults: magic/version set, everything else "default". */
-void h5sf_config_defaults(H5FD_h5sf_config_t *c);
+/* Fill defaults: everything "default". */
+void h5sf_settings_defaults(h5sf_settings_t *c);
 
-/* Check a struct handed to H5Pset_fapl_h5sf: magic, version, ranges, enums. */
-int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e);
+/* Check ranges, enums and NUL termination (what H5Pset_fapl_h5sf checks of
+ * its struct after magic and version). */
+int h5sf_settings_validate(const h5sf_settings_t *c, h5sf_errbuf_t *e);
 
 /* Apply "key=value,key=value" onto *c.  Sizes accept B, KiB, MiB, GiB, TiB,
  * K, M, G, T (powers of two); unknown keys, bad values and overflow fail with
  * a message naming the key and the value. */
-int h5sf_config_parse(const char *str, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e);
+int h5sf_settings_parse(const char *str, h5sf_settings_t *c, h5sf_errbuf_t *e);
 
 /* Apply environment overrides (fallback names first, then H5SF_*), with the
  * same checks; a bad value fails naming the variable.  Reads the environment
  * through getenv; called at open and by H5Pget_fapl_h5sf only. */
-int h5sf_config_apply_env(H5FD_h5sf_config_t *c, h5sf_errbuf_t *e);
+int h5sf_settings_apply_env(h5sf_settings_t *c, h5sf_errbuf_t *e);
 
-/* Parse pieces, exported for the tools and tests. */
-int h5sf_parse_size(const char *s, int64_t *out, h5sf_errbuf_t *e, const char *what);
-int h5sf_parse_int(const char *s, int32_t lo, int32_t hi, int32_t *out, h5sf_errbuf_t *e, const char *what);
 /* "per_node", "per_node:N", "every:N", "total:N", "ranks:0;4;8" */
-int h5sf_parse_ioc(const char *s, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what);
-/* Parse an ioc_list ("0;4;8") into sorted ranks; fails on duplicates or
- * ranks outside [0, comm_size). *out is malloc'd. */
-int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_errbuf_t *e);
+int h5sf_parse_ioc(const char *s, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what);
 
 /* Render the effective settings as a config string (for logs and tools). */
-int h5sf_config_format(const H5FD_h5sf_config_t *c, char *buf, size_t n);
+int h5sf_settings_format(const h5sf_settings_t *c, char *buf, size_t n);
 
 #endif

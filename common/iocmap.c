@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include "config.h"
 #include "iocmap.h"
 
 static int cmp_i64(const void *a, const void *b)
@@ -89,7 +88,7 @@ static int pick_list(int size, const int *order, const char *list, int32_t nsubf
     return n;
 }
 
-int h5sf_iocmap_select(int size, const int *lead, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs_out,
+int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, int32_t nsubfiles, int **iocs_out,
                        int *nioc_out, int *nnodes, h5sf_errbuf_t *e)
 {
     int  p = cfg->ioc_param > 0 ? cfg->ioc_param : 1, n = 0, count, step;
@@ -108,14 +107,14 @@ int h5sf_iocmap_select(int size, const int *lead, const H5FD_h5sf_config_t *cfg,
         goto done;
 
     switch (cfg->ioc_mode) {
-        case H5FD_H5SF_IOC_PER_NODE:
+        case H5SF_IOC_PER_NODE:
             n = pick_per_node(size, lead, order, *nnodes, p, nsubfiles, iocs);
             break;
-        case H5FD_H5SF_IOC_EVERY_NTH: /* positions 0, N, 2N, ... of the node-by-node order */
-        case H5FD_H5SF_IOC_TOTAL:     /* N positions with stride (size - 1) / (N - 1), rounded down */
+        case H5SF_IOC_EVERY_NTH: /* positions 0, N, 2N, ... of the node-by-node order */
+        case H5SF_IOC_TOTAL:     /* N positions with stride (size - 1) / (N - 1), rounded down */
             if (p > size)
                 p = size; /* as the built-in: N is capped at the rank count */
-            if (cfg->ioc_mode == H5FD_H5SF_IOC_EVERY_NTH) {
+            if (cfg->ioc_mode == H5SF_IOC_EVERY_NTH) {
                 step  = p;
                 count = (size - 1) / step + 1;
             }
@@ -128,7 +127,7 @@ int h5sf_iocmap_select(int size, const int *lead, const H5FD_h5sf_config_t *cfg,
             for (n = 0; n < count; n++)
                 iocs[n] = order[n * step];
             break;
-        case H5FD_H5SF_IOC_LIST:
+        case H5SF_IOC_LIST:
             n = pick_list(size, order, cfg->ioc_list, nsubfiles, iocs, e);
             break;
         default:

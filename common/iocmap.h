@@ -14,15 +14,15 @@
 #define H5SF_IOCMAP_H
 
 #include <stdint.h>
+#include "config.h"
 #include "errbuf.h"
-#include "../include/h5sf.h"
 
 /* lead[r] is the lowest rank on rank r's node (0 <= lead[r] <= r).
  * nsubfiles is the file's subfile count, or 0 when it defaults to the IOC
  * count: as in the built-in, there are never more IOCs than subfiles.
  * Returns 0 with *iocs (malloc'd, in serving order), *nioc and *nnodes set,
  * or -1 with the reason in e. */
-int h5sf_iocmap_select(int size, const int *lead, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs,
+int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, int32_t nsubfiles, int **iocs,
                        int *nioc, int *nnodes, h5sf_errbuf_t *e);
 
 /* The subfile count of a new file whose settings leave it open: nioc x k,

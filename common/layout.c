@@ -17,11 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "bounds.h"
 #include "layout.h"
 
-/* Same limit as H5SF_MAX_STRIPE_COUNT (config.h, which pulls in MPI/HDF5
- * headers this file does without). */
-#define LAYOUT_MAX_SUBFILES 65536
 
 /* The built-in's templates (H5FD_SUBFILING_FILENAME_TEMPLATE and
  * H5FD_SUBFILING_CONFIG_FILENAME_TEMPLATE in H5FDsubfiling.h). */
@@ -183,9 +181,9 @@ int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf
             return h5sf_fail(e, ENAMETOOLONG, "%s: path longer than %zu characters", l->base, n ? n - 1 : 0);
         return 0;
     }
-    if (l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES)
+    if (l->stripe_count < 1 || l->stripe_count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "subfile count %" PRId32 " out of range (1..%d)", l->stripe_count,
-                         LAYOUT_MAX_SUBFILES);
+                         H5SF_MAX_STRIPE_COUNT);
     if (idx < 0 || idx >= l->stripe_count)
         return h5sf_fail(e, EINVAL, "subfile index %d out of range (0..%" PRId32 ")", idx, l->stripe_count - 1);
     int w = snprintf(buf, n, "%s/" SUBFILE_TEMPLATE, subfile_dir_of(l), l->base, l->inode,
@@ -285,7 +283,7 @@ int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e)
 {
     char  path[2 * H5SF_LAYOUT_PATH_MAX], tmp[2 * H5SF_LAYOUT_PATH_MAX + 64];
     FILE *f;
-    if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES)
+    if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "invalid layout (stripe_size %" PRId64 ", %" PRId32 " subfiles)", l->stripe_size,
                          l->stripe_count);
     if (h5sf_config_path(l, path, sizeof path, e) < 0)
@@ -452,10 +450,10 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
                     agg = x;
                     break;
                 case K_COUNT:
-                    if (x < 1 || x > LAYOUT_MAX_SUBFILES)
+                    if (x < 1 || x > H5SF_MAX_STRIPE_COUNT)
                         return h5sf_fail(e, EINVAL,
                                          "config file line %zu: \"%s\": subfile count out of range (1..%d)", lineno,
-                                         show, LAYOUT_MAX_SUBFILES);
+                                         show, H5SF_MAX_STRIPE_COUNT);
                     count = x;
                     break;
                 case K_DIR:
@@ -478,7 +476,7 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
             names_n    = nt;
             names_line = lineno;
         }
-        if (nt != names_n || nn < 1 || nn > nt || nt > LAYOUT_MAX_SUBFILES)
+        if (nt != names_n || nn < 1 || nn > nt || nt > H5SF_MAX_STRIPE_COUNT)
             return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": subfile number out of range or disagrees "
                              "with line %zu", lineno, show, names_line);
         /* Exactly the name this stub's subfile number names_seen+1 has, in
@@ -617,7 +615,7 @@ size_t h5sf_drvinfo_size(const h5sf_layout_t *l) { return SF_FIXED + prefix_len(
 int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf)
 {
     size_t plen = prefix_len(l);
-    if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > LAYOUT_MAX_SUBFILES ||
+    if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > H5SF_MAX_STRIPE_COUNT ||
         plen > sizeof l->config_dir || h5sf_drvinfo_size(l) > H5SF_DRVINFO_MAX)
         return -1; /* the built-in could not read it back either */
     memcpy(name, SF_NAME, 9);
@@ -670,9 +668,9 @@ static int check_stripes(int64_t size, int64_t count, const char *block, h5sf_er
 {
     if (size <= 0)
         return h5sf_fail(e, EINVAL, "driver info (%s block): stripe size %" PRId64 " is not positive", block, size);
-    if (count < 1 || count > LAYOUT_MAX_SUBFILES)
+    if (count < 1 || count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "driver info (%s block): stripe count %" PRId64 " out of range (1..%d)", block,
-                         count, LAYOUT_MAX_SUBFILES);
+                         count, H5SF_MAX_STRIPE_COUNT);
     return 0;
 }
 

@@ -15,10 +15,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bounds.h"
 #include "errbuf.h"
 #include "stripe.h"
 
-#define H5SF_LAYOUT_PATH_MAX 4096
+#define H5SF_LAYOUT_PATH_MAX H5SF_PATH_MAX /* each directory, the stub's base name */
 
 typedef struct h5sf_layout {
     int64_t  stripe_size;

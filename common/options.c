@@ -10,13 +10,17 @@
 #include <stddef.h>
 #include "config_impl.h"
 
+/* A limit of bounds.h as text, so the docs show the number the code checks. */
+#define NUM_(x) #x
+#define NUM(x)  NUM_(x)
+
 const h5sf_option_t h5sf_options[] = {
     {"stripe_size", "H5SF_STRIPE_SIZE", "H5FD_SUBFILING_STRIPE_SIZE", "32MiB",
      "bytes, optional unit B, K/KiB, M/MiB, G/GiB, T/TiB (powers of two)",
      "Bytes per stripe: logical stripe k goes to subfile k mod stripe_count.  Ignored when an existing "
      "file is opened (its stored layout wins)."},
     {"stripe_count", "H5SF_STRIPE_COUNT", NULL, "0",
-     "integer 0..65536",
+     "integer 0.." NUM(H5SF_MAX_STRIPE_COUNT),
      "Number of subfiles; 0 means the default for a new file: per I/O concentrator, as many subfiles as "
      "the ranks it serves, at most 4 (docs/configuration.md, \"The default subfile count\").  Ignored when "
      "an existing file is opened."},
@@ -31,8 +35,8 @@ const h5sf_option_t h5sf_options[] = {
      "H5FD_SUBFILING_IOC_SELECTION_CRITERIA (\"<criteria>:<value>\": 0 = one per node, 1:N = every:N, "
      "3:N = total:N; 2 (from a file) is not supported) and H5FD_SUBFILING_IOC_PER_NODE=N (per_node:N, "
      "used only when the selection criteria do not pick another mode, as in the built-in driver)."},
-    {"threads", "H5SF_THREADS", "H5FD_IOC_THREAD_POOL_SIZE", "4",
-     "integer 1..256",
+    {"threads", "H5SF_THREADS", "H5FD_IOC_THREAD_POOL_SIZE", NUM(H5SF_DEFAULT_THREADS),
+     "integer 1.." NUM(H5SF_MAX_THREADS),
      "Worker threads of each I/O concentrator."},
     {"channel", "H5SF_CHANNEL", NULL, "auto",
      "auto | ioc | direct",
@@ -41,8 +45,8 @@ const h5sf_option_t h5sf_options[] = {
     {"fsync", "H5SF_FSYNC", NULL, "0",
      "0 | 1 | true | false | yes | no | on | off",
      "fsync() the subfiles at every flush."},
-    {"timeout", "H5SF_TIMEOUT", NULL, "300",
-     "seconds 1..86400",
+    {"timeout", "H5SF_TIMEOUT", NULL, NUM(H5SF_DEFAULT_TIMEOUT),
+     "seconds 1.." NUM(H5SF_MAX_TIMEOUT),
      "How long a client waits for an I/O concentrator before failing the call.  Also the longest close "
      "and MPI_Finalize wait for an IOC worker thread that is stuck in a file system call: it is then left "
      "behind (its memory leaked, one line on stderr) and they return."},

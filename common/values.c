@@ -1,11 +1,13 @@
 /*
  * values.c -- parsers of single setting values: sizes with binary units,
- * bounded integers, booleans, the ioc modes and rank lists.
+ * bounded integers, booleans and rank lists (values.h).
  *
  * Every error message has the form   <what>="<value>": <reason>
  * where <what> is the config-string key or the environment variable, so a
  * user can always tell which setting to fix.  Pure functions of their
- * arguments: must not read the environment or know the option table.
+ * arguments: must not read the environment, know the option table or the
+ * settings struct, or call any other file of common/ (config.c and
+ * cfgstring.c call down to here).
  */
 #define _XOPEN_SOURCE 700
 #include <ctype.h>
@@ -13,10 +15,13 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "config_impl.h"
+#include "values.h"
+
+#define SHOW H5SF_SHOW
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -207,74 +212,6 @@ int h5sf_format_ranks(const int *r, int n, char *buf, size_t size)
         off += (size_t)w;
     }
     return 0;
-}
-
-/* "word" or "word:rest" with a case-insensitive word; *rest = NULL without ':'. */
-static bool match_mode(const char *s, const char *word, const char **rest)
-{
-    size_t n = strlen(word);
-    if (strncasecmp(s, word, n) != 0)
-        return false;
-    if (s[n] == '\0') {
-        *rest = NULL;
-        return true;
-    }
-    if (s[n] == ':') {
-        *rest = s + n + 1;
-        return true;
-    }
-    return false;
-}
-
-int h5sf_parse_ioc(const char *s, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e, const char *what)
-{
-    char        buf[sizeof c->ioc_list + 16];
-    const char *rest = NULL;
-    if (!s)
-        return h5sf_fail(e, EINVAL, "%s: no value", what);
-    if (h5sf_trim_copy(s, buf, sizeof buf) < 0)
-        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "...\": too long", what, s);
-
-    if (match_mode(buf, "per_node", &rest) || match_mode(buf, "every", &rest) ||
-        match_mode(buf, "total", &rest)) {
-        H5FD_h5sf_ioc_mode_t mode = tolower((unsigned char)buf[0]) == 'p'   ? H5FD_H5SF_IOC_PER_NODE
-                                    : tolower((unsigned char)buf[0]) == 'e' ? H5FD_H5SF_IOC_EVERY_NTH
-                                                                            : H5FD_H5SF_IOC_TOTAL;
-        int32_t              param = 0;
-        if (!rest && mode != H5FD_H5SF_IOC_PER_NODE)
-            return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": needs a count, e.g. %s:4", what, s,
-                             mode == H5FD_H5SF_IOC_EVERY_NTH ? "every" : "total");
-        if (rest && h5sf_parse_int(rest, 1, H5SF_MAX_IOC_PARAM, &param, NULL, what) < 0)
-            return h5sf_fail(e, EINVAL,
-                             "%s=\"" SHOW "\": the count after ':' must be an integer 1..%d", what, s,
-                             H5SF_MAX_IOC_PARAM);
-        c->ioc_mode    = mode;
-        c->ioc_param   = param;
-        c->ioc_list[0] = '\0';
-        return 0;
-    }
-    if (match_mode(buf, "ranks", &rest) && rest) {
-        int *r = NULL, n = 0;
-        char list[sizeof c->ioc_list];
-        if (h5sf_parse_rank_list(rest, INT_MAX, &r, &n, e) < 0) {
-            char why[sizeof e->msg];
-            snprintf(why, sizeof why, "%s", e ? e->msg : "");
-            return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": %s", what, s, why);
-        }
-        int rc = h5sf_format_ranks(r, n, list, sizeof list);
-        free(r);
-        if (rc < 0)
-            return h5sf_fail(e, EINVAL, "%s=\"" SHOW "...\": rank list longer than %zu characters", what, s,
-                             sizeof list - 1);
-        c->ioc_mode  = H5FD_H5SF_IOC_LIST;
-        c->ioc_param = 0;
-        memcpy(c->ioc_list, list, sizeof list);
-        return 0;
-    }
-    return h5sf_fail(e, EINVAL,
-                     "%s=\"" SHOW "\": unknown IOC selection (use per_node, per_node:N, every:N, total:N or "
-                     "ranks:R1;R2;...)",
-                     what, s);
 }
 
 int h5sf_parse_bool(const char *s, int32_t *out, h5sf_errbuf_t *e, const char *what)

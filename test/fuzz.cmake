@@ -38,66 +38,21 @@ else()
   message(STATUS "h5sf: fuzz targets skipped: no clang found")
 endif()
 
-# MPI compile/link flags: common/config.c uses MPI_COMM_NULL, a symbol in
-# Open MPI.  Ask the wrapper (Open MPI: -showme, MPICH: -compile_info).
-set(_fz_mpi_compile "")
-set(_fz_mpi_link "")
-if(_fz_ok)
-  set(_fz_wrapper ${MPI_C_COMPILER})
-  if(NOT _fz_wrapper)
-    set(_fz_wrapper ${CMAKE_C_COMPILER})
-  endif()
-  execute_process(COMMAND ${_fz_wrapper} -showme:compile OUTPUT_VARIABLE _c RESULT_VARIABLE _rc1
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  execute_process(COMMAND ${_fz_wrapper} -showme:link OUTPUT_VARIABLE _l RESULT_VARIABLE _rc2
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(NOT (_rc1 EQUAL 0 AND _rc2 EQUAL 0) OR _c STREQUAL "")
-    # MPICH's wrapper (which may exit 0 on -showme, printing nothing) prints
-    # its whole command line for -compile_info, compiler first.  With
-    # mpicc as CMAKE_C_COMPILER FindMPI records no include directories, so
-    # the fallback below would find no mpi.h.
-    execute_process(COMMAND ${_fz_wrapper} -compile_info OUTPUT_VARIABLE _c RESULT_VARIABLE _rc1
-                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-    execute_process(COMMAND ${_fz_wrapper} -link_info OUTPUT_VARIABLE _l RESULT_VARIABLE _rc2
-                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-    # (REGEX REPLACE would apply "^" again after each match.)
-    string(FIND "${_c}" " " _p)
-    string(SUBSTRING "${_c}" ${_p} -1 _c)
-    string(FIND "${_l}" " " _p)
-    string(SUBSTRING "${_l}" ${_p} -1 _l)
-  endif()
-  if(_rc1 EQUAL 0 AND _rc2 EQUAL 0)
-    separate_arguments(_fz_mpi_compile UNIX_COMMAND "${_c}")
-    separate_arguments(_fz_mpi_link UNIX_COMMAND "${_l}")
-  else()
-    # Neither wrapper: fall back on what FindMPI found.
-    foreach(d IN LISTS MPI_C_INCLUDE_DIRS)
-      list(APPEND _fz_mpi_compile -I${d})
-    endforeach()
-    set(_fz_mpi_link ${MPI_C_LIBRARIES})
-  endif()
-  # hdf5.h (config.h includes h5sf.h for the config struct; no HDF5 calls).
-  # Plain paths, from cmake/modules/h5sf_find_hdf5.cmake.
-  set(_fz_h5inc ${H5SF_HDF5_INCLUDE_DIRS})
-  list(REMOVE_DUPLICATES _fz_h5inc)
-  set(_fz_h5flags "")
-  foreach(d IN LISTS _fz_h5inc)
-    list(APPEND _fz_h5flags -I${d})
-  endforeach()
-endif()
+# common/ needs neither MPI nor HDF5: the targets are built by clang with
+# no include path but common/'s, which also shows that no header of
+# common/ pulls in mpi.h or hdf5.h.
 
 file(GLOB _fz_common CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/common/*.c)
+file(GLOB _fz_common_h CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/common/*.h)
 
 # h5sf_fuzz_target(<name> <seed corpus dir>)
 function(h5sf_fuzz_target name corpus)
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${name}.c)
   set(exe ${_fz_dir}/${name})
   add_custom_command(OUTPUT ${exe}
-                     COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common -I${CMAKE_SOURCE_DIR}/include
-                             ${_fz_mpi_compile} ${_fz_h5flags} ${src} ${_fz_common} ${_fz_mpi_link} -o ${exe}
-                     DEPENDS ${src} ${_fz_common} ${CMAKE_SOURCE_DIR}/common/config.h ${CMAKE_SOURCE_DIR}/common/config_impl.h
-                             ${CMAKE_SOURCE_DIR}/common/layout.h ${CMAKE_SOURCE_DIR}/common/wire.h
-                             ${CMAKE_SOURCE_DIR}/common/errbuf.h
+                     COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common ${src} ${_fz_common}
+                             -o ${exe}
+                     DEPENDS ${src} ${_fz_common} ${_fz_common_h}
                      COMMENT "Building libFuzzer target ${name}"
                      VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${exe})

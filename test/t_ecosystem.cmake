@@ -14,6 +14,9 @@
 #   eco_docs_paths         every file README.md and docs/*.md name in `backquotes` exists
 #                          (eco_docs_paths_fail: a document naming missing files fails)
 #   eco_vfd_layers         calls between vfd/ files go one way (nm over libh5sf's objects)
+#   eco_ioc_layers         the same for ioc/, which uses no HDF5 symbol and never calls vfd/
+#   eco_common_layers      the same for common/, which uses no MPI or HDF5 symbol and calls
+#                          neither ioc/ nor vfd/ (each with must-fail variants, *_fail*)
 #   eco_log                H5SF_LOG=json / debug trace of the layout decision
 set(H5SF_ECO_DIR ${CMAKE_BINARY_DIR}/eco)
 set(H5SF_ECO_PREFIX ${H5SF_ECO_DIR}/prefix)
@@ -137,6 +140,32 @@ add_test(NAME eco_vfd_layers_fail
                  -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
 set_tests_properties(eco_vfd_layers eco_vfd_layers_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_vfd_layers_fail PROPERTIES WILL_FAIL TRUE)
+# ioc/ and common/: their own layers, the symbols they must not use, no
+# call up into a folder above.  The _fail variants run the same objects
+# against a wrong order, a forbidden symbol they do use, or a folder they do
+# call, and pass only on the message of that check.
+set(_all_objs "${_objs},$<JOIN:$<TARGET_OBJECTS:h5sf_ioc>,,>,$<JOIN:$<TARGET_OBJECTS:h5sf_common>,,>")
+# h5sf_layers_test(<name> <DIR> [<expected message> <-Dvar=value>...])
+function(h5sf_layers_test name dir)
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_all_objs} -DDIR=${dir} ${ARGN}
+                                -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS "ecosystem")
+endfunction()
+h5sf_layers_test(eco_ioc_layers ioc)
+h5sf_layers_test(eco_common_layers common)
+h5sf_layers_test(eco_ioc_layers_fail ioc
+  "-DLAYERS=affinity dtype fault|sched payload subfile slots shm|group|run|worker|progress|client ctx")
+h5sf_layers_test(eco_ioc_layers_fail_symbols ioc "-DFORBID=^(H5|MPI_Isend$)")
+h5sf_layers_test(eco_ioc_layers_fail_up ioc "-DABOVE=common vfd")
+h5sf_layers_test(eco_common_layers_fail common
+  "-DLAYERS=stripe|options values layout wire|config iocmap|cfgstring")
+h5sf_layers_test(eco_common_layers_fail_symbols common "-DFORBID=^(P?MPIX?_|ompi_|MPIR_|H5|h5sf_parse_int$)")
+set_tests_properties(eco_ioc_layers_fail eco_common_layers_fail PROPERTIES
+                     PASS_REGULAR_EXPRESSION " [1-9][0-9]* uses against the layers")
+set_tests_properties(eco_ioc_layers_fail_symbols eco_common_layers_fail_symbols PROPERTIES
+                     PASS_REGULAR_EXPRESSION " [1-9][0-9]* forbidden symbols")
+set_tests_properties(eco_ioc_layers_fail_up PROPERTIES
+                     PASS_REGULAR_EXPRESSION " [1-9][0-9]* calls up into another")
 h5sf_eco_test(eco_log
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_log.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>
           ${H5SF_ECO_DIR}/log)

@@ -1,5 +1,5 @@
 /* unit_config -- config strings, value parsers, validation, environment
- * precedence and format/parse round trips.  Serial; needs no running MPI. */
+ * precedence and format/parse round trips.  Serial; common/ only: needs neither MPI nor HDF5. */
 #define _XOPEN_SOURCE 700
 #include <limits.h>
 #include <stdio.h>
@@ -23,19 +23,19 @@ static void clear_env(void)
 }
 
 /* Parse str onto defaults; returns the rc, *c the result, e the message. */
-static int parse(const char *str, H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
+static int parse(const char *str, h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
-    h5sf_config_defaults(c);
+    h5sf_settings_defaults(c);
     memset(e, 0, sizeof *e);
-    return h5sf_config_parse(str, c, e);
+    return h5sf_settings_parse(str, c, e);
 }
 
 /* str must fail, with a message containing each of the given words. */
 static void bad(int line, const char *str, const char *w1, const char *w2)
 {
-    H5FD_h5sf_config_t c, before;
+    h5sf_settings_t    c, before;
     h5sf_errbuf_t      e;
-    h5sf_config_defaults(&before);
+    h5sf_settings_defaults(&before);
     int rc = parse(str, &c, &e);
     if (rc == 0 || !strstr(e.msg, w1) || (w2 && !strstr(e.msg, w2))) {
         failures++;
@@ -50,15 +50,15 @@ static void bad(int line, const char *str, const char *w1, const char *w2)
 }
 #define BAD(s, w1, w2) bad(__LINE__, s, w1, w2)
 
-static H5FD_h5sf_config_t good(int line, const char *str)
+static h5sf_settings_t good(int line, const char *str)
 {
-    H5FD_h5sf_config_t c;
+    h5sf_settings_t    c;
     h5sf_errbuf_t      e;
     if (parse(str, &c, &e) != 0) {
         failures++;
         fprintf(stderr, "FAIL line %d: parse(\"%s\"): %s\n", line, str, e.msg);
     }
-    else if (h5sf_config_validate(&c, &e) != 0) {
+    else if (h5sf_settings_validate(&c, &e) != 0) {
         failures++;
         fprintf(stderr, "FAIL line %d: parse(\"%s\") gave an invalid config: %s\n", line, str, e.msg);
     }
@@ -153,20 +153,21 @@ static void test_rank_list(void)
 
 static void test_strings(void)
 {
-    H5FD_h5sf_config_t c;
+    h5sf_settings_t    c;
     h5sf_errbuf_t      e;
 
     c = GOOD("");
-    H5FD_h5sf_config_t d;
-    h5sf_config_defaults(&d);
+    h5sf_settings_t d;
+    h5sf_settings_defaults(&d);
     CHECK(memcmp(&c, &d, sizeof c) == 0, "empty string changes nothing");
     GOOD("  ");
     GOOD(",");
     GOOD(" , ,, ");
-    CHECK(d.magic == H5FD_H5SF_CONFIG_MAGIC && d.version == H5FD_H5SF_CONFIG_VERSION && d.stripe_size == 0 &&
-              d.comm == MPI_COMM_NULL && d.info == MPI_INFO_NULL && d.ioc_mode == H5FD_H5SF_IOC_PER_NODE,
+    CHECK(d.stripe_size == 0 && d.stripe_count == 0 && d.ioc_mode == H5SF_IOC_PER_NODE && d.ioc_param == 0 &&
+              d.channel == H5SF_CHANNEL_AUTO && d.threads == 0 && d.timeout == 0 && d.fsync == 0 &&
+              d.ioc_list[0] == '\0' && d.subfile_dir[0] == '\0' && d.config_dir[0] == '\0',
           "defaults");
-    CHECK(h5sf_config_validate(&d, &e) == 0, "defaults valid: %s", e.msg);
+    CHECK(h5sf_settings_validate(&d, &e) == 0, "defaults valid: %s", e.msg);
 
     c = GOOD("stripe_size=1MiB,stripe_count=4");
     CHECK(c.stripe_size == 1 << 20 && c.stripe_count == 4, "size/count");
@@ -182,28 +183,28 @@ static void test_strings(void)
     CHECK(c.stripe_count == 65536, "count max");
 
     c = GOOD("ioc=per_node");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_PER_NODE && c.ioc_param == 0, "per_node");
+    CHECK(c.ioc_mode == H5SF_IOC_PER_NODE && c.ioc_param == 0, "per_node");
     c = GOOD("ioc=per_node:2");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_PER_NODE && c.ioc_param == 2, "per_node:2");
+    CHECK(c.ioc_mode == H5SF_IOC_PER_NODE && c.ioc_param == 2, "per_node:2");
     c = GOOD("ioc=every:4");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_EVERY_NTH && c.ioc_param == 4, "every");
+    CHECK(c.ioc_mode == H5SF_IOC_EVERY_NTH && c.ioc_param == 4, "every");
     c = GOOD("ioc=total:3");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_TOTAL && c.ioc_param == 3, "total");
+    CHECK(c.ioc_mode == H5SF_IOC_TOTAL && c.ioc_param == 3, "total");
     c = GOOD("ioc=ranks:8; 0 ;4");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_LIST && strcmp(c.ioc_list, "0;4;8") == 0, "ranks: %s", c.ioc_list);
+    CHECK(c.ioc_mode == H5SF_IOC_LIST && strcmp(c.ioc_list, "0;4;8") == 0, "ranks: %s", c.ioc_list);
     c = GOOD("ioc=ranks:0;4,ioc=total:2");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_TOTAL && c.ioc_list[0] == '\0', "list cleared");
+    CHECK(c.ioc_mode == H5SF_IOC_TOTAL && c.ioc_list[0] == '\0', "list cleared");
 
     c = GOOD("threads=1");
     CHECK(c.threads == 1, "threads 1");
     c = GOOD("threads=256");
     CHECK(c.threads == 256, "threads 256");
     c = GOOD("channel=direct");
-    CHECK(c.channel == H5FD_H5SF_CHANNEL_DIRECT, "direct");
+    CHECK(c.channel == H5SF_CHANNEL_DIRECT, "direct");
     c = GOOD("channel=IOC");
-    CHECK(c.channel == H5FD_H5SF_CHANNEL_IOC, "ioc");
+    CHECK(c.channel == H5SF_CHANNEL_IOC, "ioc");
     c = GOOD("channel=auto");
-    CHECK(c.channel == H5FD_H5SF_CHANNEL_AUTO, "auto");
+    CHECK(c.channel == H5SF_CHANNEL_AUTO, "auto");
     static const char *const yes[] = {"1", "true", "YES", "on"}, *const no[] = {"0", "false", "No", "OFF"};
     char s[64];
     for (int i = 0; i < 4; i++) {
@@ -270,15 +271,15 @@ static void test_strings(void)
     BAD("threads=4,stripe_size=1Q", "stripe_size", "1Q"); /* all or nothing: threads stays default */
 
     /* too long a path */
-    char *lng = malloc(H5FD_H5SF_PATH_MAX + 100);
+    char *lng = malloc(H5SF_PATH_MAX + 100);
     strcpy(lng, "subfile_dir=/");
-    memset(lng + 13, 'p', H5FD_H5SF_PATH_MAX);
-    lng[13 + H5FD_H5SF_PATH_MAX] = '\0';
+    memset(lng + 13, 'p', H5SF_PATH_MAX);
+    lng[13 + H5SF_PATH_MAX] = '\0';
     BAD(lng, "subfile_dir", "longer than");
     /* a path of exactly PATH_MAX-1 characters fits */
-    lng[13 + H5FD_H5SF_PATH_MAX - 2] = '\0';
+    lng[13 + H5SF_PATH_MAX - 2] = '\0';
     c = GOOD(lng);
-    CHECK(strlen(c.subfile_dir) == H5FD_H5SF_PATH_MAX - 1, "longest path");
+    CHECK(strlen(c.subfile_dir) == H5SF_PATH_MAX - 1, "longest path");
     free(lng);
     /* a rank list longer than ioc_list */
     char *rl = malloc(8000), *p = rl;
@@ -291,54 +292,53 @@ static void test_strings(void)
 
 static void test_validate(void)
 {
-    H5FD_h5sf_config_t c;
+    h5sf_settings_t    c;
     h5sf_errbuf_t      e;
 #define INVALID(stmt, word)                                                                                 \
     do {                                                                                                    \
-        h5sf_config_defaults(&c);                                                                           \
+        h5sf_settings_defaults(&c);                                                                           \
         stmt;                                                                                               \
         memset(&e, 0, sizeof e);                                                                            \
-        CHECK(h5sf_config_validate(&c, &e) < 0 && strstr(e.msg, word), "validate %s: %s", #stmt, e.msg); \
+        CHECK(h5sf_settings_validate(&c, &e) < 0 && strstr(e.msg, word), "validate %s: %s", #stmt, e.msg); \
     } while (0)
-    INVALID(c.magic = 0, "magic");
-    INVALID(c.version = 2, "version");
+    /* magic and version are the public struct's: t_config (H5Pset_fapl_h5sf). */
     INVALID(c.stripe_size = -1, "stripe_size");
     INVALID(c.stripe_count = -1, "stripe_count");
     INVALID(c.stripe_count = H5SF_MAX_STRIPE_COUNT + 1, "stripe_count");
-    INVALID(c.ioc_mode = (H5FD_h5sf_ioc_mode_t)4, "ioc_mode");
-    INVALID(c.ioc_mode = (H5FD_h5sf_ioc_mode_t)-1, "ioc_mode");
+    INVALID(c.ioc_mode = (int32_t)4, "ioc_mode");
+    INVALID(c.ioc_mode = (int32_t)-1, "ioc_mode");
     INVALID(c.ioc_param = -1, "ioc_param");
     INVALID(c.ioc_param = 1 << 30, "ioc_param");
-    INVALID((c.ioc_mode = H5FD_H5SF_IOC_LIST, c.ioc_list[0] = '\0'), "ioc_list");
-    INVALID((c.ioc_mode = H5FD_H5SF_IOC_LIST, strcpy(c.ioc_list, "1;1")), "ioc_list");
+    INVALID((c.ioc_mode = H5SF_IOC_LIST, c.ioc_list[0] = '\0'), "ioc_list");
+    INVALID((c.ioc_mode = H5SF_IOC_LIST, strcpy(c.ioc_list, "1;1")), "ioc_list");
     INVALID(memset(c.ioc_list, 'x', sizeof c.ioc_list), "ioc_list");
     INVALID(c.threads = -1, "threads");
     INVALID(c.threads = H5SF_MAX_THREADS + 1, "threads");
-    INVALID(c.channel = (H5FD_h5sf_channel_t)3, "channel");
+    INVALID(c.channel = (int32_t)3, "channel");
     INVALID(c.fsync = 2, "fsync");
     INVALID(c.timeout = -5, "timeout");
     INVALID(c.timeout = 86401, "timeout");
     INVALID(memset(c.subfile_dir, 'x', sizeof c.subfile_dir), "subfile_dir");
     INVALID(memset(c.config_dir, 'x', sizeof c.config_dir), "config_dir");
-    CHECK(h5sf_config_validate(NULL, &e) < 0, "NULL");
+    CHECK(h5sf_settings_validate(NULL, &e) < 0, "NULL");
     /* extremes that are fine */
-    h5sf_config_defaults(&c);
+    h5sf_settings_defaults(&c);
     c.stripe_size  = INT64_MAX;
     c.stripe_count = H5SF_MAX_STRIPE_COUNT;
     c.threads      = H5SF_MAX_THREADS;
     c.timeout      = 86400;
-    c.ioc_mode     = H5FD_H5SF_IOC_LIST;
+    c.ioc_mode     = H5SF_IOC_LIST;
     strcpy(c.ioc_list, "0;1;2");
-    CHECK(h5sf_config_validate(&c, &e) == 0, "extremes: %s", e.msg);
+    CHECK(h5sf_settings_validate(&c, &e) == 0, "extremes: %s", e.msg);
 }
 
 static void set(const char *k, const char *v) { setenv(k, v, 1); }
 
-static H5FD_h5sf_config_t env_result(int line, const char *str)
+static h5sf_settings_t env_result(int line, const char *str)
 {
-    H5FD_h5sf_config_t c = good(line, str);
+    h5sf_settings_t    c = good(line, str);
     h5sf_errbuf_t      e = {0};
-    if (h5sf_config_apply_env(&c, &e) != 0) {
+    if (h5sf_settings_apply_env(&c, &e) != 0) {
         failures++;
         fprintf(stderr, "FAIL line %d: apply_env: %s\n", line, e.msg);
     }
@@ -348,11 +348,11 @@ static H5FD_h5sf_config_t env_result(int line, const char *str)
 
 static void env_bad(int line, const char *want1, const char *want2)
 {
-    H5FD_h5sf_config_t c, before;
+    h5sf_settings_t    c, before;
     h5sf_errbuf_t      e = {0};
-    h5sf_config_defaults(&c);
+    h5sf_settings_defaults(&c);
     before = c;
-    if (h5sf_config_apply_env(&c, &e) == 0 || !strstr(e.msg, want1) || (want2 && !strstr(e.msg, want2))) {
+    if (h5sf_settings_apply_env(&c, &e) == 0 || !strstr(e.msg, want1) || (want2 && !strstr(e.msg, want2))) {
         failures++;
         fprintf(stderr, "FAIL line %d: apply_env: \"%s\" (want \"%s\")\n", line, e.msg, want1);
     }
@@ -362,7 +362,7 @@ static void env_bad(int line, const char *want1, const char *want2)
 
 static void test_env(void)
 {
-    H5FD_h5sf_config_t c;
+    h5sf_settings_t c;
     clear_env();
 
     /* defaults < string < fallback < H5SF_* */
@@ -415,7 +415,7 @@ static void test_env(void)
     set("H5SF_FSYNC", "yes");
     set("H5SF_TIMEOUT", "60");
     c = ENV("channel=ioc,fsync=0,timeout=5");
-    CHECK(c.channel == H5FD_H5SF_CHANNEL_DIRECT && c.fsync == 1 && c.timeout == 60, "channel/fsync/timeout");
+    CHECK(c.channel == H5SF_CHANNEL_DIRECT && c.fsync == 1 && c.timeout == 60, "channel/fsync/timeout");
     set("H5SF_TIMEOUT", "1e3");
     ENV_BAD("H5SF_TIMEOUT", "1e3");
     set("H5SF_TIMEOUT", "");
@@ -434,9 +434,9 @@ static void test_env(void)
     set("H5SF_CONFIG_DIR", "/ours/cfg");
     c = ENV("subfile_dir=/s,config_dir=/c");
     CHECK(strcmp(c.subfile_dir, "/ours/sub") == 0 && strcmp(c.config_dir, "/ours/cfg") == 0, "dir H5SF");
-    char *lng = malloc(H5FD_H5SF_PATH_MAX + 10);
-    memset(lng, 'd', H5FD_H5SF_PATH_MAX + 9);
-    lng[H5FD_H5SF_PATH_MAX + 9] = '\0';
+    char *lng = malloc(H5SF_PATH_MAX + 10);
+    memset(lng, 'd', H5SF_PATH_MAX + 9);
+    lng[H5SF_PATH_MAX + 9] = '\0';
     set("H5SF_SUBFILE_DIR", lng);
     ENV_BAD("H5SF_SUBFILE_DIR", "longer than");
     free(lng);
@@ -445,24 +445,24 @@ static void test_env(void)
     /* IOC: the built-in's two variables, then ours */
     set("H5FD_SUBFILING_IOC_PER_NODE", "2");
     c = ENV("ioc=every:3");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_PER_NODE && c.ioc_param == 2, "IOC_PER_NODE => per_node:2");
+    CHECK(c.ioc_mode == H5SF_IOC_PER_NODE && c.ioc_param == 2, "IOC_PER_NODE => per_node:2");
     set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "1:64");
     c = ENV("");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_EVERY_NTH && c.ioc_param == 64, "criteria 1:64 (per-node ignored)");
+    CHECK(c.ioc_mode == H5SF_IOC_EVERY_NTH && c.ioc_param == 64, "criteria 1:64 (per-node ignored)");
     set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "3:5");
     c = ENV("ioc=ranks:0;1");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_TOTAL && c.ioc_param == 5 && c.ioc_list[0] == '\0', "criteria 3:5");
+    CHECK(c.ioc_mode == H5SF_IOC_TOTAL && c.ioc_param == 5 && c.ioc_list[0] == '\0', "criteria 3:5");
     set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "0:9");
     c = ENV("ioc=total:4");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_PER_NODE && c.ioc_param == 2, "criteria 0 + per node 2");
+    CHECK(c.ioc_mode == H5SF_IOC_PER_NODE && c.ioc_param == 2, "criteria 0 + per node 2");
     unsetenv("H5FD_SUBFILING_IOC_PER_NODE");
     c = ENV("ioc=per_node:3");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_PER_NODE && c.ioc_param == 3, "criteria 0 keeps per_node:3");
+    CHECK(c.ioc_mode == H5SF_IOC_PER_NODE && c.ioc_param == 3, "criteria 0 keeps per_node:3");
     set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "6");
     c = ENV("ioc=every:2");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_EVERY_NTH && c.ioc_param == 6, "bare value parameterizes every");
+    CHECK(c.ioc_mode == H5SF_IOC_EVERY_NTH && c.ioc_param == 6, "bare value parameterizes every");
     c = ENV("");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_PER_NODE && c.ioc_param == 0, "bare value ignored for per_node");
+    CHECK(c.ioc_mode == H5SF_IOC_PER_NODE && c.ioc_param == 0, "bare value ignored for per_node");
     set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "2:/some/file");
     ENV_BAD("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "not supported");
     set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "7:1");
@@ -483,7 +483,7 @@ static void test_env(void)
     set("H5FD_SUBFILING_IOC_PER_NODE", "2");
     set("H5SF_IOC", "ranks:4;0");
     c = ENV("");
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_LIST && strcmp(c.ioc_list, "0;4") == 0, "H5SF_IOC beats fallbacks");
+    CHECK(c.ioc_mode == H5SF_IOC_LIST && strcmp(c.ioc_list, "0;4") == 0, "H5SF_IOC beats fallbacks");
     set("H5SF_IOC", "ranks:0;0");
     ENV_BAD("H5SF_IOC", "twice");
     clear_env();
@@ -492,14 +492,14 @@ static void test_env(void)
 /* format -> parse -> format is a fixed point; explicit settings survive exactly. */
 static void roundtrip(int line, const char *str)
 {
-    H5FD_h5sf_config_t c = good(line, str), r;
+    h5sf_settings_t    c = good(line, str), r;
     h5sf_errbuf_t      e = {0};
     char               s1[12000], s2[12000];
-    int                n1 = h5sf_config_format(&c, s1, sizeof s1);
+    int                n1 = h5sf_settings_format(&c, s1, sizeof s1);
     CHECK(n1 > 0 && (size_t)n1 == strlen(s1), "format(%s) = %d (line %d)", str, n1, line);
-    h5sf_config_defaults(&r);
-    CHECK(h5sf_config_parse(s1, &r, &e) == 0, "parse(format(%s)) = parse(%s): %s (line %d)", str, s1, e.msg, line);
-    int n2 = h5sf_config_format(&r, s2, sizeof s2);
+    h5sf_settings_defaults(&r);
+    CHECK(h5sf_settings_parse(s1, &r, &e) == 0, "parse(format(%s)) = parse(%s): %s (line %d)", str, s1, e.msg, line);
+    int n2 = h5sf_settings_format(&r, s2, sizeof s2);
     CHECK(n2 == n1 && strcmp(s1, s2) == 0, "format not a fixed point: %s vs %s (line %d)", s1, s2, line);
     /* fields set explicitly must come back identical */
     if (c.stripe_size)
@@ -520,9 +520,9 @@ static void roundtrip(int line, const char *str)
 static void test_format(void)
 {
     char               buf[4096];
-    H5FD_h5sf_config_t c;
-    h5sf_config_defaults(&c);
-    int n = h5sf_config_format(&c, buf, sizeof buf);
+    h5sf_settings_t    c;
+    h5sf_settings_defaults(&c);
+    int n = h5sf_settings_format(&c, buf, sizeof buf);
     CHECK(n > 0 && strcmp(buf, "stripe_size=32MiB,stripe_count=0,ioc=per_node,threads=4,channel=auto,fsync=0,"
                                "timeout=300") == 0,
           "defaults: %s", buf);
@@ -538,10 +538,10 @@ static void test_format(void)
     ROUNDTRIP("subfile_dir=back\\slash,config_dir=tab\there");
     ROUNDTRIP("subfile_dir=\"trailing \",config_dir=a=b");
     c = good(__LINE__, "stripe_size=1MiB");
-    CHECK(h5sf_config_format(&c, buf, 10) < 0 && strlen(buf) < 10, "too small a buffer");
-    CHECK(h5sf_config_format(&c, buf, 0) < 0, "zero buffer");
-    c.magic = 0;
-    CHECK(h5sf_config_format(&c, buf, sizeof buf) < 0, "invalid config");
+    CHECK(h5sf_settings_format(&c, buf, 10) < 0 && strlen(buf) < 10, "too small a buffer");
+    CHECK(h5sf_settings_format(&c, buf, 0) < 0, "zero buffer");
+    c.fsync = 2;
+    CHECK(h5sf_settings_format(&c, buf, sizeof buf) < 0, "invalid config");
 }
 
 static void test_tables(void)

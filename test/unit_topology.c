@@ -12,11 +12,11 @@ static int failures;
 #define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL line %d: ", __LINE__); \
     fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
-static H5FD_h5sf_config_t cfg_of(const char *ioc)
+static h5sf_settings_t cfg_of(const char *ioc)
 {
-    H5FD_h5sf_config_t c;
+    h5sf_settings_t    c;
     h5sf_errbuf_t      e = {0};
-    h5sf_config_defaults(&c);
+    h5sf_settings_defaults(&c);
     if (h5sf_parse_ioc(ioc, &c, &e, "ioc") < 0) {
         fprintf(stderr, "bad test setting %s: %s\n", ioc, e.msg);
         exit(1);
@@ -35,7 +35,7 @@ static void fmt(char *buf, size_t n, const int *v, int k)
 /* The IOC list for placement lead[] (lowest rank of each rank's node). */
 static void expect(int line, int size, const int *lead, const char *ioc, int nsub, const char *want, int want_nodes)
 {
-    H5FD_h5sf_config_t c = cfg_of(ioc);
+    h5sf_settings_t    c = cfg_of(ioc);
     h5sf_errbuf_t      e = {0};
     int               *iocs = NULL, n = 0, nodes = 0;
     char               got[512];
@@ -142,7 +142,7 @@ static void default_count_cases(void)
         {8, {0, 0, 0, 0, 0, 0, 0, 0}, "total:8", 4, 8},        /* every rank an IOC: 1 each  */
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        H5FD_h5sf_config_t cfg = cfg_of(c[i].ioc);
+        h5sf_settings_t    cfg = cfg_of(c[i].ioc);
         h5sf_errbuf_t      e   = {0};
         int               *iocs = NULL, n = 0, nodes = 0;
         if (h5sf_iocmap_select(c[i].size, c[i].lead, &cfg, 0, &iocs, &n, &nodes, &e) < 0) {
@@ -163,7 +163,7 @@ static void default_count_cases(void)
 
 static void bad_cases(void)
 {
-    H5FD_h5sf_config_t c = cfg_of("per_node");
+    h5sf_settings_t    c = cfg_of("per_node");
     h5sf_errbuf_t      e = {0};
     int               *iocs = NULL, n = 0, nodes = 0;
     static const int   loop[] = {0, 2, 2}, ahead[] = {1, 1}, negative[] = {0, -1};
@@ -276,7 +276,7 @@ static void against_builtin(void)
         int  sc   = rand_r(&seed) % 3 ? -1 : 1 + (int)(rand_r(&seed) % 12);
         char ioc[32];
         snprintf(ioc, sizeof ioc, "%s:%ld", names[mode], val);
-        H5FD_h5sf_config_t c = cfg_of(ioc);
+        h5sf_settings_t    c = cfg_of(ioc);
         h5sf_errbuf_t      e = {0};
         int                bn = builtin_select(size, lead, mode, val, sc, io);
         if (h5sf_iocmap_select(size, lead, &c, sc < 0 ? 0 : sc, &iocs, &n, &nn, &e) < 0) {

@@ -36,7 +36,7 @@
 #include <mpi.h>
 #include <hdf5.h>
 #include "h5sf.h"
-#include "../common/config.h"
+#include "settings.h"
 #include "../common/layout.h"
 #include "../common/stripe.h"
 #include "../ioc/ioc.h"
@@ -192,6 +192,13 @@ static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs
  * offsets must fit an off_t). */
 #define H5SF_MAXADDR      ((haddr_t)(H5SF_ADDR_LIMIT - 1))
 #define H5SF_CHAN_MAXADDR H5SF_MAXADDR
+
+/* Subfiles with counters of their own in a report: h5sf_stats_t's
+ * subfile_messages and H5FD_h5sf_transfer_t's subfile entries (the first
+ * ones; include/h5sf.h). */
+#define H5SF_REPORT_SUBFILES H5FD_H5SF_TRANSFER_SUBFILES
+_Static_assert(sizeof ((h5sf_stats_t *)0)->subfile_messages / sizeof(uint64_t) == H5SF_REPORT_SUBFILES,
+               "h5sf_stats_t.subfile_messages and H5FD_H5SF_TRANSFER_SUBFILES count the same subfiles");
 
 /* local.c: IOC-channel I/O straight to subfiles on this node. */
 int     h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */

@@ -42,7 +42,9 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     MPI_Comm_free(&node);
     MPI_Allgather(&lead, 1, MPI_INT, leads, 1, MPI_INT, comm);
 
-    rc = h5sf_iocmap_select(size, leads, cfg, nsubfiles, iocs_out, nioc_out, nnodes, e);
+    h5sf_settings_t set;
+    h5sf_config_to_settings(cfg, &set);
+    rc = h5sf_iocmap_select(size, leads, &set, nsubfiles, iocs_out, nioc_out, nnodes, e);
     if (rc < 0) {
         free(leads);
         return rc;

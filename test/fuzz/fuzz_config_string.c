@@ -5,9 +5,8 @@
  * a parse that succeeds yields a config that validates, and its rendering is
  * a fixed point of format -> parse -> format.
  *
- *   clang -g -fsanitize=fuzzer,address,undefined -Icommon -Iinclude \
- *         $(mpicc -showme:compile) -I<hdf5>/include test/fuzz/fuzz_config_string.c \
- *         common/config.c common/layout.c common/stripe.c $(mpicc -showme:link) -o fuzz_config_string
+ *   clang -g -fsanitize=fuzzer,address,undefined -Icommon test/fuzz/fuzz_config_string.c \
+ *         <every .c of common/> -o fuzz_config_string
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,20 +29,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(s, data, size);
     s[size] = '\0';
 
-    H5FD_h5sf_config_t *c = malloc(sizeof *c), *r = malloc(sizeof *r);
+    h5sf_settings_t    *c = malloc(sizeof *c), *r = malloc(sizeof *r);
     char               *f1 = malloc(16384), *f2 = malloc(16384);
     h5sf_errbuf_t       e  = {0};
-    h5sf_config_defaults(c);
-    if (h5sf_config_parse(s, c, &e) == 0) {
-        if (h5sf_config_validate(c, &e) != 0)
+    h5sf_settings_defaults(c);
+    if (h5sf_settings_parse(s, c, &e) == 0) {
+        if (h5sf_settings_validate(c, &e) != 0)
             die("parse accepted an invalid config", s, e.msg);
-        int n1 = h5sf_config_format(c, f1, 16384);
+        int n1 = h5sf_settings_format(c, f1, 16384);
         if (n1 < 0)
             die("format failed on a parsed config", s, "");
-        h5sf_config_defaults(r);
-        if (h5sf_config_parse(f1, r, &e) != 0)
+        h5sf_settings_defaults(r);
+        if (h5sf_settings_parse(f1, r, &e) != 0)
             die("parse rejected format's output", s, e.msg);
-        int n2 = h5sf_config_format(r, f2, 16384);
+        int n2 = h5sf_settings_format(r, f2, 16384);
         if (n1 != n2 || strcmp(f1, f2) != 0)
             die("format is not a fixed point", s, f2);
         if (strcmp(c->subfile_dir, r->subfile_dir) || strcmp(c->config_dir, r->config_dir) ||
@@ -59,8 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int    *ranks = NULL, n = 0;
     h5sf_parse_size(s, &v64, &e, "fuzz");
     h5sf_parse_int(s, -5, 1000, &v32, &e, "fuzz");
-    h5sf_config_defaults(c);
-    if (h5sf_parse_ioc(s, c, &e, "fuzz") == 0 && h5sf_config_validate(c, &e) != 0)
+    h5sf_settings_defaults(c);
+    if (h5sf_parse_ioc(s, c, &e, "fuzz") == 0 && h5sf_settings_validate(c, &e) != 0)
         die("parse_ioc accepted an invalid setting", s, e.msg);
     if (h5sf_parse_rank_list(s, 1 + (int)(size % 64), &ranks, &n, &e) == 0) {
         for (int i = 1; i < n; i++)

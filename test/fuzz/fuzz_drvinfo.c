@@ -7,10 +7,8 @@
  * of an exact H5SF_DRVINFO_MAX-byte buffer, len far too big; no read past
  * the buffer, and the same outcome for a block that fits.
  *
- *   clang -g -fsanitize=fuzzer,address,undefined -Icommon -Iinclude \
- *         $(mpicc -showme:compile) -I<hdf5>/include test/fuzz/fuzz_drvinfo.c \
- *         common/options.c common/values.c common/config.c common/cfgstring.c common/layout.c \
- *         common/stripe.c $(mpicc -showme:link) -o fuzz_drvinfo
+ *   clang -g -fsanitize=fuzzer,address,undefined -Icommon test/fuzz/fuzz_drvinfo.c \
+ *         <every .c of common/> -o fuzz_drvinfo
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -7,9 +7,8 @@
  * re-encoding it gives back the same bytes; an accepted reply has a
  * terminated message and re-encodes to the input.
  *
- *   clang -g -fsanitize=fuzzer,address,undefined -Icommon -Iinclude \
- *         $(mpicc -showme:compile) -I<hdf5>/include test/fuzz/fuzz_wire.c common/wire.c \
- *         $(mpicc -showme:link) -o fuzz_wire
+ *   clang -g -fsanitize=fuzzer,address,undefined -Icommon test/fuzz/fuzz_wire.c \
+ *         <every .c of common/> -o fuzz_wire
  */
 #include <stdint.h>
 #include <stdio.h>
