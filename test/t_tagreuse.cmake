@@ -13,4 +13,4 @@ h5sf_mpi_test(t_tagreuse_np3 t_tagreuse 3 ${CMAKE_CURRENT_BINARY_DIR}/work/tagre
               "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan_mpi.supp")
 set_tests_properties(t_tagreuse_np3 PROPERTIES TIMEOUT 240)
 set_property(TEST t_tagreuse_np3 APPEND PROPERTY LABELS tsan)
-add_dependencies(tsan_tests t_tagreuse)
+h5sf_tsan(t_tagreuse)

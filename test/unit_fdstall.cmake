@@ -9,4 +9,4 @@ file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/fdstall)
 add_test(NAME unit_fdstall COMMAND unit_fdstall ${CMAKE_CURRENT_BINARY_DIR}/work/fdstall)
 set_tests_properties(unit_fdstall PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 90 ENVIRONMENT
                      "H5SF_IOC_MAX_FDS=1;TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
-add_dependencies(tsan_tests unit_fdstall)
+h5sf_tsan(unit_fdstall)

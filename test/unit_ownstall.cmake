@@ -12,4 +12,4 @@ file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/ownstall)
 add_test(NAME unit_ownstall COMMAND unit_ownstall ${CMAKE_CURRENT_BINARY_DIR}/work/ownstall)
 set_tests_properties(unit_ownstall PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 150 ENVIRONMENT
                      "ASAN_OPTIONS=detect_leaks=0;TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
-add_dependencies(tsan_tests unit_ownstall)
+h5sf_tsan(unit_ownstall)
