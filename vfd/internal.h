@@ -4,7 +4,7 @@
  * Layers; a file calls only files of its own line or lines below it, and
  * within the top line only to the right (docs/architecture.md):
  *
- *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  files.c
+ *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c
  *   I/O planning        io.c, mpitype.c, topology.c
  *   channels            channel.c -> local.c, ioc_channel.c, pool.c
  *   (ioc/ client, sec2)
@@ -14,7 +14,7 @@
  *   plugin.c      the HDF5 plugin entry points, h5sf_register(), the MPI family check
  *   h5sf.c        the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
  *   stats.c       H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
- *   files.c       H5FD_h5sf_get_files (no open file)
+ *   physical.c    H5FD_h5sf_get_files (no open file)
  *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
  *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
  *   topology.c    which ranks are I/O concentrators

@@ -1,5 +1,5 @@
 /*
- * files.c -- H5FD_h5sf_get_files(): the physical files behind a subfiled
+ * physical.c -- H5FD_h5sf_get_files(): the physical files behind a subfiled
  * file, for backup and staging scripts.  Serial; no MPI, no open file.
  */
 #include <errno.h>
