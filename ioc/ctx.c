@@ -244,7 +244,6 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
         free(ctx->slots[--ctx->nslots_free]);
     free(ctx->slots);
     free(ctx->workers); /* kept by a serve whose first worker failed to start */
-    ioc_runner_free(&ctx->own);
     free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
     free(ctx);
@@ -335,7 +334,7 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     }
     /* Agreed before the collectives below (shared memory, the daemons): a
      * rank that returned alone would leave the others in them. */
-    if (ioc_fault("nomem-ctx", rank)) {
+    if (h5sf_fault("nomem-ctx", rank)) {
         h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
         ctx = NULL;
     }
@@ -444,7 +443,7 @@ int h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5s
  * anything went wrong in it, or faults are being injected. */
 static bool parkable(h5sf_ioc_ctx_t *ctx)
 {
-    if (!ctx->world || ctx->sfs || ioc_fault_on())
+    if (!ctx->world || ctx->sfs || h5sf_fault_on())
         return false;
     for (int r = 0; r < ctx->size; r++)
         if (ctx->dead[r])
