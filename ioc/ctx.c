@@ -114,41 +114,6 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
 
 static h5sf_ioc_ctx_t *contexts;
 
-/* The finalize gate (ioc_mpi_enter): closed once, by the thread that runs
- * MPI_Finalize's callbacks. */
-static atomic_bool     gate_closed;
-static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
-
-/* One IOC thread left an ungated MPI stretch; wake a waiter at zero. */
-static void mpi_out(h5sf_ioc_ctx_t *ctx)
-{
-    if (atomic_fetch_sub(&ctx->in_mpi, 1) == 1 && atomic_load(&ctx->quieting)) {
-        uv_mutex_lock(&ctx->lock);
-        uv_cond_broadcast(&ctx->park_cond);
-        uv_mutex_unlock(&ctx->lock);
-    }
-}
-
-bool ioc_mpi_enter(h5sf_ioc_ctx_t *ctx)
-{
-    /* Counted first, then the gate checked; the closer closes it, then reads
-     * the count (both seq_cst): either it waits for us, or we see it closed. */
-    atomic_fetch_add(&ctx->in_mpi, 1);
-    if (!atomic_load(&gate_closed))
-        return false;
-    mpi_out(ctx);
-    pthread_mutex_lock(&gate);
-    return true;
-}
-
-void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx, bool gated)
-{
-    if (gated)
-        pthread_mutex_unlock(&gate);
-    else
-        mpi_out(ctx);
-}
-
 /* Wait until no IOC thread of ctx is in an ungated MPI stretch and, if
  * `asleep`, its progress thread sleeps parked: at most the timeout.  No MPI. */
 static bool wait_out(h5sf_ioc_ctx_t *ctx, bool asleep)
@@ -244,7 +209,6 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
         free(ctx->slots[--ctx->nslots_free]);
     free(ctx->slots);
     free(ctx->workers); /* kept by a serve whose first worker failed to start */
-    ioc_runner_free(&ctx->own);
     free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
     free(ctx);
@@ -335,7 +299,7 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     }
     /* Agreed before the collectives below (shared memory, the daemons): a
      * rank that returned alone would leave the others in them. */
-    if (ioc_fault("nomem-ctx", rank)) {
+    if (h5sf_fault("nomem-ctx", rank)) {
         h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
         ctx = NULL;
     }
@@ -444,7 +408,7 @@ int h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5s
  * anything went wrong in it, or faults are being injected. */
 static bool parkable(h5sf_ioc_ctx_t *ctx)
 {
-    if (!ctx->world || ctx->sfs || ioc_fault_on())
+    if (!ctx->world || ctx->sfs || h5sf_fault_on())
         return false;
     for (int r = 0; r < ctx->size; r++)
         if (ctx->dead[r])
@@ -555,7 +519,7 @@ static void barrier_gated(void)
     if (!n || !(reqs = calloc((size_t)n, sizeof *reqs)))
         return;
     n = 0;
-    pthread_mutex_lock(&gate);
+    ioc_gate_lock();
     for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
         if (c->refs > 0 && c->comm != MPI_COMM_NULL && MPI_Ibarrier(c->comm, &reqs[n]) == MPI_SUCCESS)
             n++;
@@ -569,11 +533,11 @@ static void barrier_gated(void)
         }
         if (done)
             break;
-        pthread_mutex_unlock(&gate);
+        ioc_gate_unlock();
         ioc_backoff(&idle);
-        pthread_mutex_lock(&gate);
+        ioc_gate_lock();
     }
-    pthread_mutex_unlock(&gate);
+    ioc_gate_unlock();
     free(reqs);
 }
 
@@ -581,7 +545,7 @@ void h5sf_ioc_finalize_begin(void)
 {
     /* Close the gate before any MPI call here, and wait (no MPI) for the
      * IOC threads that entered MPI before it closed. */
-    atomic_store(&gate_closed, true);
+    ioc_gate_close();
     for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
         wait_out(c, false);
     barrier_gated();

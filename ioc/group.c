@@ -29,15 +29,12 @@ static bool groupable(const ioc_req_t *r)
  * on several workers. */
 #define MERGE_SMALL ((uint64_t)256 << 10)
 
-/* Many small pieces with gaps between them: other ranks' requests may fill
- * the gaps, so waiting a moment for them can turn per-piece calls into runs.
- * (A few large pieces with gaps, like one block of each of 16 datasets,
- * cost one call per piece anyway, a negligible overhead.) */
-bool h5sf_ioc_sparse(uint64_t count, uint64_t extent, uint64_t total)
-{
-    return count >= 16 && extent > total && total / count <= MERGE_SMALL;
-}
-static bool sparse(const ioc_req_t *r) { return h5sf_ioc_sparse(r->h.count, r->hi - r->lo, r->h.total); }
+/* Many small pieces with gaps between them (h5sf_sparse): other ranks'
+ * requests may fill the gaps, so waiting a moment for them can turn
+ * per-piece calls into runs.  (A few large pieces with gaps, like one block
+ * of each of 16 datasets, cost one call per piece anyway, a negligible
+ * overhead.) */
+static bool sparse(const ioc_req_t *r) { return h5sf_sparse(r->h.count, r->hi - r->lo, r->h.total); }
 static bool mergeable(const ioc_req_t *r) { return groupable(r) && (sparse(r) || r->h.total <= MERGE_SMALL); }
 
 /* A worker waiting for companions of its request claims requests that
@@ -86,17 +83,16 @@ ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx)
     return NULL;
 }
 
-/* q needs a transfer slot: remote and not inline, or local with bytes and
- * run by a worker (a client that times out takes its buffers back, and a
- * stalled pwritev/preadv must not be holding them then; ioc_local_t). */
-static bool needs_slot(const ioc_req_t *q, bool own)
+/* q needs a transfer slot: remote and not inline, or local with bytes (a
+ * client that times out takes its buffers back, and a stalled
+ * pwritev/preadv must not be holding them then; ioc_local_t). */
+static bool needs_slot(const ioc_req_t *q)
 {
-    return !ioc_addressable(q) || (q->local && !own && q->h.total > 0);
+    return !ioc_addressable(q) || (q->local && q->h.total > 0);
 }
 
 /* Move the ready requests that can join the group mb[0..*nm) into it. */
-static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes,
-                   bool own)
+static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes)
 {
     const ioc_req_t *r    = mb[0].r;
     ioc_req_t       *prev = NULL, *q = ctx->ready;
@@ -105,7 +101,7 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
         unsigned char *slot = NULL;
         /* Same subfile and kind, extents touching: merging gains runs.
          * Disjoint far-apart requests are better left to other workers. */
-        if (joins(q, r->sf, r->h.op, *lo, *hi) && (!needs_slot(q, own) || (slot = ioc_slot_get(ctx, false)))) {
+        if (joins(q, r->sf, r->h.op, *lo, *hi) && (!needs_slot(q) || (slot = ioc_slot_get(ctx, false)))) {
             ioc_ready_unlink(ctx, prev, q);
             memset(&mb[*nm], 0, sizeof mb[*nm]);
             mb[*nm].r    = q;
@@ -127,11 +123,11 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
  * held).  A sparse request waits up to ctx->merge_wait_ns for requests that
  * fill its gaps, and stops waiting as soon as they are filled.  Returns the
  * number of members. */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own)
+int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
 {
     memset(mb, 0, sizeof *mb);
     mb[0].r = r;
-    if (needs_slot(r, own) && !(mb[0].slot = ioc_slot_get(ctx, true))) {
+    if (needs_slot(r) && !(mb[0].slot = ioc_slot_get(ctx, true))) {
         mb[0].rep.status = ENOMEM;
         snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg, "IOC rank %d: no memory for a transfer buffer", ctx->rank);
         mb[0].failed = true;
@@ -142,7 +138,7 @@ int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own)
     if (!mergeable(r) || mb[0].failed)
         return nm;
     uint64_t lo = r->lo, hi = r->hi, bytes = r->h.total;
-    gather(ctx, mb, &nm, &lo, &hi, &bytes, own);
+    gather(ctx, mb, &nm, &lo, &hi, &bytes);
     uint64_t t0 = ioc_now_ns();
     /* With one rank on the communicator nobody can fill the gaps (HDF5's
      * metadata flushes at 1 rank lost ~12 % to this wait). */
@@ -162,7 +158,7 @@ int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own)
         if (spent >= wait)
             break;
         uv_cond_timedwait(&ctx->cond, &ctx->lock, wait - spent);
-        gather(ctx, mb, &nm, &lo, &hi, &bytes, own);
+        gather(ctx, mb, &nm, &lo, &hi, &bytes);
         claim.lo = lo;
         claim.hi = hi;
     }

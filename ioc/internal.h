@@ -5,15 +5,20 @@
  *   client.c    the requesting side: post, wait, control requests
  *   dtype.c     MPI derived datatypes over (buffer, length) pieces
  *   clock.c     monotonic clock and the back-off of polling loops
+ *   gate.c      the finalize gate: IOC threads and MPI_Finalize take turns in MPI
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
- *   worker.c    the libuv worker threads, the ready queue, submission
+ *   worker.c    the libuv worker threads, the ready queue, submission, and
+ *               releasing what a finished group held back (calls group.c
+ *               and run.c; neither calls it)
  *   group.c     forming groups: which ready requests run together
- *   run.c       running a group: merged pwritev/preadv, payload chunks, replies
+ *   run.c       running a group: merged pwritev/preadv (common/sysio.c),
+ *               payload chunks, replies
  *   slots.c     the pool of transfer slots
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
  *   shm.c       the node's shared-memory area: same-node payloads, doorbells
- *   fault.c     test-only fault injection (H5SF_FAULT)
+ *   fault.c     test-only stall and hang faults (H5SF_FAULT; the others and
+ *               the parsing: common/sysio.c)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
  *
  * Locking: one mutex per context (ctx->lock) protects the subfile table and
@@ -28,6 +33,7 @@
 #include <stdbool.h>
 #include <uv.h>
 #include "ioc.h"
+#include "../common/sysio.h"
 #include "../common/wire.h"
 
 /* Tags.  A rank can be a client and an IOC at once, receiving from the same
@@ -46,15 +52,6 @@ typedef struct ioc_req ioc_req_t;
 typedef struct ioc_sf  ioc_sf_t;
 typedef struct ioc_claim ioc_claim_t;
 typedef struct ioc_shm ioc_shm_t;
-
-/* Workspace of a thread that runs requests outside the worker pool.  None
- * does any more (an IOC rank's own requests run on workers, so that its
- * waiting thread keeps the timeout); ctx->own is still freed by ctx.c. */
-typedef struct ioc_runner {
-    struct member *mb;
-    struct seg    *segs;
-    size_t         cap;
-} ioc_runner_t;
 
 /* Payloads larger than one chunk move in chunks of this size: the IOC
  * receives (or reads) one chunk at a time into its worker's own buffer, so an
@@ -192,9 +189,6 @@ struct h5sf_ioc_ctx {
     uint64_t         merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
     bool             merge_wait_set; /* given explicitly: no per-piece bound  */
     bool             affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
-    /* unused: the IOC rank no longer runs its own requests (ioc_runner_t) */
-    bool             own_busy;
-    ioc_runner_t     own;
     /* memory: transfer slots for workers, received messages for the queue;
      * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
     uint64_t         mem_cap;
@@ -302,15 +296,16 @@ bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
 /* Unlink q (after prev; NULL: the head) from the ready queue. */
 void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
 /* Form a group around r (unlinked) in mb[0..GROUP_MAX); returns its size.
- * May wait on ctx->cond for companions.  `own`: the caller is the local
- * members' client thread and may use their buffers in place (no caller
- * does now); a worker gets a slot for each local member (see ioc_local_t). */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r, bool own);
+ * May wait on ctx->cond for companions.  Each local member gets a slot (see
+ * ioc_local_t). */
+int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
 
-/* run.c (lock not held): the group's I/O, then release the requests that
- * waited for its members, then answer.  *segs (capacity *cap) is the
- * caller's reusable workspace. */
+/* run.c (lock not held), for a worker: the group's I/O, leaving each
+ * member's answer in mb[j].rep (*segs, capacity *cap, is the worker's
+ * reusable workspace); then, once worker.c has released the requests that
+ * waited for the group, the answers: replies sent, requests freed. */
 void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap);
+void ioc_group_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm);
 
 /* slots.c (lock held): a slot, waiting for one if `wait`, else NULL when
  * none is free; give one back (NULL is ignored); free the idle ones. */
@@ -323,12 +318,10 @@ int  ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
 /* Stop the workers, waiting at most the context's timeout; false if some
  * are stuck: then they are detached and ctx->abandoned is set. */
 bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
-void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r); /* lock held */
 /* Admit r in arrival order; queue it if it may run now.  Returns false if
  * the subfile is unknown (r untouched).  After a true return r belongs to
  * the workers: the caller must not touch it. */
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
-void ioc_runner_free(ioc_runner_t *run);
 /* run.c */
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
@@ -380,7 +373,7 @@ void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always);
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
 void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
 
-/* ctx.c: IOC threads bracket every stretch of MPI calls (a progress step, a
+/* gate.c: IOC threads bracket every stretch of MPI calls (a progress step, a
  * group run) with these.  Normally they only count (ctx->in_mpi), so that
  * parking can wait until no IOC thread is inside MPI.  Once MPI_Finalize has
  * begun (h5sf_ioc_finalize_begin) they also take a process-wide gate that
@@ -389,6 +382,11 @@ void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
  * gate; pass that to ioc_mpi_leave. */
 bool ioc_mpi_enter(h5sf_ioc_ctx_t *ctx);
 void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx, bool gated);
+/* The finalizing thread's side: close the gate for good, hold it around
+ * its own MPI calls. */
+void ioc_gate_close(void);
+void ioc_gate_lock(void);
+void ioc_gate_unlock(void);
 
 /* subfile.c (lock held) */
 ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile);
@@ -404,13 +402,9 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
                    int *count, h5sf_errbuf_t *e);
 void ioc_dtype_free(MPI_Datatype *dt);
 
-/* fault.c: test-only injection (H5SF_FAULT); returns an errno to fake,
- * H5SF_FAULT_SHORT for a short transfer, or 0. */
-#define H5SF_FAULT_SHORT (-2)
-int  ioc_fault(const char *op, int ioc_rank);
-void ioc_fault_delay(h5sf_ioc_ctx_t *ctx); /* stall / hang faults */
-void ioc_fault_stuck(h5sf_ioc_ctx_t *ctx); /* stuck: a pwrite that does not return */
-bool ioc_fault_on(void);                   /* any fault configured   */
+/* fault.c: the stall and hang faults of H5SF_FAULT (common/sysio.h has the
+ * others, and the parsing). */
+void ioc_fault_delay(h5sf_ioc_ctx_t *ctx);
 
 /* affinity.c: name a new IOC thread and, with affinity_node, let it run on
  * any CPU of the node this process may use. */

@@ -36,11 +36,6 @@ int  h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 int  h5sf_ioc_check_env(h5sf_errbuf_t *e);
 /* H5SF_IOC_MAX_FDS (its default if unset or bad: open checks it). */
 int  h5sf_ioc_fd_cap(void);
-/* A request of `count` pieces, `total` bytes over `extent` bytes of its
- * subfile, is sparse: many small pieces with gaps, which the IOC waits a
- * moment to merge with other ranks' into contiguous runs.  Clients on the
- * IOC's node write everything else directly (vfd/local.c). */
-bool h5sf_ioc_sparse(uint64_t count, uint64_t extent, uint64_t total);
 /* Collective over comm.  Returns the shared context for comm's group (created
  * on first use, reference counted).  timeout_s bounds every client wait. */
 int  h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
@@ -79,12 +74,6 @@ int  h5sf_ioc_get_size(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint
                        uint64_t *size, h5sf_errbuf_t *e);
 int  h5sf_ioc_truncate(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
                        uint64_t size, h5sf_errbuf_t *e);
-/* Test-only fault injection (H5SF_FAULT, ioc/fault.c) for I/O h5sf does
- * outside an IOC: the errno to fail this call with, a negative value for a
- * short transfer ("short"), or 0. */
-int  h5sf_fault(const char *op, int rank);
-/* H5SF_FAULT's ms if its op is `op` (a hook that takes no errno), else -1. */
-long h5sf_fault_ms(const char *op);
 int  h5sf_ioc_fsync(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
                     h5sf_errbuf_t *e);
 

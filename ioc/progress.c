@@ -98,7 +98,7 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         return -1;
     }
     /* Test-only: an allocation failing here (H5SF_FAULT op=nomem-accept). */
-    if (ioc_fault("nomem-accept", ctx->rank) || !(r = calloc(1, sizeof *r))) {
+    if (h5sf_fault("nomem-accept", ctx->rank) || !(r = calloc(1, sizeof *r))) {
         refuse(ctx, &h, source, "out of memory");
         free(buf);
         return -1;

@@ -11,29 +11,20 @@
  * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI:
  * the worker copies their bytes through a slot (local_copy), so a client
  * that times out gets its memory back at once.  The answer goes through
- * ctx->done_cond.
+ * ctx->done_cond.  The system calls are common/sysio.c's.
  *
- * Owns what happens to a group once formed.  Must not choose members nor
- * touch the ready queue, except to hand on the requests a finished group
- * releases (group.c and worker.c own those).
+ * Owns what happens to a group once formed: its I/O, then its answers.
+ * Must not choose members nor touch the ready queue, nor release the
+ * requests a finished group held back (group.c and worker.c own those):
+ * worker.c calls in here, never the other way round.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
-#include <unistd.h>
 #include "internal.h"
-#include "../common/iov.h"
 
-/* iovecs per pwritev/preadv: IOV_MAX (1024 on Linux), never more. */
-#if defined(IOV_MAX) && IOV_MAX < 1024
-#define IOV_BATCH IOV_MAX
-#else
-#define IOV_BATCH 1024
-#endif
 #define SEGS_KEEP 4096 /* sort workspace a worker keeps between groups (128 KiB) */
 
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
@@ -190,48 +181,6 @@ void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, 
 
 /* ---- file I/O ----------------------------------------------------------- */
 
-/* Transfer iov[0..n) at `off`, looping over short transfers and EINTR, with
- * fault injection.  Returns bytes done (reads stop early at EOF) or -1. */
-static int64_t xferv(h5sf_ioc_ctx_t *ctx, int op, int fd, struct iovec *iov, int n, uint64_t off)
-{
-    uint64_t done = 0;
-    while (n > 0) {
-        int     f = ioc_fault(op == H5SF_WIRE_WRITE ? "pwrite" : "pread", ctx->rank);
-        ssize_t k;
-        if (op == H5SF_WIRE_WRITE)
-            ioc_fault_stuck(ctx);
-        if (f && f != H5SF_FAULT_SHORT) {
-            errno = f;
-            if (f == EINTR)
-                continue;
-            return -1;
-        }
-        if (f == H5SF_FAULT_SHORT && iov[0].iov_len > 1) {
-            /* Half of the first buffer only. */
-            struct iovec half = {iov[0].iov_base, iov[0].iov_len / 2};
-            k = op == H5SF_WIRE_WRITE ? pwritev(fd, &half, 1, (off_t)(off + done))
-                                      : preadv(fd, &half, 1, (off_t)(off + done));
-        }
-        else
-            k = op == H5SF_WIRE_WRITE ? pwritev(fd, iov, n, (off_t)(off + done))
-                                      : preadv(fd, iov, n, (off_t)(off + done));
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (k == 0) {
-            if (op == H5SF_WIRE_READ)
-                break; /* EOF */
-            errno = EIO; /* pwrite returning 0 for n > 0: a device error */
-            return -1;
-        }
-        done += (uint64_t)k;
-        h5sf_iov_consume(&iov, &n, (size_t)k);
-    }
-    return (int64_t)done;
-}
-
 static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t *rep, int err, uint64_t n,
                      uint64_t off)
 {
@@ -286,13 +235,15 @@ static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
 }
 
 /* Transfer segs[0..ns) (sorted, or one member's own order) as runs of
- * contiguous segments, one pwritev/preadv per run of up to IOV_BATCH.  A
- * failure fails the members with a segment in that run; the segments of
- * failed members are skipped. */
+ * contiguous segments, one pwritev/preadv per run of up to
+ * H5SF_SYSIO_BATCH buffers (common/sysio.c).  A failure fails the members
+ * with a segment in that run; the segments of failed members are skipped. */
 static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
 {
-    struct iovec iov[IOV_BATCH], save[IOV_BATCH];
-    size_t       s = 0;
+    struct iovec      iov[H5SF_SYSIO_BATCH];
+    h5sf_sysio_xfer_t x = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank,
+                           .stuck = true};
+    size_t            s = 0;
     for (;;) {
         while (s < ns && mb[segs[s].m].failed)
             s++;
@@ -301,18 +252,9 @@ static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t 
         size_t   first = s, last = s;
         uint64_t off = segs[s].off, run = 0;
         int      k = 0;
-        while (s < ns && k < IOV_BATCH && segs[s].off == off + run && !mb[segs[s].m].failed) {
-            uint64_t done = 0;
+        while (s < ns && k < H5SF_SYSIO_BATCH && segs[s].off == off + run && !mb[segs[s].m].failed) {
+            uint64_t done = h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, segs[s].p, segs[s].len);
             last          = s;
-            while (done < segs[s].len && k < IOV_BATCH) { /* iov_len stays under 1 GiB */
-                uint64_t m = segs[s].len - done;
-                if (m > (uint64_t)1 << 30)
-                    m = (uint64_t)1 << 30;
-                iov[k].iov_base = segs[s].p + done;
-                iov[k].iov_len  = (size_t)m;
-                k++;
-                done += m;
-            }
             run += done;
             if (done < segs[s].len) { /* batch full inside a segment: resume there */
                 segs[s].off += done;
@@ -322,17 +264,12 @@ static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t 
             }
             s++;
         }
-        memcpy(save, iov, (size_t)k * sizeof *iov); /* xferv consumes iov */
         atomic_fetch_add(&ctx->syscalls, 1);
-        int64_t got = xferv(ctx, op, sf->fd, iov, k, off);
-        if (got < 0) {
+        if (h5sf_sysio_xferv(&x, iov, k, off) < 0) {
             int err = errno;
             for (size_t q = first; q <= last; q++)
                 fail_member(ctx, &mb[segs[q].m], err, run, off);
-            continue;
         }
-        if ((uint64_t)got < run) /* EOF: the rest of the run reads as zeros */
-            h5sf_iov_zero_from(save, k, (size_t)got);
     }
 }
 
@@ -533,36 +470,31 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 /* Truncate, size and fsync: barriers, always alone. */
 static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
 {
-    ioc_sf_t   *sf = r->sf;
-    struct stat st;
-    int         err = 0;
+    ioc_sf_t *sf  = r->sf;
+    int       err = 0;
     switch (r->h.op) {
         case H5SF_WIRE_GET_SIZE:
-            if (fstat(sf->fd, &st) < 0)
+            if (h5sf_sysio_size(sf->fd, &rep->value) < 0) {
                 err = errno;
-            else
-                rep->value = (uint64_t)st.st_size;
-            if (err)
                 snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fstat of subfile %s failed: %s (errno %d)",
                          ctx->rank, sf->path, strerror(err), err);
+            }
             break;
         case H5SF_WIRE_TRUNCATE:
-            if (ftruncate(sf->fd, (off_t)r->h.arg) < 0) {
+            if (h5sf_sysio_truncate(sf->fd, r->h.arg) < 0) {
                 err = errno;
                 snprintf(rep->msg, sizeof rep->msg,
                          "IOC rank %d: truncating subfile %s to %llu bytes failed: %s (errno %d)", ctx->rank,
                          sf->path, (unsigned long long)r->h.arg, strerror(err), err);
             }
             break;
-        case H5SF_WIRE_FSYNC: {
-            int f = ioc_fault("fsync", ctx->rank);
-            if (f || fsync(sf->fd) < 0) {
-                err = f ? f : errno;
+        case H5SF_WIRE_FSYNC:
+            if (h5sf_sysio_sync(sf->fd, ctx->rank) < 0) {
+                err = errno;
                 snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fsync of subfile %s failed: %s (errno %d)",
                          ctx->rank, sf->path, strerror(err), err);
             }
             break;
-        }
         default:
             break;
     }
@@ -585,8 +517,8 @@ static void drain_refused(h5sf_ioc_ctx_t *ctx, member_t *m)
         snprintf(m->rep.msg + l, sizeof m->rep.msg - l, "; its payload was not taken: %.160s", eb.msg);
 }
 
-/* Run a group formed by ioc_group_take() (lock not held): the I/O, then
- * release the requests that waited for its members, then answer. */
+/* Run a group formed by ioc_group_take() (lock not held): the I/O; the
+ * answers stay in the members for ioc_group_answer. */
 void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap)
 {
     uint64_t t0 = ioc_now_ns(), npieces = 0, maxk = 0;
@@ -638,38 +570,17 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
     atomic_fetch_add(&ctx->served, (uint64_t)nm);
 
-    /* Release the requests that waited for these, then answer. */
-    ioc_req_t *now = NULL, *now_tail = NULL;
-    uv_mutex_lock(&ctx->lock);
-    if (atomic_load(&ctx->abandoned)) { /* the context is leaked, MPI may be gone: no replies */
-        uv_mutex_unlock(&ctx->lock);
-        return;
-    }
-    for (int j = 0; j < nm; j++) {
-        ioc_req_t *r = mb[j].r;
-        ioc_slot_put(ctx, mb[j].slot);
-        ioc_slot_put(ctx, mb[j].slot2);
-        ioc_sched_done(r->sf, r, &now, &now_tail);
-        if (r->local) {
-            r->local->rep  = mb[j].rep;
-            r->local->done = true;
-        }
-    }
-    while (now) {
-        ioc_req_t *n = now->next;
-        ioc_enqueue_locked(ctx, now);
-        now = n;
-    }
-    uv_cond_broadcast(&ctx->done_cond);
-    uv_cond_broadcast(&ctx->cond);
-    uv_mutex_unlock(&ctx->lock);
     /* A workspace grown for a long piece list was paid for by the members'
-     * budget (ioc_msg_cost), which they give back now: so does it. */
+     * budget (ioc_msg_cost), which they give back with the group: so does it. */
     if (*cap > SEGS_KEEP) {
         free(*segs);
         *segs = NULL;
         *cap  = 0;
     }
+}
+
+void ioc_group_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
+{
     for (int j = 0; j < nm; j++) {
         if (!mb[j].r->local)
             send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);

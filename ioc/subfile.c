@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "internal.h"
 
 ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile)
@@ -75,17 +74,7 @@ static int make_room(h5sf_ioc_ctx_t *ctx, int *fds)
 static void close_evicted(const int *fds, int n)
 {
     for (int i = 0; i < n; i++)
-        close(fds[i]);
-}
-
-static int open_fd(h5sf_ioc_ctx_t *ctx, const char *path, int flags)
-{
-    int fault = ioc_fault("open", ctx->rank);
-    if (fault) {
-        errno = fault;
-        return -1;
-    }
-    return open(path, flags | O_CLOEXEC, 0666);
+        h5sf_sysio_close(fds[i]);
 }
 
 int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf)
@@ -110,7 +99,7 @@ int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf)
 
     close_evicted(fds, n);
     /* Created at open already: never create or truncate again. */
-    if ((fd = open_fd(ctx, sf->path, sf->flags)) < 0)
+    if ((fd = h5sf_sysio_open(sf->path, sf->flags, ctx->rank)) < 0)
         err = errno ? errno : EIO;
 
     uv_mutex_lock(&ctx->lock);
@@ -139,7 +128,7 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
     ctx->nfds++; /* ours, while we open it */
     uv_mutex_unlock(&ctx->lock);
     close_evicted(fds, n);
-    sf->fd = open_fd(ctx, path, flags);
+    sf->fd = h5sf_sysio_open(path, flags, ctx->rank);
     if (sf->fd < 0) {
         int err = errno;
         uv_mutex_lock(&ctx->lock);
@@ -191,7 +180,7 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
     if (sf->fd >= 0)
         ctx->nfds--;
     uv_mutex_unlock(&ctx->lock);
-    int rc = sf->fd >= 0 ? close(sf->fd) : 0, err = errno;
+    int rc = sf->fd >= 0 ? h5sf_sysio_close(sf->fd) : 0, err = errno;
     if (rc < 0)
         h5sf_fail(e, err, "closing subfile %s failed: %s (errno %d)", sf->path, strerror(err), err);
     free(sf->path);

@@ -1,7 +1,8 @@
 /*
  * worker.c -- the IOC worker pool: libuv threads that take ready requests,
- * form a group around each (group.c) and run it (run.c); the ready queue
- * and submission.  Every request runs on a worker, the IOC rank's own ones
+ * form a group around each (group.c), run it (run.c), release the requests
+ * it held back and have it answered (run.c); the ready queue and
+ * submission.  Every request runs on a worker, the IOC rank's own ones
  * too: its application thread waits with the timeout (client.c), never in
  * a file system call.
  *
@@ -13,6 +14,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+
+/* Append r to the ready queue and wake a worker (lock held). */
+static void enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+{
+    r->next = NULL;
+    if (ctx->ready_tail)
+        ctx->ready_tail->next = r;
+    else
+        ctx->ready = r;
+    ctx->ready_tail = r;
+    /* A lingering worker must hear of it too, not just one idle worker. */
+    if (ctx->claims)
+        uv_cond_broadcast(&ctx->cond);
+    else
+        uv_cond_signal(&ctx->cond);
+}
+
+/* A group has run (lock not held): give back its slots, complete its local
+ * members, and queue the requests that waited for its members.  False if
+ * the context was given up meanwhile (leaked, MPI may be gone): then
+ * nothing is touched and nobody is answered. */
+static bool release(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
+{
+    ioc_req_t *now = NULL, *now_tail = NULL;
+    uv_mutex_lock(&ctx->lock);
+    if (atomic_load(&ctx->abandoned)) {
+        uv_mutex_unlock(&ctx->lock);
+        return false;
+    }
+    for (int j = 0; j < nm; j++) {
+        ioc_req_t *r = mb[j].r;
+        ioc_slot_put(ctx, mb[j].slot);
+        ioc_slot_put(ctx, mb[j].slot2);
+        ioc_sched_done(r->sf, r, &now, &now_tail);
+        if (r->local) {
+            r->local->rep  = mb[j].rep;
+            r->local->done = true;
+        }
+    }
+    while (now) {
+        ioc_req_t *n = now->next;
+        enqueue_locked(ctx, now);
+        now = n;
+    }
+    uv_cond_broadcast(&ctx->done_cond);
+    uv_cond_broadcast(&ctx->cond);
+    uv_mutex_unlock(&ctx->lock);
+    return true;
+}
 
 static void worker_main(void *arg)
 {
@@ -39,10 +89,12 @@ static void worker_main(void *arg)
             uv_mutex_unlock(&ctx->lock);
             break;
         }
-        int nm = ioc_group_take(ctx, mb, r, false);
+        int nm = ioc_group_take(ctx, mb, r);
         uv_mutex_unlock(&ctx->lock);
         bool gated = ioc_mpi_enter(ctx); /* its payloads and replies */
         ioc_group_run(ctx, mb, nm, &segs, &cap);
+        if (release(ctx, mb, nm))
+            ioc_group_answer(ctx, mb, nm);
         ioc_mpi_leave(ctx, gated);
     }
     free(segs);
@@ -54,27 +106,6 @@ static void worker_main(void *arg)
     uv_mutex_unlock(&ctx->lock);
 }
 
-void ioc_runner_free(ioc_runner_t *run)
-{
-    free(run->mb);
-    free(run->segs);
-    memset(run, 0, sizeof *run);
-}
-
-void ioc_enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
-{
-    r->next = NULL;
-    if (ctx->ready_tail)
-        ctx->ready_tail->next = r;
-    else
-        ctx->ready = r;
-    ctx->ready_tail = r;
-    /* A lingering worker must hear of it too, not just one idle worker. */
-    if (ctx->claims)
-        uv_cond_broadcast(&ctx->cond);
-    else
-        uv_cond_signal(&ctx->cond);
-}
 
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
@@ -83,7 +114,7 @@ bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
     ioc_sf_t *sf = ioc_sf_find(ctx, r->h.file_id, r->h.subfile);
     r->sf        = sf;
     if (sf && ioc_sched_arrive(sf, r))
-        ioc_enqueue_locked(ctx, r);
+        enqueue_locked(ctx, r);
     uv_mutex_unlock(&ctx->lock);
     return sf != NULL;
 }

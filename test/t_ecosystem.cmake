@@ -154,11 +154,11 @@ endfunction()
 h5sf_layers_test(eco_ioc_layers ioc)
 h5sf_layers_test(eco_common_layers common)
 h5sf_layers_test(eco_ioc_layers_fail ioc
-  "-DLAYERS=affinity dtype clock fault|sched payload subfile slots shm|group|run|worker|progress|client ctx")
+  "-DLAYERS=affinity dtype clock gate fault|sched payload subfile slots shm|group|run|worker|progress|client ctx")
 h5sf_layers_test(eco_ioc_layers_fail_symbols ioc "-DFORBID=^(H5|MPI_Isend$)")
 h5sf_layers_test(eco_ioc_layers_fail_up ioc "-DABOVE=common vfd")
 h5sf_layers_test(eco_common_layers_fail common
-  "-DLAYERS=stripe|options values layout wire|config iocmap|cfgstring")
+  "-DLAYERS=stripe sysio|options values layout wire|config iocmap|cfgstring")
 h5sf_layers_test(eco_common_layers_fail_symbols common "-DFORBID=^(P?MPIX?_|ompi_|MPIR_|H5|h5sf_parse_int$)")
 set_tests_properties(eco_ioc_layers_fail eco_common_layers_fail PROPERTIES
                      PASS_REGULAR_EXPRESSION " [1-9][0-9]* uses against the layers")

@@ -1,11 +1,12 @@
 /*
  * channel.c -- per-subfile channels and the concurrent dispatch of a plan.
  *
- * A channel is an HDF5 VFD instance stacked beneath h5sf, one per subfile:
- * sec2 in direct mode (each rank touches the subfiles itself), or the
- * "h5sf_ioc" class (ioc_channel.c) that ships vectors to the IOC owning the
- * subfile.  Requests to several subfiles are bracketed by COBEGIN/COEND so
- * the IOC channel keeps them all in flight; sec2 ignores the opcodes.
+ * In direct mode a channel is a plain descriptor per subfile (f->fd: each
+ * rank touches the subfiles itself, through common/sysio.c); in IOC mode an
+ * HDF5 VFD instance of the "h5sf_ioc" class (ioc_channel.c) stacked beneath
+ * h5sf, one per subfile, that ships vectors to the IOC owning the subfile.
+ * Requests to several subfiles are bracketed by COBEGIN/COEND so the IOC
+ * channel keeps them all in flight.
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
  * it; in IOC mode only ranks of the owner's node touch it: the IOC, and
@@ -13,10 +14,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "internal.h"
 #include "pool.h"
 
@@ -70,81 +71,71 @@ void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback)
         snprintf(eb->msg, sizeof eb->msg, "%s", fallback);
 }
 
-/* h5sf_fail() with the captured HDF5 text as the cause: the text is copied
- * first, because formatting a buffer into itself is undefined. */
-static int fail_cause(h5sf_errbuf_t *e, int err_no, const char *what)
+/* h5sf_fail() naming what failed (printf-style), with the newest HDF5 error
+ * text as the cause (captured first: the next HDF5 call clears it). */
+static int fail_hdf5(h5sf_errbuf_t *e, int err_no, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_hdf5(h5sf_errbuf_t *e, int err_no, const char *fmt, ...)
 {
+    char    what[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    h5sf_err_capture(e, "");
+    /* A copy: formatting a buffer into itself is undefined. */
     char cause[sizeof e->msg];
     memcpy(cause, e->msg, sizeof cause);
     return h5sf_fail(e, err_no, "%.200s (%.300s)", what, cause);
 }
 
-/* The descriptor under a sec2 channel, or -1. */
-static int sec2_fd(H5FD_t *ch)
+/* Open (or, creating, make) subfile s's descriptor; h5sf_fail() if not. */
+static int open_fd(h5sf_file_t *f, int s, int oflags, const char *verb, h5sf_errbuf_t *e)
 {
-    int *fd = NULL;
-    if (!ch || H5FDget_vfd_handle(ch, H5P_FILE_ACCESS_DEFAULT, (void **)&fd) < 0 || !fd)
+    char path[2 * H5SF_LAYOUT_PATH_MAX];
+    if (subfile_path(f, s, path, sizeof path, e) < 0)
         return -1;
-    return *fd;
+    if ((f->fd[s] = h5sf_sysio_open(path, oflags, -1)) < 0) {
+        int err = errno;
+        return h5sf_fail(e, err, "cannot %s subfile %.3000s: %s (errno %d)", verb, path, strerror(err), err);
+    }
+    return 0;
 }
 
-static hid_t direct_fapl(void)
+/* Close the direct channel's descriptors; the first failure in e (unless
+ * *failed already). */
+static void close_fds(h5sf_file_t *f, int *failed, h5sf_errbuf_t *e)
 {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_fapl_sec2(fapl) < 0) {
-        H5Pclose(fapl);
-        fapl = H5I_INVALID_HID;
+    for (int s = 0; f->fd && s < f->layout.stripe_count; s++) {
+        if (f->fd[s] >= 0 && h5sf_sysio_close(f->fd[s]) < 0 && !*failed) {
+            int err = errno;
+            *failed = h5sf_fail(e, err, "cannot close subfile %d: %s (errno %d)", s, strerror(err), err) < 0;
+        }
+        f->fd[s] = -1;
     }
-    return fapl;
 }
 
 static int open_direct(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 {
-    char  path[2 * H5SF_LAYOUT_PATH_MAX];
-    int   failed = 0;
-    hid_t fapl   = direct_fapl();
-    if (fapl < 0)
-        return h5sf_fail(e, 0, "cannot create a sec2 fapl for the direct channel");
-    const bool     creating = (flags & H5F_ACC_CREAT) != 0;
-    const unsigned rw       = flags & H5F_ACC_RDWR;
+    int       failed = 0;
+    const int oflags = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
 
     /* Owners create first so nobody opens a file that does not exist yet. */
-    if (creating) {
+    if (flags & H5F_ACC_CREAT) {
         for (int s = 0; s < f->layout.stripe_count && !failed; s++) {
             if (!owns(f, s))
                 continue;
             if (f->layout.subfile_dir[0] && make_dirs(f->layout.subfile_dir, e) < 0)
                 failed = 1;
-            else if (subfile_path(f, s, path, sizeof path, e) < 0)
+            else if (open_fd(f, s, O_RDWR | O_CREAT | O_TRUNC, "create", e) < 0)
                 failed = 1;
-            else if (!(f->chan[s] = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, H5SF_CHAN_MAXADDR))) {
-                h5sf_err_capture(e, "");
-                {
-                    char what[300];
-                    snprintf(what, sizeof what, "cannot create subfile %.250s", path);
-                    failed = fail_cause(e, errno, what) < 0;
-                }
-            }
         }
         if (h5sf_agree(f->comm, failed, e) < 0)
-            goto done;
+            return -1;
     }
-    for (int s = 0; s < f->layout.stripe_count && !failed; s++) {
-        if (f->chan[s])
-            continue;
-        if (subfile_path(f, s, path, sizeof path, e) < 0)
+    for (int s = 0; s < f->layout.stripe_count && !failed; s++)
+        if (f->fd[s] < 0 && open_fd(f, s, oflags, "open", e) < 0)
             failed = 1;
-        else if (!(f->chan[s] = H5FDopen(path, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl, H5SF_CHAN_MAXADDR))) {
-            h5sf_err_capture(e, "");
-            {
-                char what[300];
-                snprintf(what, sizeof what, "cannot open subfile %.250s", path);
-                failed = fail_cause(e, 0, what) < 0;
-            }
-        }
-    }
-done:
-    H5Pclose(fapl);
     return h5sf_agree(f->comm, failed, e);
 }
 
@@ -184,14 +175,8 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
             failed = 1;
         else if (H5Pset_driver(fapl, id, &fa) < 0 ||
                  !(f->chan[s] = H5FDopen(path, flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL),
-                                         fapl, H5SF_CHAN_MAXADDR))) {
-            h5sf_err_capture(e, "");
-            {
-                char what[300];
-                snprintf(what, sizeof what, "cannot open IOC channel for subfile %.250s", path);
-                failed = fail_cause(e, 0, what) < 0;
-            }
-        }
+                                         fapl, H5SF_CHAN_MAXADDR)))
+            failed = fail_hdf5(e, 0, "cannot open IOC channel for subfile %.250s", path) < 0;
     }
     if (fapl >= 0)
         H5Pclose(fapl);
@@ -214,17 +199,8 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
             continue;
         if (f->channel == H5FD_H5SF_CHANNEL_IOC)
             failed = h5sf_ioc_get_size(f->ctx, f->rank, f->file_id, (uint32_t)s, &mine[s], e) < 0;
-        else {
-            /* fstat, not sec2's EOF: sec2 caches it, and the pool writes
-             * behind sec2's back. */
-            struct stat st;
-            int         fd = sec2_fd(f->chan[s]);
-            if (fd < 0 || fstat(fd, &st) < 0)
-                failed = h5sf_fail(e, fd < 0 ? 0 : errno, "cannot get the size of subfile %d: %s", s,
-                                   fd < 0 ? "no descriptor" : strerror(errno)) < 0;
-            else
-                mine[s] = (uint64_t)st.st_size;
-        }
+        else if (h5sf_sysio_size(f->fd[s], &mine[s]) < 0)
+            failed = h5sf_fail(e, errno, "cannot get the size of subfile %d: %s", s, strerror(errno)) < 0;
     }
     if (h5sf_agree(f->comm, failed, e) < 0) {
         free(mine);
@@ -250,9 +226,14 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
     int N = f->layout.stripe_count;
     f->chan     = calloc((size_t)N, sizeof *f->chan);
     f->chan_eoa = calloc((size_t)N, sizeof *f->chan_eoa);
+    f->fd       = malloc((size_t)N * sizeof *f->fd);
     f->jobs     = calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
     f->js       = calloc((size_t)N, sizeof *f->js);
-    int failed  = !f->chan || !f->chan_eoa || !f->jobs || !f->js ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
+    int failed  = !f->chan || !f->chan_eoa || !f->fd || !f->jobs || !f->js
+                      ? h5sf_fail(e, ENOMEM, "out of memory") < 0
+                      : 0;
+    for (int s = 0; f->fd && s < N; s++)
+        f->fd[s] = -1;
     if (h5sf_agree(f->comm, failed, e) < 0)
         return -1;
     if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
@@ -266,7 +247,7 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int failed = 0;
-    if (!f->chan)
+    if (!f->chan && !f->fd)
         return 0;
     if (f->ctx && !f->mpi_dead) {
         MPI_Barrier(f->comm); /* no request of any rank is outstanding */
@@ -274,17 +255,14 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
             if (owns(f, s) && h5sf_ioc_subfile_close(f->ctx, f->file_id, (uint32_t)s, e) < 0)
                 failed = 1;
     }
-    for (int s = 0; s < f->layout.stripe_count; s++)
-        if (f->chan[s] && H5FDclose(f->chan[s]) < 0 && !failed) {
-            h5sf_err_capture(e, "");
-            {
-                char what[64];
-                snprintf(what, sizeof what, "cannot close subfile %d", s);
-                failed = fail_cause(e, 0, what) < 0;
-            }
-        }
+    for (int s = 0; f->chan && s < f->layout.stripe_count; s++)
+        if (f->chan[s] && H5FDclose(f->chan[s]) < 0 && !failed)
+            failed = fail_hdf5(e, 0, "cannot close subfile %d", s) < 0;
     free(f->chan);
     f->chan = NULL;
+    close_fds(f, &failed, e);
+    free(f->fd);
+    f->fd = NULL;
     h5sf_local_close(f);
     if (f->ctx && !f->mpi_dead) {
         if (h5sf_ioc_ctx_release(f->ctx, e) < 0)
@@ -298,29 +276,21 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
 
 int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
-    const int N   = f->layout.stripe_count;
-    H5FD_t  **ioc = f->chan;
-    if (f->channel != H5FD_H5SF_CHANNEL_IOC || !ioc)
+    const int N = f->layout.stripe_count;
+    if (f->channel != H5FD_H5SF_CHANNEL_IOC || !f->chan || !f->fd)
         return 0;
-    if (!(f->chan = calloc((size_t)N, sizeof *f->chan))) {
-        f->chan = ioc;
-        return h5sf_agree(f->comm, h5sf_fail(e, ENOMEM, "out of memory") < 0, e);
-    }
     if (open_direct(f, f->flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL), e) < 0) {
-        for (int s = 0; s < N; s++)
-            if (f->chan[s])
-                H5FDclose(f->chan[s]);
-        free(f->chan);
-        f->chan = ioc;
+        int ignored = 1;
+        close_fds(f, &ignored, e);
         return -1;
     }
     /* Nothing is posted on them (every call waits for its requests). */
     for (int s = 0; s < N; s++)
-        if (ioc[s])
-            H5FDclose(ioc[s]);
-    free(ioc);
+        if (f->chan[s])
+            H5FDclose(f->chan[s]);
+    free(f->chan);
+    f->chan = NULL;
     h5sf_local_close(f);
-    memset(f->chan_eoa, 0, (size_t)N * sizeof *f->chan_eoa);
     f->channel = H5FD_H5SF_CHANNEL_DIRECT;
     f->ctx     = NULL; /* freed at the end of the finalize hook */
     return 0;
@@ -338,20 +308,13 @@ int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e)
             if (h5sf_ioc_truncate(f->ctx, f->rank, f->file_id, (uint32_t)s, size, e) < 0)
                 return -1;
         }
-        else {
-            /* ftruncate, not H5FDtruncate: sec2 truncates only when the EOA
-             * differs from the EOF it cached, which the pool's writes do
-             * not update. */
-            int fd = sec2_fd(f->chan[s]);
-            if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-                int  err = fd < 0 ? 0 : errno;
-                char path[2 * H5SF_LAYOUT_PATH_MAX];
-                if (subfile_path(f, s, path, sizeof path, e) < 0)
-                    snprintf(path, sizeof path, "%d", s);
-                return h5sf_fail(e, err, "cannot truncate subfile %.3000s to %llu bytes: %s", path,
-                                 (unsigned long long)size, fd < 0 ? "no descriptor" : strerror(err));
-            }
-            f->chan_eoa[s] = size;
+        else if (h5sf_sysio_truncate(f->fd[s], size) < 0) {
+            int  err = errno;
+            char path[2 * H5SF_LAYOUT_PATH_MAX];
+            if (subfile_path(f, s, path, sizeof path, e) < 0)
+                snprintf(path, sizeof path, "%d", s);
+            return h5sf_fail(e, err, "cannot truncate subfile %.3000s to %llu bytes: %s", path,
+                             (unsigned long long)size, strerror(err));
         }
     }
     return 0;
@@ -369,14 +332,10 @@ int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e)
                 return -1;
             continue;
         }
-        if (!f->chan[s])
+        if (f->fd[s] < 0)
             continue;
-        int fd = sec2_fd(f->chan[s]);
-        if (fd < 0)
-            return h5sf_fail(e, 0, "cannot get the descriptor of subfile %d", s);
-        int fault = h5sf_fault("fsync", f->rank);
-        if (fault || fsync(fd) < 0) {
-            int  err = fault ? fault : errno;
+        if (h5sf_sysio_sync(f->fd[s], f->rank) < 0) {
+            int  err = errno;
             char path[2 * H5SF_LAYOUT_PATH_MAX];
             if (subfile_path(f, s, path, sizeof path, e) < 0)
                 snprintf(path, sizeof path, "%d", s);
@@ -449,19 +408,17 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
     return 0;
 }
 
-/* Subfile s's list as a job for the pool (pool.c).  Direct-channel jobs
- * honour H5SF_FAULT pwrite/pread (rank: this rank), same-node shortcuts
- * do not: there it names an IOC. */
-static int pio_fill(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, h5sf_pio_t *j, h5sf_errbuf_t *e)
+/* Subfile s's list on descriptor fd as a job for the pool (pool.c).
+ * Direct-channel jobs honour H5SF_FAULT pwrite/pread (rank: this rank),
+ * same-node shortcuts do not: there it names an IOC. */
+static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j)
 {
     memset(j, 0, sizeof *j);
-    if ((j->fd = sec2_fd(ch)) < 0)
-        return h5sf_fail(e, 0, "cannot get the descriptor of subfile %d", s);
+    j->fd         = fd;
     j->is_write   = is_write;
     j->v          = f->plan.lists[s].v;
     j->n          = f->plan.lists[s].n;
     j->fault_rank = f->channel == H5FD_H5SF_CHANNEL_IOC ? -1 : f->rank;
-    return 0;
 }
 
 /* Whether a call's jobs run together (pool.h): when there are enough bytes
@@ -483,7 +440,7 @@ static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile
     }
     if (bytes < H5SF_POOL_MIN_BYTES * (uint64_t)n)
         return false;
-    return !is_write || !h5sf_ioc_sparse(pieces, extent, bytes);
+    return !is_write || !h5sf_sparse(pieces, extent, bytes);
 }
 
 /* Run the jobs (together or not: run_together); count them as vec_run
@@ -577,16 +534,13 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
         int        s = p->touched[k];
         sf_list_t *l = &p->lists[s];
         haddr_t    end = 0;
-        H5FD_t    *loc = ioc ? h5sf_local_channel(f, s, is_write, l, sf_list_end(l)) : f->chan[s];
-        if (loc) {
+        int        fd  = ioc ? h5sf_local_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
+        if (fd >= 0) {
             if (ioc)
                 is_write ? f->stats.local_writes++ : f->stats.local_reads++;
-            if (pio_fill(f, s, loc, is_write, &jobs[nj], e) < 0) {
-                failed = 1;
-                break;
-            }
+            pio_fill(f, s, fd, is_write, &jobs[nj]);
             js[nj++] = s;
-            h5sf_report_add(f, s, h5sf_report_via(f, s, ioc ? loc : NULL), l->n, l->bytes);
+            h5sf_report_add(f, s, h5sf_report_via(f, s, ioc), l->n, l->bytes);
             continue;
         }
         if (vec_fill(&v, l, &end, e) < 0) {
@@ -601,7 +555,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
             }
             f->chan_eoa[s] = end;
         }
-        h5sf_report_add(f, s, h5sf_report_via(f, s, NULL), l->n, l->bytes);
+        h5sf_report_add(f, s, h5sf_report_via(f, s, false), l->n, l->bytes);
         if (vec_run(f, s, f->chan[s], is_write, l, &v, e) < 0)
             failed = 1;
     }

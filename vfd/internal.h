@@ -7,7 +7,7 @@
  *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c
  *   I/O planning        io.c, mpitype.c, topology.c
  *   channels            channel.c -> local.c, ioc_channel.c, pool.c
- *   (ioc/ client, sec2)
+ *   (ioc/ client, common/sysio.c)
  *   services            settings.c, registry.c, mpi.c, err.c
  *
  *   fapl.c        H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
@@ -18,7 +18,7 @@
  *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
  *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
  *   topology.c    which ranks are I/O concentrators
- *   channel.c     per-subfile channels (direct = sec2, or the IOC channel) and COBEGIN/COEND
+ *   channel.c     per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
  *   pool.c        threads that run the subfile transfers h5sf does itself together (pool.h)
  *   local.c       IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
  *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
@@ -39,6 +39,7 @@
 #include "settings.h"
 #include "../common/layout.h"
 #include "../common/stripe.h"
+#include "../common/sysio.h"
 #include "../ioc/ioc.h"
 
 #define H5SF_API __attribute__((visibility("default")))
@@ -159,10 +160,10 @@ struct h5sf_file {
     haddr_t             wend;     /* end of this rank's writes since open or truncate */
     h5sf_ioc_ctx_t     *ctx;      /* IOC channel only                        */
     uint32_t            file_id;
-    H5FD_t            **chan;     /* one channel per subfile                 */
-    haddr_t            *chan_eoa; /* EOA set on each channel                 */
-    H5FD_t            **loc;      /* IOC channel: sec2 on this node (local.c) */
-    haddr_t            *loc_eoa;
+    H5FD_t            **chan;     /* IOC channel: one per subfile            */
+    haddr_t            *chan_eoa; /* EOA set on each of them                 */
+    int                *fd;       /* direct channel: descriptors, -1: none   */
+    int                *loc_fd;   /* IOC channel: on this node (local.c), -1 */
     uint64_t           *loc_used; /* last use, for the descriptor budget     */
     unsigned char      *loc_state;
     int                 loc_cap;
@@ -188,7 +189,7 @@ struct h5sf_file {
 
 static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
 
-/* The driver's maxaddr, and its channels' (sec2 refuses HADDR_MAX:
+/* The driver's maxaddr, and its IOC channels' (not HADDR_MAX: subfile
  * offsets must fit an off_t). */
 #define H5SF_MAXADDR      ((haddr_t)(H5SF_ADDR_LIMIT - 1))
 #define H5SF_CHAN_MAXADDR H5SF_MAXADDR
@@ -202,12 +203,12 @@ _Static_assert(sizeof ((h5sf_stats_t *)0)->subfile_messages / sizeof(uint64_t) =
 
 /* local.c: IOC-channel I/O straight to subfiles on this node. */
 int     h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
-/* The sec2 channel for this request to subfile s (sorted piece list l,
- * ending at `end`), or NULL: send it to the IOC. */
-H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
+/* The descriptor for this request to subfile s (sorted piece list l,
+ * ending at `end`), or -1: send it to the IOC. */
+int     h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
 void    h5sf_local_close(h5sf_file_t *f);
-/* A request starts: the channels it uses from now on stay open until the
- * next one (the descriptor budget closes only channels not in use). */
+/* A request starts: the descriptors it uses from now on stay open until
+ * the next one (the descriptor budget closes only ones not in use). */
 void    h5sf_local_begin(void);
 
 /* Count one vector call of a dispatch round in the running call's report
@@ -248,9 +249,9 @@ static inline void h5sf_report_add(h5sf_file_t *f, int s, int via, uint64_t piec
     f->via_requests[via]++;
     f->via_bytes[via] += bytes;
 }
-/* The way subfile s's request goes: `local` is the node-local channel
- * local.c chose for it, or NULL. */
-static inline int h5sf_report_via(const h5sf_file_t *f, int s, const void *local)
+/* The way subfile s's request goes: `local`: on the node-local descriptor
+ * local.c chose for it. */
+static inline int h5sf_report_via(const h5sf_file_t *f, int s, bool local)
 {
     if (f->channel != H5FD_H5SF_CHANNEL_IOC)
         return H5FD_H5SF_VIA_DIRECT;

@@ -8,7 +8,7 @@
  * copy itself, straight from or into its own memory: one copy, no queue.
  *
  *   reads   of such subfiles always go direct (H5SF_IOC_LOCAL_READS=0: not);
- *   writes  go direct unless they are sparse (h5sf_ioc_sparse(): many small
+ *   writes  go direct unless they are sparse (h5sf_sparse(): many small
  *           pieces with gaps, a strided selection).  Sparse writes still meet
  *           at the IOC, which turns many ranks' pieces into a few contiguous
  *           runs; a dense write is one run already, and a round trip to the
@@ -25,21 +25,23 @@
  * them have no defined order in MPI-IO either.  Subfiles this rank cannot
  * open (another mount, permissions) silently use the IOC.
  *
- * The node-local channels of all files this process has open share one
- * descriptor budget, H5SF_IOC_MAX_FDS (the IOC's own cap): beyond it the
- * least recently used one is closed and reopened when needed.  Without it a
+ * The node-local descriptors (plain ones, through common/sysio.c) of all
+ * files this process has open share one budget, H5SF_IOC_MAX_FDS (the
+ * IOC's own cap): beyond it the least recently used one is closed and
+ * reopened when needed.  Without it a
  * rank would hold (open files x node-local subfiles) descriptors.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
 enum { LOC_NO = 0, LOC_UNTRIED, LOC_OPEN };
 
-static int      loc_nopen; /* local channels open, all files */
+static int      loc_nopen; /* local descriptors open, all files */
 static uint64_t loc_clock; /* use counter for the LRU choice */
-static uint64_t loc_pin;   /* channels used since: in the running request */
+static uint64_t loc_pin;   /* descriptors used since: in the running request */
 
 /* Collective: mark the subfiles whose owner shares this rank's node (the
  * node map topology.c found while choosing the IOCs). */
@@ -55,9 +57,11 @@ int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
     f->loc_reads  = rd;
     f->loc_writes = wr && (f->flags & H5F_ACC_RDWR);
     f->loc_cap = h5sf_ioc_fd_cap();
-    if (!(f->loc = calloc((size_t)N, sizeof *f->loc)) || !(f->loc_eoa = calloc((size_t)N, sizeof *f->loc_eoa)) ||
+    if (!(f->loc_fd = malloc((size_t)N * sizeof *f->loc_fd)) ||
         !(f->loc_used = calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = calloc((size_t)N, 1)))
         failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
+    for (int s = 0; f->loc_fd && s < N; s++)
+        f->loc_fd[s] = -1;
     if (!failed && (f->loc_reads || f->loc_writes))
         for (int s = 0; s < N; s++)
             f->loc_state[s] = f->leads[h5sf_owner(f, s)] == f->leads[f->rank] ? LOC_UNTRIED : LOC_NO;
@@ -66,15 +70,14 @@ int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
 
 static void close_local(h5sf_file_t *f, int s)
 {
-    H5FDclose(f->loc[s]); /* read-only or already written: nothing to lose */
-    f->loc[s]       = NULL;
-    f->loc_eoa[s]   = 0;
+    h5sf_sysio_close(f->loc_fd[s]); /* read-only or already written: nothing to lose */
+    f->loc_fd[s]    = -1;
     f->loc_state[s] = LOC_UNTRIED;
     loc_nopen--;
 }
 
 /* Below the budget before one more opens: close the least recently used
- * local channel of any open file (f itself may not be registered yet) that
+ * local descriptor of any open file (f itself may not be registered yet) that
  * the running request does not use.  False if there is none. */
 static bool make_room(h5sf_file_t *f)
 {
@@ -102,70 +105,53 @@ static bool make_room(h5sf_file_t *f)
 
 void h5sf_local_begin(void) { loc_pin = loc_clock + 1; }
 
-/* Open subfile s as a sec2 channel: read-write when this file may be
- * written, never created or truncated (its IOC did that at open). */
+/* Open subfile s: read-write when this file may be written, never created
+ * or truncated (its IOC did that at open). */
 static bool open_local(h5sf_file_t *f, int s)
 {
     char          path[2 * H5SF_LAYOUT_PATH_MAX];
     h5sf_errbuf_t eb;
-    hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
-    f->loc_state[s]    = LOC_NO;
+    f->loc_state[s] = LOC_NO;
     if (!make_room(f)) { /* all in use by this request: the IOC this time */
         f->loc_state[s] = LOC_UNTRIED;
-        if (fapl >= 0)
-            H5Pclose(fapl);
         return false;
     }
-    if (fapl >= 0 && H5Pset_fapl_sec2(fapl) >= 0 && h5sf_subfile_path(&f->layout, s, path, sizeof path, &eb) == 0) {
-        unsigned acc = (f->flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
-        H5E_BEGIN_TRY { f->loc[s] = H5FDopen(path, acc, fapl, H5SF_CHAN_MAXADDR); }
-        H5E_END_TRY
-        if (f->loc[s]) {
-            f->loc_state[s] = LOC_OPEN;
-            loc_nopen++;
-        }
+    if (h5sf_subfile_path(&f->layout, s, path, sizeof path, &eb) == 0 &&
+        (f->loc_fd[s] = h5sf_sysio_open(path, (f->flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY, -1)) >= 0) {
+        f->loc_state[s] = LOC_OPEN;
+        loc_nopen++;
     }
-    if (fapl >= 0)
-        H5Pclose(fapl);
     return f->loc_state[s] == LOC_OPEN;
 }
 
-H5FD_t *h5sf_local_channel(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end)
+int h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end)
 {
     if (!f->loc_state || f->loc_state[s] == LOC_NO)
-        return NULL;
+        return -1;
     if (is_write) {
         if (!f->loc_writes || l->n == 0)
-            return NULL;
+            return -1;
         uint64_t extent = end - l->v[0].off; /* the list is sorted by offset */
-        if (h5sf_ioc_sparse(l->n, extent, l->bytes))
-            return NULL;
+        if (h5sf_sparse(l->n, extent, l->bytes))
+            return -1;
     }
     else if (!f->loc_reads)
-        return NULL;
+        return -1;
     if (f->loc_state[s] == LOC_UNTRIED && !open_local(f, s))
-        return NULL;
-    if (end > f->loc_eoa[s]) { /* once: an EOA only bounds the addresses, and
-                                * a sec2 channel is never truncated to it */
-        if (H5FDset_eoa(f->loc[s], H5FD_MEM_DRAW, H5SF_CHAN_MAXADDR) < 0)
-            return NULL;
-        f->loc_eoa[s] = H5SF_CHAN_MAXADDR;
-    }
+        return -1;
     f->loc_used[s] = ++loc_clock;
-    return f->loc[s];
+    return f->loc_fd[s];
 }
 
 void h5sf_local_close(h5sf_file_t *f)
 {
-    for (int s = 0; f->loc && s < f->layout.stripe_count; s++)
-        if (f->loc[s])
+    for (int s = 0; f->loc_fd && s < f->layout.stripe_count; s++)
+        if (f->loc_fd[s] >= 0)
             close_local(f, s);
-    free(f->loc);
-    free(f->loc_eoa);
+    free(f->loc_fd);
     free(f->loc_used);
     free(f->loc_state);
-    f->loc       = NULL;
-    f->loc_eoa   = NULL;
+    f->loc_fd    = NULL;
     f->loc_used  = NULL;
     f->loc_state = NULL;
 }

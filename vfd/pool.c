@@ -4,10 +4,10 @@
  *
  * A call's per-subfile jobs go to a small process-wide pool of plain
  * threads fed by one queue; the calling thread runs the first job itself,
- * then any still queued, and waits for the rest.  Workers only loop over
- * pwritev/preadv (short transfers, EINTR, IOV_BATCH iovecs per call, zeros
- * past EOF on reads as sec2 gives) and leave errno and the failed range in
- * the job: the caller turns them into HDF5 errors.  Workers are started on
+ * then any still queued, and waits for the rest.  Workers only cut the
+ * pieces into runs for common/sysio.c's pwritev/preadv loop and leave
+ * errno and the failed range in the job: the caller turns them into HDF5
+ * errors.  Workers are started on
  * demand, never more than H5SF_POOL_MAX_THREADS; a call names how many may
  * work on it at once (H5SF_POOL_THREADS), and they are stopped by
  * h5sf_pool_shutdown (driver terminate, MPI_Finalize).  A forked child
@@ -21,10 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "pool.h"
-#include "../ioc/ioc.h"
-#include "../common/iov.h"
-
-#define IOV_BATCH 1024 /* IOV_MAX on Linux */
+#include "../common/sysio.h"
 
 /* One call's jobs in flight; lives on the caller's stack. */
 typedef struct call {
@@ -50,53 +47,14 @@ static struct {
 
 /* ---- the transfer (any thread; no HDF5) --------------------------------- */
 
-/* Transfer iov[0..n) at off, looping over short transfers and EINTR, with
- * fault injection.  Returns bytes done (reads stop early at EOF) or -1. */
-static int64_t xferv(h5sf_pio_t *j, struct iovec *iov, int n, uint64_t off)
-{
-    uint64_t done = 0;
-    while (n > 0) {
-        int     f = j->fault_rank >= 0 ? h5sf_fault(j->is_write ? "pwrite" : "pread", j->fault_rank) : 0;
-        ssize_t k;
-        if (f > 0) {
-            errno = f;
-            if (f == EINTR)
-                continue;
-            return -1;
-        }
-        j->syscalls++;
-        if (f < 0 && iov[0].iov_len > 1) { /* a short transfer: half of the first buffer */
-            struct iovec half = {iov[0].iov_base, iov[0].iov_len / 2};
-            k = j->is_write ? pwritev(j->fd, &half, 1, (off_t)(off + done))
-                            : preadv(j->fd, &half, 1, (off_t)(off + done));
-        }
-        else
-            k = j->is_write ? pwritev(j->fd, iov, n, (off_t)(off + done))
-                            : preadv(j->fd, iov, n, (off_t)(off + done));
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (k == 0) {
-            if (!j->is_write)
-                break; /* EOF */
-            errno = EIO; /* pwrite returning 0 for n > 0: a device error */
-            return -1;
-        }
-        done += (uint64_t)k;
-        h5sf_iov_consume(&iov, &n, (size_t)k);
-    }
-    return (int64_t)done;
-}
-
 /* Run job j: runs of contiguous pieces, one pwritev/preadv per run of up to
- * IOV_BATCH buffers; stops at the first failure. */
+ * H5SF_SYSIO_BATCH buffers (common/sysio.c); stops at the first failure. */
 static void transfer(h5sf_pio_t *j)
 {
-    struct iovec iov[IOV_BATCH], save[IOV_BATCH];
-    size_t       i  = 0;
-    uint64_t     po = 0; /* bytes of piece i already in a run */
+    struct iovec      iov[H5SF_SYSIO_BATCH];
+    h5sf_sysio_xfer_t x  = {.fd = j->fd, .is_write = j->is_write, .fault_rank = j->fault_rank};
+    size_t            i  = 0;
+    uint64_t          po = 0; /* bytes of piece i already in a run */
     for (;;) {
         while (i < j->n && j->v[i].len == po) {
             i++;
@@ -106,29 +64,23 @@ static void transfer(h5sf_pio_t *j)
             break;
         uint64_t off = j->v[i].off + po, run = 0;
         int      k   = 0;
-        while (i < j->n && k < IOV_BATCH && j->v[i].off + po == off + run) {
-            uint64_t m = j->v[i].len - po;
-            if (m > (uint64_t)1 << 30) /* iov_len stays under 1 GiB */
-                m = (uint64_t)1 << 30;
-            iov[k].iov_base = (char *)(uintptr_t)j->v[i].mem + po;
-            iov[k].iov_len  = (size_t)m;
-            k++;
+        while (i < j->n && k < H5SF_SYSIO_BATCH && j->v[i].off + po == off + run) {
+            uint64_t m = h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, (char *)(uintptr_t)j->v[i].mem + po,
+                                            j->v[i].len - po);
             run += m;
             if ((po += m) == j->v[i].len) {
                 i++;
                 po = 0;
             }
         }
-        memcpy(save, iov, (size_t)k * sizeof *iov); /* xferv consumes iov */
-        int64_t got = xferv(j, iov, k, off);
-        if (got < 0) {
+        int rc = h5sf_sysio_xferv(&x, iov, k, off);
+        j->syscalls = x.syscalls;
+        if (rc < 0) {
             j->err     = errno ? errno : EIO;
             j->err_off = off;
             j->err_len = run;
             return;
         }
-        if ((uint64_t)got < run) /* EOF: the rest of the run reads as zeros */
-            h5sf_iov_zero_from(save, k, (size_t)got);
     }
 }
 

@@ -1,0 +1,108 @@
+/*
+ * sysio.h -- the one layer between h5sf and the system calls on subfiles:
+ * open, close, size, truncate, sync, and the pwritev/preadv loops of the
+ * IOC workers (ioc/run.c) and of the transfers a rank does itself
+ * (vfd/pool.c), with the test-only fault injection (H5SF_FAULT) they share.
+ *
+ * No HDF5, no MPI: a rank is passed in as an int (-1: no fault applies).
+ * Owns the table of system calls (sysio.c), what a short transfer, EINTR
+ * and EOF mean, and the H5SF_FAULT syntax; must not know who asked.
+ */
+#ifndef H5SF_SYSIO_H
+#define H5SF_SYSIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* iovecs per pwritev/preadv: IOV_MAX on Linux, never more. */
+#define H5SF_SYSIO_BATCH 1024
+/* Longest iovec the callers build (iov_len stays under 1 GiB). */
+#define H5SF_SYSIO_LEN_MAX ((uint64_t)1 << 30)
+
+/* ---- the system calls --------------------------------------------------- */
+
+/* Override system call `name` ("open", "close", "fstat", "ftruncate",
+ * "fsync", "pwritev", "preadv") with fn, or restore the real one (fn
+ * NULL); -1 for an unknown name.  Tests only, before any thread uses the
+ * layer (SQLite's xSetSystemCall). */
+typedef void (*h5sf_syscall_ptr)(void);
+int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn);
+
+/* open(2) with O_CLOEXEC and mode 0666; fault "open" for fault_rank.  A
+ * descriptor, or -1 with errno set. */
+int h5sf_sysio_open(const char *path, int flags, int fault_rank);
+/* close(2), never retried (Linux frees the descriptor either way). */
+int h5sf_sysio_close(int fd);
+/* fstat(2)'s size; 0 or -1 with errno set. */
+int h5sf_sysio_size(int fd, uint64_t *size);
+/* ftruncate(2); 0 or -1 with errno set. */
+int h5sf_sysio_truncate(int fd, uint64_t size);
+/* fsync(2), fault "fsync" for fault_rank; 0 or -1 with errno set. */
+int h5sf_sysio_sync(int fd, int fault_rank);
+
+/* One run of contiguous bytes of a subfile. */
+typedef struct h5sf_sysio_xfer {
+    int      fd;
+    bool     is_write;
+    int      fault_rank; /* >= 0: H5SF_FAULT pwrite/pread of this rank apply */
+    bool     stuck;      /* also H5SF_FAULT stuck before each write (IOC)     */
+    uint64_t syscalls;   /* out: pwritev/preadv calls made, added to          */
+} h5sf_sysio_xfer_t;
+
+/* Transfer iov[0..n) (any n: H5SF_SYSIO_BATCH a call) at subfile offset
+ * off, looping over short transfers and EINTR; a read past EOF leaves
+ * zeros in the rest, as sec2 does and HDF5 expects.  iov is used as
+ * scratch and given back as it came.  0, or -1 with errno set (a write
+ * that moves nothing: EIO). */
+int h5sf_sysio_xferv(h5sf_sysio_xfer_t *x, struct iovec *iov, int n, uint64_t off);
+
+/* Append len bytes at p to iov[*k..cap) as iovecs of at most
+ * H5SF_SYSIO_LEN_MAX; the bytes appended (fewer than len when iov filled). */
+uint64_t h5sf_sysio_iov_add(struct iovec *iov, int *k, int cap, void *p, uint64_t len);
+
+/* A transfer of `count` pieces, `total` bytes over `extent` bytes of a
+ * subfile, is sparse: many small pieces with gaps, one system call each
+ * unless other ranks' pieces fill the gaps.  The IOC waits a moment to
+ * merge such requests into runs (ioc/group.c); clients on its node write
+ * everything else themselves (vfd/local.c). */
+bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
+
+/* ---- fault injection (H5SF_FAULT, test only) ----------------------------
+ *
+ *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
+ *
+ *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap |
+ *          nomem-topo | nomem-plan | nomem-ctx (an allocation at open fails:
+ *          choosing the IOCs, the stripe plan, a new IOC context) |
+ *          nomem-accept (an allocation fails while the IOC's progress
+ *          thread accepts a request: the IOC refuses it)
+ *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
+ *   rank   only calls made for this rank (in the file's communicator): the
+ *          IOC's, or the rank's own on the direct channel; default all
+ *   after  let this many matching calls pass first (default 0)
+ *   count  inject this many times (default: always)
+ *   ms     for stall: delay every request by this many milliseconds;
+ *          for stuck: how long a pwrite blocks (default an hour);
+ *          for overlap: how long each subfile transfer h5sf runs itself
+ *          together with others waits for all of them to start (vfd/pool.c)
+ *
+ * hang never answers but lets the daemon stop; stuck blocks a worker in its
+ * pwrite as a file system that stopped answering does, deaf to the stop
+ * (stall and hang: ioc/fault.c).  Parsing is forgiving on purpose: a
+ * malformed value disables injection and says so on stderr, because this
+ * is not user input. */
+
+/* h5sf_fault's answer for errno=short. */
+#define H5SF_FAULT_SHORT (-2)
+/* The errno to fake for this call of `op` made for `rank`, H5SF_FAULT_SHORT,
+ * or 0; counts the call against after/count when op and rank match. */
+int  h5sf_fault(const char *op, int rank);
+/* H5SF_FAULT's ms if its op is `op`, else -1 (counts nothing). */
+long h5sf_fault_ms(const char *op);
+/* Any fault configured. */
+bool h5sf_fault_on(void);
+/* op=stuck for `rank`: block as a dead file system does (ms, else an hour). */
+void h5sf_fault_stuck(int rank);
+
+#endif

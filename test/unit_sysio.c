@@ -1,0 +1,287 @@
+/*
+ * unit_sysio.c -- the system-call layer (common/sysio.c) against plain
+ * files in DIR, whose bytes the test writes and reads with pwrite/pread
+ * of its own.  No HDF5, no MPI.
+ *
+ * usage: unit_sysio DIR MODE   (MODE sets H5SF_FAULT before first use)
+ *   calls   H5SF_FAULT unset: more iovecs than one call takes (IOV_MAX),
+ *           short transfers and EINTR from the system calls themselves
+ *           (h5sf_sysio_set puts the test's in), zeros past EOF, iovecs
+ *           given back as they came, a write that moves nothing (EIO),
+ *           open/size/truncate/sync/close, 1 GiB iovec limit, sparse
+ *   fault   H5SF_FAULT=op=pwrite,errno=ENOSPC,rank=3,after=1,count=1:
+ *           only calls for rank 3, the second of them, fail with ENOSPC
+ *   short   H5SF_FAULT=op=pread,errno=short: each call reads half of its
+ *           first buffer only; the reads still complete
+ *   eintr   H5SF_FAULT=op=fsync,errno=EINTR,count=1: an injected fsync
+ *           error is returned, not retried
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../common/sysio.h"
+
+static int fails;
+#define CHECK(c, ...)                                                                                       \
+    do {                                                                                                    \
+        if (!(c)) {                                                                                         \
+            fprintf(stderr, "unit_sysio: %s:%d: ", __FILE__, __LINE__);                                     \
+            fprintf(stderr, __VA_ARGS__);                                                                   \
+            fputc('\n', stderr);                                                                            \
+            fails++;                                                                                        \
+        }                                                                                                   \
+    } while (0)
+
+#define NV   3000 /* iovecs: more than IOV_MAX (1024) */
+#define VLEN 7
+
+static char          path[4096];
+static unsigned char buf[NV * VLEN], back[NV * VLEN];
+static struct iovec  iov[NV], orig[NV];
+
+static unsigned char pat(size_t i) { return (unsigned char)(i * 13 + 5); }
+
+/* iov[0..NV) over b, VLEN bytes each; orig keeps a copy. */
+static void make_iov(unsigned char *b)
+{
+    for (int i = 0; i < NV; i++) {
+        iov[i].iov_base = b + (size_t)i * VLEN;
+        iov[i].iov_len  = VLEN;
+    }
+    memcpy(orig, iov, sizeof iov);
+}
+
+static int fresh_file(void)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+        perror(path);
+        exit(2);
+    }
+    return fd;
+}
+
+/* ---- system calls of the test's own (h5sf_sysio_set) ------------------- */
+
+static int calls; /* made through the wrappers below */
+
+/* At most 5 bytes a call, and every third call fails with EINTR. */
+static ssize_t one(bool wr, int fd, const struct iovec *v, int n, off_t off)
+{
+    if (++calls % 3 == 0) {
+        errno = EINTR;
+        return -1;
+    }
+    if (n > 1024) {
+        fprintf(stderr, "unit_sysio: %d iovecs in one call\n", n);
+        fails++;
+    }
+    size_t len = v[0].iov_len < 5 ? v[0].iov_len : 5;
+    return wr ? pwrite(fd, v[0].iov_base, len, off) : pread(fd, v[0].iov_base, len, off);
+}
+static ssize_t short_pwritev(int fd, const struct iovec *v, int n, off_t off) { return one(true, fd, v, n, off); }
+static ssize_t short_preadv(int fd, const struct iovec *v, int n, off_t off) { return one(false, fd, v, n, off); }
+static ssize_t zero_pwritev(int fd, const struct iovec *v, int n, off_t off)
+{
+    (void)fd, (void)v, (void)n, (void)off;
+    return 0;
+}
+static ssize_t count_pwritev(int fd, const struct iovec *v, int n, off_t off)
+{
+    calls++;
+    if (n > 1024) {
+        fprintf(stderr, "unit_sysio: %d iovecs in one call\n", n);
+        fails++;
+    }
+    return pwritev(fd, v, n, off);
+}
+
+/* Write buf through the layer at offset off, check the file with pread. */
+static void write_check(int fd, uint64_t off, int rank, const char *what)
+{
+    h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = rank};
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = pat(i);
+    make_iov(buf);
+    CHECK(h5sf_sysio_xferv(&x, iov, NV, off) == 0, "%s: write failed: %s", what, strerror(errno));
+    CHECK(!memcmp(iov, orig, sizeof iov), "%s: iovecs not given back as they came", what);
+    memset(back, 0, sizeof back);
+    CHECK(pread(fd, back, sizeof back, (off_t)off) == (ssize_t)sizeof back, "%s: pread", what);
+    CHECK(!memcmp(back, buf, sizeof buf), "%s: file differs from what was written", what);
+    CHECK(x.syscalls > 0, "%s: no call counted", what);
+}
+
+/* Read the file back through the layer, check against the pattern. */
+static void read_check(int fd, uint64_t off, const char *what)
+{
+    h5sf_sysio_xfer_t x = {.fd = fd, .is_write = false, .fault_rank = -1};
+    memset(back, 0xee, sizeof back);
+    make_iov(back);
+    CHECK(h5sf_sysio_xferv(&x, iov, NV, off) == 0, "%s: read failed: %s", what, strerror(errno));
+    CHECK(!memcmp(iov, orig, sizeof iov), "%s: iovecs not given back as they came", what);
+    for (size_t i = 0; i < sizeof back; i++)
+        if (back[i] != pat(i)) {
+            CHECK(0, "%s: byte %zu is %u, not %u", what, i, back[i], pat(i));
+            break;
+        }
+}
+
+static void mode_calls(void)
+{
+    int fd = fresh_file();
+
+    /* More iovecs than one call takes: at least 3 calls, none over 1024. */
+    calls = 0;
+    CHECK(h5sf_sysio_set("pwritev", (h5sf_syscall_ptr)count_pwritev) == 0, "set pwritev");
+    write_check(fd, 100, -1, "batched write");
+    CHECK(calls >= 3, "batched write: %d calls for %d iovecs", calls, NV);
+    read_check(fd, 100, "batched read");
+
+    /* Short transfers and EINTR from the calls themselves. */
+    calls = 0;
+    CHECK(h5sf_sysio_set("pwritev", (h5sf_syscall_ptr)short_pwritev) == 0, "set pwritev");
+    CHECK(h5sf_sysio_set("preadv", (h5sf_syscall_ptr)short_preadv) == 0, "set preadv");
+    write_check(fd, 333, -1, "short write");
+    CHECK(calls >= (int)(sizeof buf / 5), "short write: only %d calls", calls);
+    read_check(fd, 333, "short read");
+    CHECK(h5sf_sysio_set("preadv", NULL) == 0 && h5sf_sysio_set("pwritev", NULL) == 0, "restore");
+    CHECK(h5sf_sysio_set("pread", NULL) < 0, "an unknown call was accepted");
+
+    /* Past EOF: the file ends 100 bytes into the read, the rest is zeros. */
+    CHECK(ftruncate(fd, 333 + 100) == 0, "ftruncate");
+    h5sf_sysio_xfer_t x = {.fd = fd, .is_write = false, .fault_rank = -1};
+    memset(back, 0xee, sizeof back);
+    make_iov(back);
+    CHECK(h5sf_sysio_xferv(&x, iov, NV, 333) == 0, "read past EOF failed: %s", strerror(errno));
+    CHECK(!memcmp(iov, orig, sizeof iov), "read past EOF: iovecs changed");
+    for (size_t i = 0; i < sizeof back; i++)
+        if (back[i] != (i < 100 ? pat(i) : 0)) {
+            CHECK(0, "read past EOF: byte %zu is %u", i, back[i]);
+            break;
+        }
+
+    /* A write that moves nothing is a device error. */
+    CHECK(h5sf_sysio_set("pwritev", (h5sf_syscall_ptr)zero_pwritev) == 0, "set pwritev");
+    x.is_write = true;
+    errno      = 0;
+    CHECK(h5sf_sysio_xferv(&x, iov, 2, 0) < 0 && errno == EIO, "write of nothing: errno %d", errno);
+    h5sf_sysio_set("pwritev", NULL);
+    close(fd);
+
+    /* Descriptors: open (no create without O_CREAT), size, truncate, sync. */
+    uint64_t size = 1;
+    unlink(path);
+    CHECK(h5sf_sysio_open(path, O_RDWR, 0) < 0 && errno == ENOENT, "open of a missing file: errno %d", errno);
+    fd = h5sf_sysio_open(path, O_RDWR | O_CREAT, 0);
+    CHECK(fd >= 0, "open: %s", strerror(errno));
+    CHECK((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0, "not close-on-exec");
+    CHECK(h5sf_sysio_size(fd, &size) == 0 && size == 0, "size %llu", (unsigned long long)size);
+    CHECK(h5sf_sysio_truncate(fd, 12345) == 0, "truncate: %s", strerror(errno));
+    CHECK(h5sf_sysio_size(fd, &size) == 0 && size == 12345, "size %llu after truncate", (unsigned long long)size);
+    CHECK(lseek(fd, 0, SEEK_END) == 12345, "the file's own size");
+    CHECK(h5sf_sysio_sync(fd, 0) == 0, "sync: %s", strerror(errno));
+    CHECK(h5sf_sysio_close(fd) == 0, "close");
+    CHECK(h5sf_sysio_size(fd, &size) < 0 && errno == EBADF, "size of a closed descriptor");
+
+    /* iovecs stay under 1 GiB; a full array takes what fits (no byte is
+     * touched: only addresses are computed). */
+    struct iovec v[3];
+    int          k    = 0;
+    uint64_t     G    = (uint64_t)1 << 30;
+    void        *base = (void *)(uintptr_t)4096;
+    CHECK(h5sf_sysio_iov_add(v, &k, 3, base, 2 * G + 10) == 2 * G + 10 && k == 3 && v[0].iov_len == G &&
+              v[1].iov_len == G && v[2].iov_len == 10 && (uintptr_t)v[2].iov_base == 4096 + 2 * G,
+          "1 GiB split");
+    k = 1;
+    CHECK(h5sf_sysio_iov_add(v, &k, 3, base, 3 * G) == 2 * G && k == 3, "a full array");
+
+    /* Sparse: 16+ pieces of at most 256 KiB on average, with gaps. */
+    CHECK(h5sf_sparse(16, 16 * 4096 + 1, 16 * 4096), "16 small pieces with a gap");
+    CHECK(!h5sf_sparse(15, 15 * 8192, 15 * 4096), "15 pieces");
+    CHECK(!h5sf_sparse(16, 16 * 4096, 16 * 4096), "no gap");
+    CHECK(!h5sf_sparse(16, 64 << 20, 16 * (257 << 10)), "large pieces");
+}
+
+static void mode_fault(void)
+{
+    int fd = fresh_file();
+    for (int rank = -1; rank <= 2; rank++) /* not rank 3: no fault */
+        write_check(fd, 0, rank, "another rank's write");
+    h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = 3};
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = pat(i);
+    make_iov(buf);
+    CHECK(h5sf_sysio_xferv(&x, iov, 4, 0) == 0, "first write of rank 3 (after=1) failed");
+    errno = 0;
+    CHECK(h5sf_sysio_xferv(&x, iov, 4, 0) < 0 && errno == ENOSPC, "second write of rank 3: errno %d", errno);
+    CHECK(!memcmp(iov, orig, 4 * sizeof *iov), "iovecs changed by a failed write");
+    CHECK(h5sf_sysio_xferv(&x, iov, 4, 0) == 0, "third write of rank 3 (count=1) failed");
+    x.is_write = false;
+    CHECK(h5sf_sysio_xferv(&x, iov, 4, 0) == 0, "a read of rank 3 failed");
+    CHECK(h5sf_fault_on() && h5sf_fault_ms("pwrite") == 0 && h5sf_fault_ms("pread") == -1, "fault_on/ms");
+    close(fd);
+}
+
+static void mode_short(void)
+{
+    int fd = fresh_file();
+    write_check(fd, 50, -1, "write");
+    h5sf_sysio_xfer_t x = {.fd = fd, .is_write = false, .fault_rank = 0};
+    memset(back, 0, sizeof back);
+    make_iov(back);
+    CHECK(h5sf_sysio_xferv(&x, iov, NV, 50) == 0, "short reads failed");
+    CHECK(!memcmp(back, buf, sizeof buf), "short reads: wrong bytes");
+    /* Each batch: halves of its first buffer (7: 3, 2, 1 bytes), then the rest. */
+    CHECK(x.syscalls == 4 * ((NV + 1023) / 1024), "short reads: %llu calls for %d iovecs",
+          (unsigned long long)x.syscalls, NV);
+    close(fd);
+}
+
+static void mode_eintr(void)
+{
+    int fd = fresh_file();
+    errno  = 0;
+    CHECK(h5sf_sysio_sync(fd, 1) < 0 && errno == EINTR, "injected fsync: errno %d", errno);
+    CHECK(h5sf_sysio_sync(fd, 1) == 0, "count=1: a second fsync failed");
+    CHECK(h5sf_sysio_sync(fd, -1) == 0, "fault_rank -1: no fault");
+    close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr\n");
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/sysio_%s.bin", argv[1], argv[2]);
+    const char *m = argv[2];
+    if (!strcmp(m, "calls")) {
+        unsetenv("H5SF_FAULT");
+        mode_calls();
+    }
+    else if (!strcmp(m, "fault")) {
+        setenv("H5SF_FAULT", "op=pwrite,errno=ENOSPC,rank=3,after=1,count=1", 1);
+        mode_fault();
+    }
+    else if (!strcmp(m, "short")) {
+        setenv("H5SF_FAULT", "op=pread,errno=short", 1);
+        mode_short();
+    }
+    else if (!strcmp(m, "eintr")) {
+        setenv("H5SF_FAULT", "op=fsync,errno=EINTR,count=1", 1);
+        mode_eintr();
+    }
+    else {
+        fprintf(stderr, "unit_sysio: unknown mode %s\n", m);
+        return 2;
+    }
+    unlink(path);
+    if (fails)
+        fprintf(stderr, "unit_sysio %s: %d failures\n", m, fails);
+    else
+        printf("unit_sysio %s: ok\n", m);
+    return fails ? 1 : 0;
+}
