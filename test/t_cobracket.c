@@ -54,10 +54,19 @@ static int      crank, csize;
 static char     dir[2048], base[64];
 
 /* The byte at logical address a in pass `pass`. */
-static unsigned char value(uint64_t a, int pass) { return (unsigned char)((a * 2654435761u) >> 13) ^ (unsigned char)(pass * 37); }
+static unsigned char value(uint64_t a, int pass)
+{
+    return (unsigned char)((a * 2654435761u) >> 13) ^ (unsigned char)(pass * 37);
+}
 
 /* Logical stripe of this rank's stripe k (subfile k) in region g. */
-static uint64_t stripe(int g, int k) { return ((uint64_t)g * (uint64_t)csize + (uint64_t)crank) * NSUB + (uint64_t)k; }
+static uint64_t stripe(int g, int k)
+{
+    return ((uint64_t)g * (uint64_t)csize + (uint64_t)crank) * NSUB + (uint64_t)k;
+}
+
+/* Bytes of the two regions of all ranks of the file. */
+static haddr_t file_end(void) { return (haddr_t)2 * (haddr_t)csize * NSUB * S; }
 
 static void fill(unsigned char *b, uint64_t a, size_t n, int pass)
 {
@@ -84,7 +93,7 @@ static H5FD_t *open_h5sf(const char *extra)
     H5Pclose(p);
     CHECK(f != NULL, "H5FDopen of %s through h5sf failed", path);
     if (f)
-        CHECK(H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)2 * (haddr_t)csize * NSUB * S) >= 0, "H5FDset_eoa failed");
+        CHECK(H5FDset_eoa(f, H5FD_MEM_DRAW, file_end()) >= 0, "H5FDset_eoa failed");
     return f;
 }
 
@@ -112,8 +121,8 @@ static long check_stripe(int g, int k, int pass, const char *what)
     }
     else
         bad = S;
-    CHECK(bad == 0, "%s: stripe %llu (subfile %d): %ld bytes differ from pass %d", what, (unsigned long long)j,
-          k, bad, pass);
+    CHECK(bad == 0, "%s: stripe %llu (subfile %d): %ld bytes differ from pass %d", what,
+          (unsigned long long)j, k, bad, pass);
     if (fd >= 0)
         close(fd);
     free(b);
@@ -149,7 +158,8 @@ static void bracket_h5sf(void)
     /* Without a bracket: one transfer at a time. */
     for (int k = 0; k < NSUB; k++) {
         fill(buf[k], stripe(0, k) * S, S, 1);
-        CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "write %d failed", k);
+        CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "write %d failed",
+              k);
     }
     CHECK(inflight(f, 0) == 1, "without a bracket %llu transfers were in flight at once, want 1",
           (unsigned long long)inflight(f, 0));
@@ -165,9 +175,11 @@ static void bracket_h5sf(void)
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN failed");
     for (int k = 0; k < NSUB; k++)
         fill(buf[k], stripe(1, k) * S, S, 2);
-    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 0) * S, S, buf[0]) >= 0, "bracketed write 0 failed");
+    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 0) * S, S, buf[0]) >= 0,
+          "bracketed write 0 failed");
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "nested COBEGIN failed");
-    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 1) * S, S, buf[1]) >= 0, "bracketed write 1 failed");
+    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 1) * S, S, buf[1]) >= 0,
+          "bracketed write 1 failed");
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "nested COEND failed");
     if (direct) { /* the pool's transfers are counted when waited for: not yet */
         h5sf_stats_t st, *p = &st;
@@ -203,7 +215,7 @@ static void bracket_h5sf(void)
         CHECK(H5FDread_vector(f, H5P_DEFAULT, NSUB, t, a, n, b) >= 0, "bracketed vector read failed");
     }
     {
-        hsize_t total = (hsize_t)2 * (hsize_t)csize * NSUB * S, one = S, start;
+        hsize_t total = file_end(), one = S, start;
         hid_t   ms[NSUB], fs[NSUB];
         haddr_t off[NSUB];
         size_t  es[NSUB];
@@ -297,14 +309,17 @@ static void bracket_sec2(void)
         fill(b, 0, S, 6);
         memset(r, 0, S);
         H5FDset_eoa(f, H5FD_MEM_DRAW, S);
-        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "sec2: COBEGIN with IGNORE_IF_UNKNOWN failed");
+        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0,
+              "sec2: COBEGIN with IGNORE_IF_UNKNOWN failed");
         CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, S, b) >= 0, "sec2: write failed");
-        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "sec2: COEND with IGNORE_IF_UNKNOWN failed");
+        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0,
+              "sec2: COEND with IGNORE_IF_UNKNOWN failed");
         H5E_BEGIN_TRY {
             CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, H5FD_CTL_FAIL_IF_UNKNOWN_FLAG, NULL, NULL) < 0,
                   "sec2: COBEGIN with FAIL_IF_UNKNOWN succeeded");
         } H5E_END_TRY
-        CHECK(H5FDread(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, S, r) >= 0 && memcmp(b, r, S) == 0, "sec2: read back differs");
+        CHECK(H5FDread(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, S, r) >= 0 && memcmp(b, r, S) == 0,
+              "sec2: read back differs");
         H5FDclose(f);
         unlink(path);
     }
@@ -333,7 +348,7 @@ static void bracket_splitter(void)
     H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, p, (haddr_t)1 << 40);
     CHECK(f != NULL, "open of %s through the splitter failed", path);
     if (f) {
-        CHECK(H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)2 * (haddr_t)csize * NSUB * S) >= 0, "splitter: set_eoa failed");
+        CHECK(H5FDset_eoa(f, H5FD_MEM_DRAW, file_end()) >= 0, "splitter: set_eoa failed");
         for (int k = 0; k < NSUB; k++)
             buf[k] = malloc(S);
         /* Without routing the splitter ignores the opcodes (or fails them
@@ -346,7 +361,8 @@ static void bracket_splitter(void)
               "splitter: COBEGIN with IGNORE_IF_UNKNOWN failed");
         for (int k = 0; k < NSUB; k++) {
             fill(buf[k], stripe(0, k) * S, S, 7);
-            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "splitter: write failed");
+            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0,
+                  "splitter: write failed");
         }
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, IGNORE_IF_UNKNOWN, NULL, NULL) >= 0,
               "splitter: COEND with IGNORE_IF_UNKNOWN failed");
@@ -357,7 +373,8 @@ static void bracket_splitter(void)
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "splitter: routed COBEGIN failed");
         for (int k = 0; k < NSUB; k++) {
             fill(buf[k], stripe(1, k) * S, S, 8);
-            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, k) * S, S, buf[k]) >= 0, "splitter: write failed");
+            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, k) * S, S, buf[k]) >= 0,
+                  "splitter: write failed");
         }
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "splitter: routed COEND failed");
         CHECK(inflight(f, H5FD_CTL_ROUTE_TO_TERMINAL_VFD_FLAG) == NSUB,
@@ -390,7 +407,9 @@ static void bracket_fault(const char *extra)
     for (int k = 0; k < NSUB; k++) {
         buf[k] = malloc(S);
         fill(buf[k], stripe(0, k) * S, S, 1);
-        H5E_BEGIN_TRY { r = H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]); } H5E_END_TRY
+        H5E_BEGIN_TRY {
+            r = H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]);
+        } H5E_END_TRY
         CHECK(r >= 0, "posting write %d failed", k);
     }
     H5E_BEGIN_TRY { r = H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL); } H5E_END_TRY

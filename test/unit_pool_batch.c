@@ -39,7 +39,10 @@ static int fails;
 
 static int fds[NF];
 
-static unsigned char pat(int f, size_t i, int pass) { return (unsigned char)(f * 31 + i * 7 + pass * 13 + 1); }
+static unsigned char pat(int f, size_t i, int pass)
+{
+    return (unsigned char)(f * 31 + i * 7 + pass * 13 + 1);
+}
 
 /* Jobs and their pieces on the heap, as the bracket's. */
 typedef struct {
@@ -101,7 +104,8 @@ int main(int argc, char **argv)
         h5sf_pool_post(b, w->j, 2);
         h5sf_pool_post(b, w->j + 2, 2);
         h5sf_pool_close(b, &inflight);
-        CHECK(inflight == NF, "bracket: %llu jobs in flight at once, want %d", (unsigned long long)inflight, NF);
+        CHECK(inflight == NF, "bracket: %llu jobs in flight at once, want %d", (unsigned long long)inflight,
+              NF);
         for (int f = 0; f < NF; f++)
             CHECK(w->j[f].err == 0, "bracket: job %d failed: errno %d", f, w->j[f].err);
         check_files(1, "bracket write", -1, NF);

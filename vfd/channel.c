@@ -505,7 +505,8 @@ static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, u
     char path[2 * H5SF_LAYOUT_PATH_MAX];
     if (subfile_path(f, s, path, sizeof path, e) < 0)
         snprintf(path, sizeof path, "%d", s);
-    return h5sf_fail(e, err, "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
+    return h5sf_fail(e, err,
+                     "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
                      f->rank, is_write ? "pwrite" : "pread", (unsigned long long)j->err_len,
                      (unsigned long long)j->err_off, path, strerror(err), err) < 0;
 }
@@ -608,7 +609,8 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
         if ((p->jobs[k].fd = fcntl(jobs[k].fd, F_DUPFD_CLOEXEC, 0)) < 0) {
             int err = errno;
             posted_free(p);
-            return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k], strerror(err));
+            return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k],
+                             strerror(err));
         }
     }
     if (b->tail)

@@ -412,8 +412,8 @@ static herr_t h5sf_close(H5FD_t *file)
     if (h5sf_channels_close(f, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
     if (cofailed)
-        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "close of %s inside a COBEGIN bracket: a posted transfer failed: %s",
-                  f->name, coeb.msg);
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
+                  "close of %s inside a COBEGIN bracket: a posted transfer failed: %s", f->name, coeb.msg);
 done:
     file_free(f);
     if (saved >= 0)
@@ -523,7 +523,8 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
     failed = h5sf_channels_drain(f, &eb) < 0;
     if (f->mpi_dead || !f->cfg.fsync || !(f->flags & H5F_ACC_RDWR)) {
         if (failed)
-            H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
+            H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name,
+                      eb.msg);
         goto done;
     }
     MPI_Barrier(f->comm);
@@ -690,8 +691,8 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
             if (f->co_depth == 0)
                 H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
             if (--f->co_depth == 0 && h5sf_channels_coend(f, &eb) < 0)
-                H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
-                          f->name, eb.msg);
+                H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
+                          "COEND on %s: a transfer posted since COBEGIN failed: %s", f->name, eb.msg);
             break;
         default:
             if (flags & H5FD_CTL_FAIL_IF_UNKNOWN_FLAG)
