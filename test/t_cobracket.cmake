@@ -29,6 +29,14 @@ endforeach()
 t_cobracket_test(t_cobracket_direct_split_np3 3 main split
                  ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=overlap,ms=5000")
 t_cobracket_test(t_cobracket_iocpath_split_np3 3 main split ENV ${_cob_iocpath})
+# Under TSan (label tsan): the pool's workers beside HDF5's thread, posts
+# and drains across calls.  The IOC-path variants stay out: Open MPI's own
+# lock order (ompi_sync_wait_mt) is reported there, as for t_roundtrip_iocpath.
+foreach(t t_cobracket_direct_np2 t_cobracket_ioc_np2)
+  set_property(TEST ${t} APPEND PROPERTY LABELS tsan)
+  set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT
+    "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan_mpi.supp")
+endforeach()
 # Error path: every pwritev fails with EIO (the pool's on the direct
 # channel, the IOC's through it).
 t_cobracket_test(t_cobracket_fault_direct_np2 2 fault world
@@ -55,4 +63,4 @@ foreach(m overlap error)
 endforeach()
 set_property(TEST unit_pool_batch_overlap APPEND PROPERTY ENVIRONMENT "H5SF_FAULT=op=overlap,ms=5000")
 # tsan_tests is made by t_ioc.cmake, included after this file.
-cmake_language(DEFER CALL add_dependencies tsan_tests unit_pool_batch)
+cmake_language(DEFER CALL add_dependencies tsan_tests unit_pool_batch t_cobracket)
