@@ -29,6 +29,13 @@ endforeach()
 t_cobracket_test(t_cobracket_direct_split_np3 3 main split
                  ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=overlap,ms=5000")
 t_cobracket_test(t_cobracket_iocpath_split_np3 3 main split ENV ${_cob_iocpath})
+# H5SF_POOL_THREADS bounds the pool's part: 1 worker (and the caller at
+# COEND: 2 at once), 0 (each transfer at its call: 1).  The hook waits
+# less: not every transfer of a bracket can start.
+t_cobracket_test(t_cobracket_direct_np2_pool0 2 main world
+                 ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=overlap,ms=1000" "H5SF_POOL_THREADS=0")
+t_cobracket_test(t_cobracket_ioc_np2_pool1 2 main world
+                 ENV ${_cob_ioc} "H5SF_FAULT=op=overlap,ms=1000" "H5SF_POOL_THREADS=1")
 # Under TSan (label tsan): the pool's workers beside HDF5's thread, posts
 # and drains across calls.  The IOC-path variants stay out: Open MPI's own
 # lock order (ompi_sync_wait_mt) is reported there, as for t_roundtrip_iocpath.
