@@ -23,7 +23,29 @@ extern "C" {
 #define H5FD_H5SF_IOC_VALUE ((H5FD_class_value_t)312)
 
 /* H5FDctl opcodes (experimental range 512-1023).  A layer that does not know
- * COBEGIN/COEND ignores them and simply runs the bracketed calls in order. */
+ * COBEGIN/COEND ignores them and simply runs the bracketed calls in order.
+ *
+ * COBEGIN/COEND on an h5sf file (H5FDopen'ed, or reached through a
+ * pass-through VFD with H5FD_CTL_ROUTE_TO_TERMINAL_VFD_FLAG): after
+ * COBEGIN each independent read/write call (H5FDwrite, H5FDread, their
+ * _vector and _selection forms) posts its subfile transfers and returns
+ * without waiting; COEND waits for all of them and fails, naming subfile,
+ * offset and cause, if any failed (an IOC that does not answer fails it
+ * after the `timeout` setting).  Until COEND returns:
+ *   - every buffer given to a bracketed call must stay valid and unchanged
+ *     (reads land in them as the transfers complete);
+ *   - the transfers of the bracket are not ordered with respect to each
+ *     other: do not read what the same bracket writes, nor write one
+ *     range twice.
+ * A call that fails to post fails at once; a transfer that fails later
+ * fails the COEND.  Brackets nest: only the outermost COEND waits (an
+ * unmatched COEND fails).  A collective call (MPI-IO collective transfer
+ * mode) inside a bracket first completes what the bracket posted, then runs
+ * as outside one.  H5FDflush, H5FDtruncate and H5FDclose inside a bracket
+ * complete what it posted first and fail if that failed (close still
+ * closes).  The bracket belongs to the file, not the thread (HDF5 runs one
+ * call at a time).  HDF5 1.14 defines no IGNORE_IF_UNKNOWN flag: without
+ * H5FD_CTL_FAIL_IF_UNKNOWN_FLAG an unknown opcode is ignored. */
 #define H5FD_H5SF_CTL_COBEGIN    595 /* start posting requests without waiting  */
 #define H5FD_H5SF_CTL_COEND      596 /* wait for all posted requests            */
 #define H5FD_H5SF_CTL_GET_STATS  597 /* output: h5sf_stats_t *                  */

@@ -443,6 +443,31 @@ static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile
     return !is_write || !h5sf_sparse(pieces, extent, bytes);
 }
 
+/* One finished job of subfile s (`bytes` bytes): count it as vec_run
+ * counts a vector call; unless `failed`, turn its errno into e.  Returns
+ * whether the transfers so far failed. */
+static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, uint64_t bytes, int failed,
+                    h5sf_errbuf_t *e)
+{
+    int err = j->err;
+    f->stats.messages++;
+    if (s < 64)
+        f->stats.subfile_messages[s]++;
+    if (err == 0) {
+        is_write ? (f->stats.bytes_written += bytes) : (f->stats.bytes_read += bytes);
+        return failed;
+    }
+    if (failed)
+        return failed;
+    char path[2 * H5SF_LAYOUT_PATH_MAX];
+    if (subfile_path(f, s, path, sizeof path, e) < 0)
+        snprintf(path, sizeof path, "%d", s);
+    return h5sf_fail(e, err,
+                     "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
+                     f->rank, is_write ? "pwrite" : "pread", (unsigned long long)j->err_len,
+                     (unsigned long long)j->err_off, path, strerror(err), err) < 0;
+}
+
 /* Run the jobs (together or not: run_together); count them as vec_run
  * does and report the first failure. */
 static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
@@ -452,25 +477,8 @@ static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *s
     h5sf_pool_run(jobs, (size_t)n, run_together(f, is_write, subfile, n) ? f->pool_threads : 0, &inflight);
     if (inflight > f->stats.cobegin_max_inflight)
         f->stats.cobegin_max_inflight = inflight;
-    for (int k = 0; k < n; k++) {
-        int s = subfile[k], err = jobs[k].err;
-        f->stats.messages++;
-        if (s < 64)
-            f->stats.subfile_messages[s]++;
-        if (err == 0) {
-            is_write ? (f->stats.bytes_written += f->plan.lists[s].bytes)
-                     : (f->stats.bytes_read += f->plan.lists[s].bytes);
-            continue;
-        }
-        if (failed)
-            continue;
-        char path[2 * H5SF_LAYOUT_PATH_MAX];
-        if (subfile_path(f, s, path, sizeof path, e) < 0)
-            snprintf(path, sizeof path, "%d", s);
-        failed = h5sf_fail(e, err, "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
-                           f->rank, is_write ? "pwrite" : "pread", (unsigned long long)jobs[k].err_len,
-                           (unsigned long long)jobs[k].err_off, path, strerror(err), err) < 0;
-    }
+    for (int k = 0; k < n; k++)
+        failed = pio_done(f, is_write, &jobs[k], subfile[k], f->plan.lists[subfile[k]].bytes, failed, e);
     return failed ? -1 : 0;
 }
 
@@ -494,6 +502,154 @@ static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
     reverse_jobs(jobs, js, 0, n);
 }
 
+/* ---- the caller's bracket (H5FD_H5SF_CTL_COBEGIN ... COEND, h5sf.c) ------ */
+
+/* One call's jobs posted in a bracket, on the heap until the bracket
+ * drains: the plan's piece lists are reused by the next call, so the
+ * pieces are copied, and each job holds a duplicate of its descriptor
+ * (local.c may close a node-local channel that a later call does not use). */
+typedef struct posted {
+    struct posted *next;
+    bool           is_write;
+    int            n;
+    int           *subfile; /* of each job        */
+    uint64_t      *bytes;   /* of each job        */
+    sf_piece_t    *pieces;  /* the jobs' pieces   */
+    h5sf_pio_t     jobs[];
+} posted_t;
+
+struct h5sf_bracket {
+    h5sf_pool_batch_t *batch;        /* the pool's jobs, opened at the first post */
+    posted_t          *head, *tail;  /* their calls, in post order                */
+    unsigned char     *begun;        /* IOC channels left in COBEGIN (per subfile) */
+    int                failed;       /* e holds the first failure's cause         */
+    h5sf_errbuf_t      e;
+};
+
+static void posted_free(posted_t *p)
+{
+    for (int k = 0; k < p->n; k++)
+        if (p->jobs[k].fd >= 0)
+            close(p->jobs[k].fd);
+    free(p->pieces);
+    free(p);
+}
+
+/* Copy jobs[0..n) (subfiles js) to the heap and hand them to the
+ * bracket's batch, which runs them without the caller waiting. */
+static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, const int *js, int n,
+                     h5sf_errbuf_t *e)
+{
+    struct h5sf_bracket *b  = f->co;
+    size_t               np = 0, at = 0;
+    for (int k = 0; k < n; k++)
+        np += jobs[k].n;
+    posted_t *p = calloc(1, sizeof *p + (size_t)n * sizeof *p->jobs);
+    if (!p)
+        return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
+    p->pieces = malloc(np * sizeof *p->pieces + (size_t)n * (sizeof *p->bytes + sizeof *p->subfile));
+    if (!p->pieces || (!b->batch && !(b->batch = h5sf_pool_open(f->pool_threads)))) {
+        free(p->pieces);
+        free(p);
+        return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
+    }
+    p->bytes   = (uint64_t *)(p->pieces + np);
+    p->subfile = (int *)(p->bytes + n);
+    p->is_write = is_write;
+    for (int k = 0; k < n; k++, p->n++) {
+        p->jobs[k]    = jobs[k];
+        p->jobs[k].v  = p->pieces + at;
+        p->subfile[k] = js[k];
+        p->bytes[k]   = f->plan.lists[js[k]].bytes;
+        memcpy(p->pieces + at, jobs[k].v, jobs[k].n * sizeof *p->pieces);
+        at += jobs[k].n;
+        if ((p->jobs[k].fd = fcntl(jobs[k].fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+            int err = errno;
+            posted_free(p);
+            return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k],
+                             strerror(err));
+        }
+    }
+    if (b->tail)
+        b->tail->next = p;
+    else
+        b->head = p;
+    b->tail = p;
+    h5sf_pool_post(b->batch, p->jobs, (size_t)n);
+    return 0;
+}
+
+int h5sf_channels_cobegin(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    struct h5sf_bracket *b = calloc(1, sizeof *b);
+    if (!b || !(b->begun = calloc((size_t)f->layout.stripe_count, 1))) {
+        free(b);
+        return h5sf_fail(e, ENOMEM, "out of memory opening a COBEGIN bracket");
+    }
+    f->co = b;
+    return 0;
+}
+
+/* Keep the bracket's first failure (e's text). */
+static void bracket_fail(struct h5sf_bracket *b, const h5sf_errbuf_t *e)
+{
+    if (!b->failed) {
+        b->failed = 1;
+        b->e      = *e;
+    }
+}
+
+int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    struct h5sf_bracket *b = f->co;
+    h5sf_errbuf_t        t;
+    if (!b)
+        return 0;
+    /* IOC channels: COEND waits for their requests, each within the
+     * timeout.  After MPI_Finalize began nothing may wait on MPI. */
+    for (int s = 0; s < f->layout.stripe_count; s++) {
+        if (!b->begun[s])
+            continue;
+        b->begun[s] = 0;
+        if (f->chan[s] && !h5sf_mpi_finalizing() &&
+            H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
+            h5sf_err_capture(&t, "channel I/O failed");
+            bracket_fail(b, &t);
+        }
+    }
+    if (b->batch) {
+        uint64_t inflight = 0;
+        int      failed   = 0;
+        h5sf_pool_close(b->batch, &inflight);
+        b->batch = NULL;
+        if (inflight > f->stats.cobegin_max_inflight)
+            f->stats.cobegin_max_inflight = inflight;
+        for (posted_t *p = b->head, *next; p; p = next) {
+            next = p->next;
+            for (int k = 0; k < p->n; k++)
+                failed = pio_done(f, p->is_write, &p->jobs[k], p->subfile[k], p->bytes[k], failed, &t);
+            posted_free(p);
+        }
+        b->head = b->tail = NULL;
+        if (failed)
+            bracket_fail(b, &t);
+    }
+    if (b->failed)
+        *e = b->e;
+    return b->failed ? -1 : 0;
+}
+
+int h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e)
+{
+    int ret = h5sf_channels_drain(f, e);
+    if (f->co) {
+        free(f->co->begun);
+        free(f->co);
+        f->co = NULL;
+    }
+    return ret;
+}
+
 /*
  * Run a plan: one transfer per touched subfile, all in flight together.
  * Requests to IOCs are bracketed by COBEGIN/COEND and posted first; the
@@ -507,24 +663,30 @@ static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
  * transfers a rank runs itself start at a different subfile on each rank,
  * so ranks writing the same range of stripes do not all queue on the same
  * file at once (local file systems serialize buffered writes to one file).
+ * Inside the caller's bracket (`post`, f->co) nothing is waited for here:
+ * the IOC channels stay in COBEGIN and the jobs go to the bracket's batch
+ * (post_jobs), until h5sf_channels_drain.
  * Returns -1 with the first failure's text.
  */
-int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e)
+int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
 {
     sf_plan_t *p      = &f->plan;
     int        failed = 0, nt = p->ntouched, nj = 0;
     const bool ioc    = f->channel == H5FD_H5SF_CHANNEL_IOC;
-    const bool co     = ioc && nt > 1;
+    const bool posting = post && f->co;
+    const bool co     = ioc && (nt > 1 || posting);
     vecbuf_t   v      = {0};
-    (void)dxpl;
 
     if (f->xcur) { /* one more round of the running call (its report) */
         f->xcur->rounds++;
         f->xcur->pieces_in += p->pieces_in;
     }
     if (co)
-        for (int i = 0; i < nt; i++)
+        for (int i = 0; i < nt; i++) {
             H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL);
+            if (posting)
+                f->co->begun[p->touched[i]] = 1;
+        }
 
     h5sf_local_begin();
     /* IOC requests are posted here; the rest become jobs, run below. */
@@ -561,10 +723,10 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbu
     }
     if (!failed && nj) {
         rotate_jobs(jobs, js, nj, f->rank % nj);
-        if (pio_run(f, is_write, jobs, js, nj, e) < 0)
+        if ((posting ? post_jobs(f, is_write, jobs, js, nj, e) : pio_run(f, is_write, jobs, js, nj, e)) < 0)
             failed = 1;
     }
-    if (co)
+    if (co && !posting)
         for (int i = 0; i < nt; i++)
             if (H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0 && !failed) {
                 h5sf_err_capture(e, "channel I/O failed");

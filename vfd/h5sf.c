@@ -395,15 +395,25 @@ static herr_t h5sf_close(H5FD_t *file)
      * driver info, truncated file); the public calls below (H5FDclose of the
      * channels) would clear its error stack and hide the reason.  Keep it,
      * unless this close fails itself. */
-    hid_t saved = H5Eget_current_stack();
+    hid_t         saved = H5Eget_current_stack();
+    h5sf_errbuf_t coeb  = {0};
+    int           cofailed;
 
     h5sf_files_remove(f);
     if (f->mpi_dead || h5sf_mpi_finalizing())
         f->mpi_dead = true;
-    else
+    /* A bracket still open: what it posted completes first (its buffers
+     * are the caller's); a failure fails the close, after the collective
+     * part below. */
+    f->co_depth = 0;
+    cofailed    = h5sf_channels_coend(f, &coeb) < 0;
+    if (!f->mpi_dead)
         h5sf_stats_report(f);
     if (h5sf_channels_close(f, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
+    if (cofailed)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
+                  "close of %s inside a COBEGIN bracket: a posted transfer failed: %s", f->name, coeb.msg);
 done:
     file_free(f);
     if (saved >= 0)
@@ -465,21 +475,25 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     int           failed    = 0;
     (void)dxpl; (void)closing;
 
+    /* Inside a bracket, what was posted completes first (sizes, EOF); a
+     * failure of it fails this call too. */
+    if (h5sf_channels_drain(f, &eb) < 0)
+        failed = 1;
     /* Writes never pass the EOA, so subfiles can only be off their exact
      * sizes after an EOA change, when one was found too long at open, or
      * after writes past the EOF that an EOA shrunk back to it no longer
      * covers (every rank's writes count: the ranks agree on the skip). */
     if (f->mpi_dead || !(f->flags & H5F_ACC_RDWR))
-        goto done;
+        goto posted;
     if (f->eoa == f->eof && !f->eof_long) {
         uint64_t mine = f->wend, all = 0;
         if (MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS)
             H5SF_GOTO(-1, H5E_IO, H5E_TRUNCATED, "truncate of %s: MPI_Allreduce failed", f->name);
         if (all <= f->eof)
-            goto done;
+            goto posted;
     }
     MPI_Barrier(f->comm); /* every rank's writes are complete */
-    if (h5sf_channels_truncate(f, f->eoa, &eb) < 0)
+    if (!failed && h5sf_channels_truncate(f, f->eoa, &eb) < 0)
         failed = 1;
     if (!failed && f->rank == 0 && ftruncate(f->stub_fd, (off_t)f->eoa) < 0)
         failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name,
@@ -489,6 +503,9 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     f->eof      = f->eoa;
     f->eof_long = false;
     f->wend     = 0;
+posted: /* no truncation: only this rank's posted transfers can fail it */
+    if (failed)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "truncate of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
 done:
     return ret_value;
 }
@@ -498,12 +515,20 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
     h5sf_file_t  *f         = (h5sf_file_t *)file;
     h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
+    int           failed;
     (void)dxpl; (void)closing;
 
-    if (f->mpi_dead || !f->cfg.fsync || !(f->flags & H5F_ACC_RDWR))
+    /* Inside a bracket, what was posted completes first (and is synced
+     * below); a failure of it fails the flush. */
+    failed = h5sf_channels_drain(f, &eb) < 0;
+    if (f->mpi_dead || !f->cfg.fsync || !(f->flags & H5F_ACC_RDWR)) {
+        if (failed)
+            H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name,
+                      eb.msg);
         goto done;
+    }
     MPI_Barrier(f->comm);
-    int failed = h5sf_channels_sync(f, &eb) < 0;
+    failed = failed || h5sf_channels_sync(f, &eb) < 0;
     if (!failed && f->stub_fd >= 0 && f->rank == 0 && fsync(f->stub_fd) < 0)
         failed = h5sf_fail(&eb, errno, "fsync of stub %s failed: %s", f->name, strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
@@ -600,10 +625,15 @@ done:
 
 /* ---- ctl -------------------------------------------------------------- */
 
+/* COBEGIN/COEND from the caller (include/h5sf.h): between them each
+ * independent transfer call posts its subfile transfers and returns; the
+ * outermost COEND waits for all of them (channel.c, the bracket).  Nested
+ * brackets count: inner COENDs return at once. */
 static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *input, void **output)
 {
-    h5sf_file_t *f         = (h5sf_file_t *)file;
-    herr_t       ret_value = 0;
+    h5sf_file_t  *f         = (h5sf_file_t *)file;
+    h5sf_errbuf_t eb        = {0};
+    herr_t        ret_value = 0;
     (void)input;
 
     switch (op) {
@@ -653,8 +683,17 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
             **(H5FD_h5sf_transfer_t **)output = f->xfer;
             break;
         case H5FD_H5SF_CTL_COBEGIN:
+            if (f->co_depth == 0 && h5sf_channels_cobegin(f, &eb) < 0)
+                H5SF_GOTO_EB(-1, H5E_VFL, H5E_FCNTL, &eb);
+            f->co_depth++;
+            break;
         case H5FD_H5SF_CTL_COEND:
-            break; /* h5sf always overlaps its own subfile requests */
+            if (f->co_depth == 0)
+                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
+            if (--f->co_depth == 0 && h5sf_channels_coend(f, &eb) < 0)
+                H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
+                          "COEND on %s: a transfer posted since COBEGIN failed: %s", f->name, eb.msg);
+            break;
         default:
             if (flags & H5FD_CTL_FAIL_IF_UNKNOWN_FLAG)
                 H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "unknown ctl opcode %llu", (unsigned long long)op);

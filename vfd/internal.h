@@ -136,8 +136,18 @@ int  h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e);
 int  h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
 /* fsync (or flush) every channel. */
 int  h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e);
-/* Send the planned request (f->plan) down the channels. */
-int  h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, hid_t dxpl, h5sf_errbuf_t *e);
+/* Send the planned request (f->plan) down the channels.  post: the call
+ * may leave its transfers in flight when the caller's bracket is open
+ * (f->co; an independent call), else it waits for them. */
+int  h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e);
+/* The caller's H5FD_H5SF_CTL_COBEGIN/COEND (h5sf.c counts the depth):
+ * cobegin opens f->co; drain waits for everything posted so far and
+ * returns -1 with the first failure's cause if any transfer of the bracket
+ * failed (the failure stays the bracket's until coend); coend drains and
+ * closes it. */
+int  h5sf_channels_cobegin(h5sf_file_t *f, h5sf_errbuf_t *e);
+int  h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e);
+int  h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e);
 
 /* ---- the file --------------------------------------------------------- */
 struct h5sf_file {
@@ -174,6 +184,8 @@ struct h5sf_file {
     struct h5sf_pio    *jobs;     /* channel.c's jobs of a call (stripe_count) */
     int                *js;       /* their subfiles                          */
     h5sf_stats_t        stats;
+    struct h5sf_bracket *co;      /* the caller's open COBEGIN bracket (channel.c), or NULL */
+    int                 co_depth; /* nested COBEGINs; the outermost COEND waits */
     /* The per-call report (H5FD_h5sf_get_last_transfer): every call resets
      * *xcur (xfer for raw data, xmeta otherwise), each dispatch round adds
      * to it.  xmark[s] = (xseq << 7) | slot of subfile s in this call. */

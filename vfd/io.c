@@ -94,7 +94,7 @@ static void report_print(const h5sf_file_t *f, const H5FD_h5sf_transfer_t *t)
 typedef struct round {
     h5sf_file_t   *f;
     bool           is_write;
-    hid_t          dxpl;
+    bool           post;      /* inside the caller's bracket: transfers may stay in flight */
     h5sf_errbuf_t *e;
     uint64_t       limit;
     uint64_t       pieces_in; /* extents added since the last round ran */
@@ -121,11 +121,17 @@ static uint64_t round_limit(void)
     return l;
 }
 
-/* Start a call: its report (raw: it moves raw data), an empty plan. */
-static void round_begin(round_t *r, h5sf_file_t *f, bool is_write, bool coll, bool raw, hid_t dxpl,
-                        h5sf_errbuf_t *e)
+/* Start a call: its report (raw: it moves raw data), an empty plan.
+ * Inside the caller's COBEGIN/COEND (f->co) an independent call only posts
+ * its transfers; a collective one first completes what the bracket posted
+ * and runs as outside one, since its failure is agreed at its end. */
+static void round_begin(round_t *r, h5sf_file_t *f, bool is_write, bool coll, bool raw, h5sf_errbuf_t *e)
 {
-    *r = (round_t){f, is_write, dxpl, e, round_limit(), 0, raw};
+    *r = (round_t){f, is_write, f->co && !coll, e, round_limit(), 0, raw};
+    if (f->co && coll) {
+        h5sf_errbuf_t later;
+        h5sf_channels_drain(f, &later); /* a failure stays the bracket's: its COEND reports it */
+    }
     sf_plan_reset(&f->plan);
     report_begin(f, is_write, coll, raw);
 }
@@ -140,7 +146,7 @@ static int run_round(round_t *r)
     f->stats.pieces_out += sf_plan_pieces_out(&f->plan);
     f->plan.pieces_in = r->pieces_in; /* the report's count: extents, not their parts */
     r->pieces_in = 0;
-    ret = f->plan.ntouched ? h5sf_channels_dispatch(f, r->is_write, r->dxpl, r->e) : 0;
+    ret = f->plan.ntouched ? h5sf_channels_dispatch(f, r->is_write, r->post, r->e) : 0;
     sf_plan_reset(&f->plan);
     /* Lists grow by doubling from 16: what a round may have needed. */
     sf_plan_trim(&f->plan, 2 * r->limit + 16 * (uint64_t)f->plan.N);
@@ -228,7 +234,7 @@ herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_
     round_t  r;
 
     f->stats.write_calls++;
-    round_begin(&r, f, true, coll, type == H5FD_MEM_DRAW, dxpl, &eb);
+    round_begin(&r, f, true, coll, type == H5FD_MEM_DRAW, &eb);
     if (type == H5FD_MEM_SUPER && mirror_super(f, addr, size, buf, &eb) < 0)
         failed = 1;
     else if (coll)
@@ -244,12 +250,10 @@ herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t
     h5sf_errbuf_t eb   = {0};
     bool          coll = collective_call(dxpl);
     int           failed = 0;
-    (void)type;
-
-    round_t  r;
+    round_t       r;
 
     f->stats.read_calls++;
-    round_begin(&r, f, false, coll, type == H5FD_MEM_DRAW, dxpl, &eb);
+    round_begin(&r, f, false, coll, type == H5FD_MEM_DRAW, &eb);
     if (coll)
         failed = add_collective(&r, type, addr, size, buf) < 0;
     else if (size)
@@ -287,7 +291,7 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
         f->stats.write_calls++;
     else
         f->stats.read_calls++;
-    round_begin(&r, f, is_write, coll, vector_raw(count, types), dxpl, &eb);
+    round_begin(&r, f, is_write, coll, vector_raw(count, types), &eb);
     for (uint32_t i = 0; i < count && !failed; i++) {
         if (!fix_size) {
             if (sizes[i] == 0 && i > 0)
@@ -464,14 +468,13 @@ static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t
     size_t        esize  = 0;
     const void   *buf    = NULL;
     bool          fix_es = false, fix_buf = false;
-    round_t  r;
-    (void)type;
+    round_t       r;
 
     if (is_write)
         f->stats.write_calls++;
     else
         f->stats.read_calls++;
-    round_begin(&r, f, is_write, coll, type == H5FD_MEM_DRAW, dxpl, &eb);
+    round_begin(&r, f, is_write, coll, type == H5FD_MEM_DRAW, &eb);
     for (size_t i = 0; i < count && !failed; i++) {
         /* Same compressed-array convention as vectors: 0 / NULL repeat. */
         if (!fix_es) {

@@ -4,6 +4,8 @@
  *
  * Between COBEGIN and COEND requests are only posted; COEND waits for all of
  * them and reports the first failure.  Outside a bracket every call waits.
+ * h5sf's bracket spans one of its calls, or, inside the caller's own
+ * COBEGIN/COEND on the h5sf file, all calls up to its COEND (channel.c).
  * The instance never opens the subfile itself: the owner's daemon holds the
  * only descriptor (opened by h5sf at open time).
  */

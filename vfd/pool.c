@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -23,7 +24,8 @@
 #include "pool.h"
 #include "../common/sysio.h"
 
-/* One call's jobs in flight; lives on the caller's stack. */
+/* One call's jobs in flight; lives on the caller's stack, or on the heap
+ * for a caller's COBEGIN/COEND bracket (h5sf_pool_open). */
 typedef struct call {
     pthread_mutex_t mu;
     pthread_cond_t  cv;
@@ -33,6 +35,7 @@ typedef struct call {
     size_t          started;    /* jobs that began          */
     size_t          running, max_running;
     long            overlap_ms; /* test hook, below          */
+    bool            open;       /* a bracket: more jobs may come (c->mu) */
 } call_t;
 
 static struct {
@@ -86,8 +89,9 @@ static void transfer(h5sf_pio_t *j)
 
 /* Run one job of call c, counting it as running.  The overlap test hook
  * (H5SF_FAULT="op=overlap,ms=N") holds each job, for at most N ms, until
- * every job of its call has started: a test then sees all of them running
- * at once, without timing anything. */
+ * every job of its call has started (of a bracket: until it is closed and
+ * all have started): a test then sees all of them running at once,
+ * without timing anything. */
 static void job_begin(call_t *c)
 {
     pthread_mutex_lock(&c->mu);
@@ -104,7 +108,7 @@ static void job_begin(call_t *c)
             until.tv_nsec -= 1000000000L;
         }
         pthread_cond_broadcast(&c->cv);
-        while (c->started < c->n && pthread_cond_timedwait(&c->cv, &c->mu, &until) != ETIMEDOUT)
+        while ((c->started < c->n || c->open) && pthread_cond_timedwait(&c->cv, &c->mu, &until) != ETIMEDOUT)
             ;
     }
     pthread_mutex_unlock(&c->mu);
@@ -274,6 +278,84 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
     pthread_mutex_unlock(&c.mu);
     pthread_cond_destroy(&c.cv);
     pthread_mutex_destroy(&c.mu);
+}
+
+/* ---- a bracket: jobs of several calls, waited for together ------------- */
+
+struct h5sf_pool_batch {
+    call_t c;
+};
+
+h5sf_pool_batch_t *h5sf_pool_open(int threads)
+{
+    h5sf_pool_batch_t *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->c.limit = threads;
+    b->c.open  = threads > 0; /* without workers every job has run when posted */
+    b->c.overlap_ms = threads > 0 ? h5sf_fault_ms("overlap") : 0;
+    pthread_mutex_init(&b->c.mu, NULL);
+    pthread_cond_init(&b->c.cv, NULL);
+    return b;
+}
+
+void h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n)
+{
+    call_t *c = &b->c;
+    if (n == 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].err      = 0;
+        jobs[i].syscalls = 0;
+        jobs[i].call     = c;
+        jobs[i].next     = NULL;
+    }
+    pthread_mutex_lock(&c->mu);
+    c->n += n;
+    c->pending += n;
+    pthread_mutex_unlock(&c->mu);
+    if (c->limit <= 0) {
+        for (size_t i = 0; i < n; i++)
+            run_job(c, &jobs[i]);
+        return;
+    }
+    forget_if_forked();
+    pthread_mutex_lock(&P.mu);
+    for (size_t i = 0; i < n; i++) {
+        if (P.tail)
+            P.tail->next = &jobs[i];
+        else
+            P.head = &jobs[i];
+        P.tail = &jobs[i];
+    }
+    grow(c->n < (size_t)c->limit ? (int)c->n : c->limit); /* only this thread changes c->n */
+    pthread_cond_broadcast(&P.cv);
+    pthread_mutex_unlock(&P.mu);
+}
+
+void h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight)
+{
+    call_t *c = &b->c;
+    pthread_mutex_lock(&c->mu);
+    c->open = false; /* the overlap hook stops waiting for more jobs */
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    for (;;) { /* what no worker took yet (none could be made) */
+        pthread_mutex_lock(&P.mu);
+        h5sf_pio_t *j = dequeue(c);
+        pthread_mutex_unlock(&P.mu);
+        if (!j)
+            break;
+        run_job(c, j);
+    }
+    pthread_mutex_lock(&c->mu);
+    while (c->pending > 0)
+        pthread_cond_wait(&c->cv, &c->mu);
+    *max_inflight = c->max_running;
+    pthread_mutex_unlock(&c->mu);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    free(b);
 }
 
 void h5sf_pool_shutdown(void)

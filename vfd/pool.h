@@ -47,6 +47,18 @@ typedef struct h5sf_pio {
  * jobs that were running at once. */
 void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflight);
 
+/* A caller's COBEGIN/COEND bracket: jobs posted by several calls, run as
+ * they come, waited for together.  h5sf_pool_open: NULL if out of memory;
+ * `threads` as for h5sf_pool_run (0: each job runs when posted, on the
+ * caller).  h5sf_pool_post queues jobs[0..n) and returns without waiting:
+ * the jobs, their pieces and descriptors must stay valid until
+ * h5sf_pool_close, which runs what no worker took, waits for every job of
+ * the bracket, sets *max_inflight as h5sf_pool_run does, and frees b. */
+typedef struct h5sf_pool_batch h5sf_pool_batch_t;
+h5sf_pool_batch_t *h5sf_pool_open(int threads);
+void               h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n);
+void               h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight);
+
 /* Stop and join the workers (library close, MPI_Finalize).  In a forked
  * child, forget the parent's workers instead.  The next run starts anew. */
 void h5sf_pool_shutdown(void);

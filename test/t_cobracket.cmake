@@ -1,0 +1,73 @@
+# t_cobracket: the caller's own COBEGIN/COEND around several transfer calls
+# on an h5sf file (t_cobracket.c): transfers of different calls in flight
+# together (the overlap hook of t_cobegin, across calls), bytes checked in
+# the subfiles; nesting, a collective call, flush and close inside a
+# bracket; sec2 and h5sf with an unknown opcode under IGNORE/FAIL_IF_UNKNOWN;
+# HDF5's splitter routing the bracket to h5sf.  Channels: direct, IOC with
+# same-node shortcuts, IOC with every transfer through the IOCs; 1-3 ranks
+# and two groups of a split communicator.  Error path: an injected EIO
+# (pool and IOC) or a hung IOC past a 2 s timeout fails the COEND with the
+# cause, on the caller's rank.
+add_executable(t_cobracket ${CMAKE_CURRENT_SOURCE_DIR}/t_cobracket.c)
+target_link_libraries(t_cobracket PRIVATE h5sf hdf5::hdf5-shared)
+
+function(t_cobracket_test name np)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/${name})
+  file(MAKE_DIRECTORY ${dir})
+  h5sf_mpi_test(${name} t_cobracket ${np} ${dir} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 120)
+endfunction()
+
+set(_cob_ioc "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
+set(_cob_iocpath "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+foreach(np 1 2 3)
+  t_cobracket_test(t_cobracket_direct_np${np} ${np} main world
+                   ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=overlap,ms=5000")
+  t_cobracket_test(t_cobracket_ioc_np${np} ${np} main world ENV ${_cob_ioc} "H5SF_FAULT=op=overlap,ms=5000")
+  t_cobracket_test(t_cobracket_iocpath_np${np} ${np} main world ENV ${_cob_iocpath})
+endforeach()
+t_cobracket_test(t_cobracket_direct_split_np3 3 main split
+                 ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=overlap,ms=5000")
+t_cobracket_test(t_cobracket_iocpath_split_np3 3 main split ENV ${_cob_iocpath})
+# H5SF_POOL_THREADS bounds the pool's part: 1 worker (and the caller at
+# COEND: 2 at once), 0 (each transfer at its call: 1).  The hook waits
+# less: not every transfer of a bracket can start.
+t_cobracket_test(t_cobracket_direct_np2_pool0 2 main world
+                 ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=overlap,ms=1000" "H5SF_POOL_THREADS=0")
+t_cobracket_test(t_cobracket_ioc_np2_pool1 2 main world
+                 ENV ${_cob_ioc} "H5SF_FAULT=op=overlap,ms=1000" "H5SF_POOL_THREADS=1")
+# Under TSan (label tsan): the pool's workers beside HDF5's thread, posts
+# and drains across calls.  The IOC-path variants stay out: Open MPI's own
+# lock order (ompi_sync_wait_mt) is reported there, as for t_roundtrip_iocpath.
+foreach(t t_cobracket_direct_np2 t_cobracket_ioc_np2)
+  set_property(TEST ${t} APPEND PROPERTY LABELS tsan)
+  set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT
+    "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan_mpi.supp")
+endforeach()
+# Error path: every pwritev fails with EIO (the pool's on the direct
+# channel, the IOC's through it).
+t_cobracket_test(t_cobracket_fault_direct_np2 2 fault world
+                 ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=pwrite,errno=EIO")
+t_cobracket_test(t_cobracket_fault_ioc_np2 2 fault world ENV ${_cob_iocpath} "H5SF_FAULT=op=pwrite,errno=EIO")
+# A hung IOC (after the open's requests): the COEND fails within the 2 s
+# timeout instead of waiting for good.
+# after=4: the open's four size queries pass.
+t_cobracket_test(t_cobracket_hang_np2 2 fault world ",timeout=2"
+                 ENV ${_cob_iocpath} "H5SF_FAULT=op=hang,rank=0,after=4")
+
+# The pool's side of a bracket alone (vfd/pool.c h5sf_pool_open/post/close;
+# no HDF5 or MPI): jobs of two posts in flight together, reads landed by
+# close, no workers: each job at its post; a bad job fails alone.
+# Labelled tsan: the heap batch is shared with the workers.
+add_executable(unit_pool_batch ${CMAKE_CURRENT_SOURCE_DIR}/unit_pool_batch.c ${CMAKE_SOURCE_DIR}/vfd/pool.c)
+target_link_libraries(unit_pool_batch PRIVATE h5sf_ioc)
+foreach(m overlap error)
+  add_test(NAME unit_pool_batch_${m}
+           COMMAND unit_pool_batch ${CMAKE_CURRENT_BINARY_DIR}/work/pool_batch_${m} ${m})
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/pool_batch_${m})
+  set_tests_properties(unit_pool_batch_${m} PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 60 ENVIRONMENT
+    "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
+endforeach()
+set_property(TEST unit_pool_batch_overlap APPEND PROPERTY ENVIRONMENT "H5SF_FAULT=op=overlap,ms=5000")
+# tsan_tests is made by t_ioc.cmake, included after this file.
+cmake_language(DEFER CALL add_dependencies tsan_tests unit_pool_batch t_cobracket)
