@@ -495,7 +495,7 @@ static int finish(h5sf_ioc_req_t *q)
                 goto abandon;
             }
             /* In case our request left only after the IOC looked. */
-            if (idle >= 64 && idle % 64 == 0)
+            if (idle >= IOC_BACKOFF_YIELDS && idle % IOC_BACKOFF_YIELDS == 0)
                 ioc_bell_ring(ctx, q->ioc, false);
             ioc_backoff(&idle);
         }

@@ -23,13 +23,13 @@ uint64_t ioc_now_ns(void)
 void ioc_backoff(unsigned *idle)
 {
     unsigned i = (*idle)++;
-    if (i < 16)
+    if (i < IOC_BACKOFF_SPINS)
         return;
-    if (i < 64) {
+    if (i < IOC_BACKOFF_YIELDS) {
         sched_yield();
         return;
     }
-    unsigned us = (i - 64) * 2u + 1u;
+    unsigned us = (i - IOC_BACKOFF_YIELDS) * 2u + 1u;
     struct timespec ts = {0, (long)(us < 200 ? us : 200) * 1000L};
     nanosleep(&ts, NULL);
 }

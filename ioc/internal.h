@@ -412,7 +412,10 @@ void ioc_thread_setup(const h5sf_ioc_ctx_t *ctx, uv_thread_t t, const char *name
 
 /* clock.c: monotonic nanoseconds. */
 uint64_t ioc_now_ns(void);
-/* Sleep for a progress loop that found nothing to do: grows to 200 us. */
+/* Sleep for a progress loop that found nothing to do: polls 0..15 spin,
+ * 16..63 yield the core, later ones sleep, growing to 200 us. */
+#define IOC_BACKOFF_SPINS  16
+#define IOC_BACKOFF_YIELDS 64
 void ioc_backoff(unsigned *idle);
 /* The same for the idle progress thread: grows to 1 ms after ~20 ms. */
 void ioc_backoff_idle(unsigned *idle);

@@ -55,19 +55,4 @@ t_cobracket_test(t_cobracket_fault_ioc_np2 2 fault world ENV ${_cob_iocpath} "H5
 t_cobracket_test(t_cobracket_hang_np2 2 fault world ",timeout=2"
                  ENV ${_cob_iocpath} "H5SF_FAULT=op=hang,rank=0,after=4")
 
-# The pool's side of a bracket alone (vfd/pool.c h5sf_pool_open/post/close;
-# no HDF5 or MPI): jobs of two posts in flight together, reads landed by
-# close, no workers: each job at its post; a bad job fails alone.
-# Labelled tsan: the heap batch is shared with the workers.
-add_executable(unit_pool_batch ${CMAKE_CURRENT_SOURCE_DIR}/unit_pool_batch.c ${CMAKE_SOURCE_DIR}/vfd/pool.c)
-target_link_libraries(unit_pool_batch PRIVATE h5sf_ioc)
-foreach(m overlap error)
-  add_test(NAME unit_pool_batch_${m}
-           COMMAND unit_pool_batch ${CMAKE_CURRENT_BINARY_DIR}/work/pool_batch_${m} ${m})
-  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/work/pool_batch_${m})
-  set_tests_properties(unit_pool_batch_${m} PROPERTIES LABELS "unit;asan;tsan" TIMEOUT 60 ENVIRONMENT
-    "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
-endforeach()
-set_property(TEST unit_pool_batch_overlap APPEND PROPERTY ENVIRONMENT "H5SF_FAULT=op=overlap,ms=5000")
-# tsan_tests is made by t_ioc.cmake, included after this file.
-cmake_language(DEFER CALL add_dependencies tsan_tests unit_pool_batch t_cobracket)
+h5sf_tsan(t_cobracket)

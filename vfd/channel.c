@@ -175,7 +175,7 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
             failed = 1;
         else if (H5Pset_driver(fapl, id, &fa) < 0 ||
                  !(f->chan[s] = H5FDopen(path, flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL),
-                                         fapl, H5SF_CHAN_MAXADDR)))
+                                         fapl, H5SF_MAXADDR)))
             failed = fail_hdf5(e, 0, "cannot open IOC channel for subfile %.250s", path) < 0;
     }
     if (fapl >= 0)
@@ -240,7 +240,6 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         return -1;
     if (h5sf_local_init(f, e) < 0)
         return -1;
-    (void)flags;
     return compute_eof(f, e);
 }
 
@@ -399,7 +398,7 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
         j += n;
     }
     f->stats.messages++;
-    if (s < 64)
+    if (s < H5SF_REPORT_SUBFILES)
         f->stats.subfile_messages[s]++;
     if (is_write)
         f->stats.bytes_written += l->bytes;
@@ -451,7 +450,7 @@ static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, u
 {
     int err = j->err;
     f->stats.messages++;
-    if (s < 64)
+    if (s < H5SF_REPORT_SUBFILES)
         f->stats.subfile_messages[s]++;
     if (err == 0) {
         is_write ? (f->stats.bytes_written += bytes) : (f->stats.bytes_read += bytes);
@@ -530,7 +529,7 @@ static void posted_free(posted_t *p)
 {
     for (int k = 0; k < p->n; k++)
         if (p->jobs[k].fd >= 0)
-            close(p->jobs[k].fd);
+            h5sf_sysio_close(p->jobs[k].fd);
     free(p->pieces);
     free(p);
 }

@@ -201,10 +201,9 @@ struct h5sf_file {
 
 static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
 
-/* The driver's maxaddr, and its IOC channels' (not HADDR_MAX: subfile
- * offsets must fit an off_t). */
-#define H5SF_MAXADDR      ((haddr_t)(H5SF_ADDR_LIMIT - 1))
-#define H5SF_CHAN_MAXADDR H5SF_MAXADDR
+/* The maxaddr of the driver and of its IOC channels (not HADDR_MAX:
+ * subfile offsets must fit an off_t). */
+#define H5SF_MAXADDR ((haddr_t)(H5SF_ADDR_LIMIT - 1))
 
 /* Subfiles with counters of their own in a report: h5sf_stats_t's
  * subfile_messages and H5FD_h5sf_transfer_t's subfile entries (the first
