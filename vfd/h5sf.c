@@ -90,7 +90,7 @@ static void close_open_h5sf_files(void)
         char name[4096];
         bool ours = false;
         if (H5Fget_name(ids[i], name, sizeof name) > 0)
-            for (h5sf_file_t *f = h5sf_files_first(); f && !ours; f = f->next)
+            for (h5sf_file_t *f = h5sf_registry_first(); f && !ours; f = f->next)
                 ours = strcmp(f->name, name) == 0;
         if (!ours)
             continue;
@@ -115,16 +115,16 @@ static void close_open_h5sf_files(void)
 static void on_mpi_finalize(void)
 {
     h5sf_ioc_finalize_begin();
-    for (h5sf_file_t *f = h5sf_files_first(); f; f = f->next) {
+    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
         h5sf_errbuf_t eb = {0};
         if (h5sf_channels_direct(f, &eb) < 0)
             fprintf(stderr, "h5sf: rank %d: %s was left open at MPI_Finalize and cannot be closed without its "
                             "I/O concentrators: %s\n", f->rank, f->name, eb.msg);
     }
-    if (h5sf_files_first()) {
+    if (h5sf_registry_first()) {
         H5E_BEGIN_TRY { close_open_h5sf_files(); } H5E_END_TRY
     }
-    for (h5sf_file_t *f = h5sf_files_first(); f; f = f->next)
+    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next)
         f->mpi_dead = true;
     h5sf_ioc_shutdown_all();
     h5sf_pool_shutdown();
@@ -376,7 +376,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     h5sf_log_open(f, provided);
     free(f->leads); /* only local.c's setup needed it */
     f->leads = NULL;
-    h5sf_files_add(f);
+    h5sf_registry_add(f);
     ret_value = &f->pub;
 done:
     if (!ret_value && f)
@@ -399,7 +399,7 @@ static herr_t h5sf_close(H5FD_t *file)
     h5sf_errbuf_t coeb  = {0};
     int           cofailed;
 
-    h5sf_files_remove(f);
+    h5sf_registry_remove(f);
     if (f->mpi_dead || h5sf_mpi_finalizing())
         f->mpi_dead = true;
     /* A bracket still open: what it posted completes first (its buffers

@@ -151,52 +151,71 @@ int  h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e);
 
 /* ---- the file --------------------------------------------------------- */
 struct h5sf_file {
-    H5FD_t              pub;      /* must be first: HDF5 owns this part      */
-    H5FD_h5sf_config_t  cfg;      /* settings in effect (env applied)        */
-    h5sf_layout_t       layout;
-    char               *name;     /* stub path as given                      */
-    unsigned            flags;    /* H5F_ACC_*                               */
-    MPI_Comm            comm;     /* our dup of the file's communicator      */
-    MPI_Info            info;
-    int                 rank, size;
-    int                 channel;  /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
-    int                *iocs;     /* IOC ranks in comm, sorted               */
-    int                 nioc;
-    int                 nnodes;
-    int                *leads;    /* node of each rank, during open only     */
-    int                 stub_fd;  /* superblock mirror for legacy tools      */
-    haddr_t             eoa, eof;
-    bool                eof_long; /* a subfile extends past eof: truncate even if eoa == eof */
-    haddr_t             wend;     /* end of this rank's writes since open or truncate */
-    h5sf_ioc_ctx_t     *ctx;      /* IOC channel only                        */
-    uint32_t            file_id;
-    H5FD_t            **chan;     /* IOC channel: one per subfile            */
-    haddr_t            *chan_eoa; /* EOA set on each of them                 */
-    int                *fd;       /* direct channel: descriptors, -1: none   */
-    int                *loc_fd;   /* IOC channel: on this node (local.c), -1 */
-    uint64_t           *loc_used; /* last use, for the descriptor budget     */
-    unsigned char      *loc_state;
-    int                 loc_cap;
-    bool                loc_reads, loc_writes;
-    int                 pool_threads; /* H5SF_POOL_THREADS                   */
-    sf_plan_t           plan;     /* reused per request                      */
-    struct seq_side    *sides;    /* io.c's selection walk, reused per call  */
-    struct h5sf_pio    *jobs;     /* channel.c's jobs of a call (stripe_count) */
-    int                *js;       /* their subfiles                          */
-    h5sf_stats_t        stats;
-    struct h5sf_bracket *co;      /* the caller's open COBEGIN bracket (channel.c), or NULL */
-    int                 co_depth; /* nested COBEGINs; the outermost COEND waits */
-    /* The per-call report (H5FD_h5sf_get_last_transfer): every call resets
-     * *xcur (xfer for raw data, xmeta otherwise), each dispatch round adds
-     * to it.  xmark[s] = (xseq << 7) | slot of subfile s in this call. */
-    H5FD_h5sf_transfer_t xfer, xmeta, *xcur;
-    uint64_t           *xmark;
-    uint64_t            xseq;
-    uint64_t            via_requests[H5FD_H5SF_VIA_KINDS], via_bytes[H5FD_H5SF_VIA_KINDS]; /* all calls */
-    bool                stats_transfers; /* this rank's H5SF_STATS=transfers */
-    bool                stats_on; /* H5SF_STATS, rank 0's (report at close) */
-    bool                mpi_dead; /* MPI finalized under us: close locally   */
-    h5sf_file_t        *next;     /* registry of open files                  */
+    H5FD_t pub; /* must be first: HDF5 owns this part */
+    struct {    /* what was opened, and how */
+        H5FD_h5sf_config_t cfg;   /* settings in effect (env applied)        */
+        h5sf_layout_t      layout;
+        char              *name;  /* stub path as given                      */
+        unsigned           flags; /* H5F_ACC_*                               */
+    };
+    struct {    /* the file's communicator */
+        MPI_Comm comm;            /* our dup of the file's communicator      */
+        MPI_Info info;
+        int      rank, size;
+    };
+    struct {    /* placement, chosen at open */
+        int  channel;             /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
+        int *iocs;                /* IOC ranks in comm, sorted               */
+        int  nioc;
+        int  nnodes;
+        int *leads;               /* node of each rank, during open only     */
+    };
+    struct {    /* extent */
+        int     stub_fd;          /* superblock mirror for legacy tools      */
+        haddr_t eoa, eof;
+        bool    eof_long;         /* a subfile extends past eof: truncate even if eoa == eof */
+        haddr_t wend;             /* end of this rank's writes since open or truncate */
+    };
+    struct {    /* IOC channel */
+        h5sf_ioc_ctx_t *ctx;
+        uint32_t        file_id;
+        H5FD_t        **chan;     /* one per subfile                         */
+        haddr_t        *chan_eoa; /* EOA set on each of them                 */
+        int            *loc_fd;   /* subfiles on this node (local.c), -1     */
+        uint64_t       *loc_used; /* last use, for the descriptor budget     */
+        unsigned char  *loc_state;
+        int             loc_cap;
+        bool            loc_reads, loc_writes;
+    };
+    struct {    /* direct channel */
+        int *fd;                  /* descriptors, -1: none                   */
+        int  pool_threads;        /* H5SF_POOL_THREADS                       */
+    };
+    struct {    /* one call's working space, reused from call to call */
+        sf_plan_t        plan;
+        struct seq_side *sides;   /* io.c's selection walk                   */
+        struct h5sf_pio *jobs;    /* channel.c's jobs (stripe_count)         */
+        int             *js;      /* their subfiles                          */
+    };
+    struct {    /* the caller's COBEGIN/COEND bracket */
+        struct h5sf_bracket *co;  /* open bracket (channel.c), or NULL       */
+        int                  co_depth; /* nested COBEGINs; the outermost COEND waits */
+    };
+    struct {    /* accounting */
+        h5sf_stats_t stats;
+        /* The per-call report (H5FD_h5sf_get_last_transfer): every call
+         * resets *xcur (xfer for raw data, xmeta otherwise), each dispatch
+         * round adds to it.  xmark[s] = (xseq << 7) | slot of subfile s in
+         * this call. */
+        H5FD_h5sf_transfer_t xfer, xmeta, *xcur;
+        uint64_t            *xmark;
+        uint64_t             xseq;
+        uint64_t             via_requests[H5FD_H5SF_VIA_KINDS], via_bytes[H5FD_H5SF_VIA_KINDS]; /* all calls */
+        bool                 stats_transfers; /* this rank's H5SF_STATS=transfers */
+        bool                 stats_on;        /* H5SF_STATS, rank 0's (report at close) */
+    };
+    bool         mpi_dead; /* MPI finalized under us: close locally */
+    h5sf_file_t *next;     /* registry of open files (registry.c)   */
 };
 
 static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
@@ -317,11 +336,11 @@ void h5sf_stats_report(h5sf_file_t *f);
 void h5sf_log_open(h5sf_file_t *f, int provided);
 
 /* ---- registry of open files (registry.c) -------------------------------- */
-void h5sf_files_add(h5sf_file_t *f);
-void h5sf_files_remove(h5sf_file_t *f);
+void h5sf_registry_add(h5sf_file_t *f);
+void h5sf_registry_remove(h5sf_file_t *f);
 /* The first open file (then ->next), for walks over all of them. */
-h5sf_file_t *h5sf_files_first(void);
+h5sf_file_t *h5sf_registry_first(void);
 /* f if it is an open h5sf file, else NULL. */
-h5sf_file_t *h5sf_files_find(const void *f);
+h5sf_file_t *h5sf_registry_find(const void *f);
 
 #endif

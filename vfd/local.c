@@ -85,7 +85,7 @@ static bool make_room(h5sf_file_t *f)
         h5sf_file_t *bf = NULL;
         int          bs = -1;
         uint64_t     best = UINT64_MAX;
-        for (h5sf_file_t *p = h5sf_files_first(); ; p = p->next) {
+        for (h5sf_file_t *p = h5sf_registry_first(); ; p = p->next) {
             h5sf_file_t *q = p ? p : f; /* the registry, then f */
             for (int s = 0; q->loc_state && s < q->layout.stripe_count; s++)
                 if (q->loc_state[s] == LOC_OPEN && q->loc_used[s] < loc_pin && q->loc_used[s] < best) {

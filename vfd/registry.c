@@ -11,15 +11,15 @@
 
 static h5sf_file_t *open_files;
 
-void h5sf_files_add(h5sf_file_t *f)
+void h5sf_registry_add(h5sf_file_t *f)
 {
     f->next    = open_files;
     open_files = f;
 }
 
-h5sf_file_t *h5sf_files_first(void) { return open_files; }
+h5sf_file_t *h5sf_registry_first(void) { return open_files; }
 
-h5sf_file_t *h5sf_files_find(const void *f)
+h5sf_file_t *h5sf_registry_find(const void *f)
 {
     for (h5sf_file_t *p = open_files; p; p = p->next)
         if ((const void *)p == f)
@@ -27,7 +27,7 @@ h5sf_file_t *h5sf_files_find(const void *f)
     return NULL;
 }
 
-void h5sf_files_remove(h5sf_file_t *f)
+void h5sf_registry_remove(h5sf_file_t *f)
 {
     for (h5sf_file_t **p = &open_files; *p; p = &(*p)->next)
         if (*p == f) {

@@ -238,7 +238,7 @@ static herr_t file_of(hid_t file_id, h5sf_file_t **out)
     herr_t ret_value = 0;
     if (H5Fget_vfd_handle(file_id, H5P_FILE_ACCESS_DEFAULT, &handle) < 0 || !handle)
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "not an open HDF5 file");
-    *out = h5sf_files_find((char *)handle - offsetof(h5sf_file_t, stub_fd));
+    *out = h5sf_registry_find((char *)handle - offsetof(h5sf_file_t, stub_fd));
     if (!*out)
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "file is not open with the h5sf driver");
 done:
