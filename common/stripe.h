@@ -11,18 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * H5SF_MAX_PIECES: the one limit on pieces handled at once.  A transfer call
- * is planned and run in rounds of at most this many pieces (vfd/io.c); a
- * channel vector call, an IOC request message and its decoded list never
- * hold more (vfd/channel.c, ioc/client.c, common/wire.c).  Memory per round
- * is about 24 (plan) + 28 (vector arrays) + 16 (IOC channel's copy) + 16
- * (wire list) = 84 bytes per piece: 2^20 pieces cost ~84 MiB on the client
- * whatever the selection, while a round still moves 2^20 pieces per message
- * and subfile, so the per-round cost (a message, an agreement-free dispatch)
- * is noise next to the pieces' own.  The IOC admits messages under
- * H5SF_IOC_MEMORY on top of this (ioc_max_pieces: ~2^20 at the default).
- */
+/* H5SF_MAX_PIECES: the one limit on pieces handled at once: a call's
+ * rounds (vfd/io.c), a channel vector call, an IOC request message and its
+ * decoded list (vfd/channel.c, ioc/client.c, common/wire.c).  What that
+ * costs in memory and why it is enough: docs/architecture.md, "The path of
+ * one H5Dwrite, step by step". */
 #define H5SF_MAX_PIECES ((uint64_t)1 << 20)
 
 /* Logical addresses h5sf accepts are below this (the driver's maxaddr is

@@ -345,8 +345,11 @@ int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e)
     return 0;
 }
 
-/* Vectors of one subfile's list, reused across calls (grown as needed). */
-typedef struct vecbuf {
+/* The vector arrays of one subfile's list (IOC channel), kept with the
+ * file and grown as needed: the channel copies what it keeps, so the next
+ * subfile and the next call reuse them. */
+#define VEC_KEEP 4096 /* pieces whose arrays stay with the file (28 bytes each) */
+typedef struct h5sf_vecbuf {
     haddr_t    *addrs;
     size_t     *sizes;
     void      **bufs;
@@ -649,24 +652,13 @@ int h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e)
     return ret;
 }
 
-/*
- * Run a plan: one transfer per touched subfile, all in flight together.
- * Requests to IOCs are bracketed by COBEGIN/COEND and posted first; the
- * transfers this rank does itself (direct channel, same-node shortcuts of
- * local.c) then run together on the pool (pool.c) while the IOCs work --
- * sparse writes one subfile after another (run_together).
- * Piece memory offsets are absolute addresses.  Requests to IOCs are
- * posted in subfile order on every rank, so that the ranks' interleaved
- * pieces of one subfile reach its IOC together and merge into runs (a
- * client has only so many requests in flight: shm.c's ring).  The
- * transfers a rank runs itself start at a different subfile on each rank,
- * so ranks writing the same range of stripes do not all queue on the same
- * file at once (local file systems serialize buffered writes to one file).
- * Inside the caller's bracket (`post`, f->co) nothing is waited for here:
- * the IOC channels stay in COBEGIN and the jobs go to the bracket's batch
- * (post_jobs), until h5sf_channels_drain.
- * Returns -1 with the first failure's text.
- */
+/* Run a plan: one transfer per touched subfile, all in flight together --
+ * IOC requests posted first, in subfile order, then this rank's own
+ * transfers on the pool, each rank starting at another subfile (the
+ * reasons: docs/architecture.md, "The path of one H5Dwrite, step by
+ * step").  In the caller's bracket (`post`, f->co) nothing is waited for
+ * here (post_jobs) until h5sf_channels_drain.  Returns -1 with the first
+ * failure's text. */
 int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
 {
     sf_plan_t *p      = &f->plan;
@@ -674,7 +666,6 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
     const bool ioc    = f->channel == H5FD_H5SF_CHANNEL_IOC;
     const bool posting = post && f->co;
     const bool co     = ioc && (nt > 1 || posting);
-    vecbuf_t   v      = {0};
 
     if (f->xcur) { /* one more round of the running call (its report) */
         f->xcur->rounds++;
@@ -704,7 +695,9 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
             h5sf_report_add(f, s, h5sf_report_via(f, s, ioc), l->n, l->bytes);
             continue;
         }
-        if (vec_fill(&v, l, &end, e) < 0) {
+        if ((!f->vec && !(f->vec = calloc(1, sizeof *f->vec))) || vec_fill(f->vec, l, &end, e) < 0) {
+            if (!f->vec)
+                h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
             failed = 1;
             break;
         }
@@ -717,7 +710,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
             f->chan_eoa[s] = end;
         }
         h5sf_report_add(f, s, h5sf_report_via(f, s, false), l->n, l->bytes);
-        if (vec_run(f, s, f->chan[s], is_write, l, &v, e) < 0)
+        if (vec_run(f, s, f->chan[s], is_write, l, f->vec, e) < 0)
             failed = 1;
     }
     if (!failed && nj) {
@@ -731,6 +724,16 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
                 h5sf_err_capture(e, "channel I/O failed");
                 failed = 1;
             }
-    free(v.addrs); free(v.sizes); free(v.bufs); free(v.types);
+    if (f->vec && f->vec->cap > VEC_KEEP) /* a huge call's arrays go with it */
+        h5sf_channels_free(f);
     return failed ? -1 : 0;
+}
+
+void h5sf_channels_free(h5sf_file_t *f)
+{
+    if (f->vec) {
+        free(f->vec->addrs); free(f->vec->sizes); free(f->vec->bufs); free(f->vec->types);
+        free(f->vec);
+        f->vec = NULL;
+    }
 }

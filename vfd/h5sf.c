@@ -148,6 +148,7 @@ static void file_free(h5sf_file_t *f)
     free(f->sides);
     free(f->jobs);
     free(f->js);
+    h5sf_channels_free(f);
     free(f->xmark);
     free(f->iocs);
     free(f->leads);

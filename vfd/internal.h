@@ -145,6 +145,8 @@ int  h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbu
  * returns -1 with the first failure's cause if any transfer of the bracket
  * failed (the failure stays the bracket's until coend); coend drains and
  * closes it. */
+/* Free the working space the channels keep with the file (at its free). */
+void h5sf_channels_free(h5sf_file_t *f);
 int  h5sf_channels_cobegin(h5sf_file_t *f, h5sf_errbuf_t *e);
 int  h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e);
 int  h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e);
@@ -196,6 +198,7 @@ struct h5sf_file {
         struct seq_side *sides;   /* io.c's selection walk                   */
         struct h5sf_pio *jobs;    /* channel.c's jobs (stripe_count)         */
         int             *js;      /* their subfiles                          */
+        struct h5sf_vecbuf *vec;  /* channel.c's vector arrays (IOC channel) */
     };
     struct {    /* the caller's COBEGIN/COEND bracket */
         struct h5sf_bracket *co;  /* open bracket (channel.c), or NULL       */
