@@ -18,15 +18,15 @@
  * (common/iocmap.h, h5sf_iocmap_default_count; measured in
  * docs/performance.md, "The default subfile count"). */
 #define H5SF_DEFAULT_SUBFILES_PER_IOC 4
-#define H5SF_DEFAULT_TIMEOUT     300
+#define H5SF_DEFAULT_TIMEOUT          300
 
-#define H5SF_MAX_STRIPE_COUNT    65536 /* subfiles of one file */
-#define H5SF_MAX_THREADS         256   /* worker threads of an IOC */
-#define H5SF_MAX_IOC_PARAM       (1 << 24) /* N in per_node:N, every:N, total:N */
-#define H5SF_MAX_TIMEOUT         86400 /* seconds */
+#define H5SF_MAX_STRIPE_COUNT 65536     /* subfiles of one file */
+#define H5SF_MAX_THREADS      256       /* worker threads of an IOC */
+#define H5SF_MAX_IOC_PARAM    (1 << 24) /* N in per_node:N, every:N, total:N */
+#define H5SF_MAX_TIMEOUT      86400     /* seconds */
 
 /* Lengths of the text settings, NUL included (H5FD_h5sf_config_t's arrays). */
-#define H5SF_IOC_LIST_LEN        1024
-#define H5SF_PATH_MAX            4096
+#define H5SF_IOC_LIST_LEN 1024
+#define H5SF_PATH_MAX     4096
 
 #endif

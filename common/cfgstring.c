@@ -34,8 +34,8 @@ static int unknown_key(const char *key, size_t len, h5sf_errbuf_t *e)
     keys[0]    = '\0';
     for (size_t i = 0; i < H5SF_NOPTIONS && off < sizeof keys; i++)
         off += (size_t)snprintf(keys + off, sizeof keys - off, "%s%s", i ? ", " : "", h5sf_options[i].key);
-    return h5sf_fail(e, EINVAL, "config string: unknown key \"%.*s\" (valid keys: %s)", (int)(len > 60 ? 60 : len),
-                     key, keys);
+    return h5sf_fail(e, EINVAL, "config string: unknown key \"%.*s\" (valid keys: %s)", (int)(len > 60 ? 60 : len), key,
+                     keys);
 }
 
 /* Read one value at *pp into buf: either up to the next ',' (trimmed) or a
@@ -209,8 +209,7 @@ int h5sf_settings_format(const h5sf_settings_t *c, char *buf, size_t n)
             snprintf(v, sizeof v, "%s:%" PRId32, c->ioc_mode == H5SF_IOC_TOTAL ? "total" : "every",
                      c->ioc_param > 0 ? c->ioc_param : 1);
             break;
-        default:
-            snprintf(v, sizeof v, "ranks:%s", c->ioc_list);
+        default: snprintf(v, sizeof v, "ranks:%s", c->ioc_list);
     }
     if (append_kv(buf, n, &off, "ioc", v) < 0)
         return -1;

@@ -48,8 +48,7 @@ int h5sf_parse_ioc(const char *s, h5sf_settings_t *c, h5sf_errbuf_t *e, const ch
     if (h5sf_trim_copy(s, buf, sizeof buf) < 0)
         return h5sf_fail(e, EINVAL, "%s=\"" SHOW "...\": too long", what, s);
 
-    if (match_mode(buf, "per_node", &rest) || match_mode(buf, "every", &rest) ||
-        match_mode(buf, "total", &rest)) {
+    if (match_mode(buf, "per_node", &rest) || match_mode(buf, "every", &rest) || match_mode(buf, "total", &rest)) {
         int32_t mode  = tolower((unsigned char)buf[0]) == 'p'   ? H5SF_IOC_PER_NODE
                         : tolower((unsigned char)buf[0]) == 'e' ? H5SF_IOC_EVERY_NTH
                                                                 : H5SF_IOC_TOTAL;
@@ -58,8 +57,7 @@ int h5sf_parse_ioc(const char *s, h5sf_settings_t *c, h5sf_errbuf_t *e, const ch
             return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": needs a count, e.g. %s:4", what, s,
                              mode == H5SF_IOC_EVERY_NTH ? "every" : "total");
         if (rest && h5sf_parse_int(rest, 1, H5SF_MAX_IOC_PARAM, &param, NULL, what) < 0)
-            return h5sf_fail(e, EINVAL,
-                             "%s=\"" SHOW "\": the count after ':' must be an integer 1..%d", what, s,
+            return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": the count after ':' must be an integer 1..%d", what, s,
                              H5SF_MAX_IOC_PARAM);
         c->ioc_mode    = mode;
         c->ioc_param   = param;
@@ -113,7 +111,7 @@ static int set_threads(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, cons
 static int set_channel(const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what)
 {
     static const char *const names[] = {"auto", "ioc", "direct"};
-    char                      buf[16];
+    char                     buf[16];
     if (h5sf_trim_copy(v, buf, sizeof buf) == 0)
         for (int i = 0; i < 3; i++)
             if (strcasecmp(buf, names[i]) == 0) {
@@ -200,8 +198,8 @@ int h5sf_settings_validate(const h5sf_settings_t *c, h5sf_errbuf_t *e)
         free(r);
     }
     if (c->threads < 0 || c->threads > H5SF_MAX_THREADS)
-        return h5sf_fail(e, EINVAL, "h5sf config: threads=%" PRId32 " out of range (1..%d, 0 = default %d)",
-                         c->threads, H5SF_MAX_THREADS, H5SF_DEFAULT_THREADS);
+        return h5sf_fail(e, EINVAL, "h5sf config: threads=%" PRId32 " out of range (1..%d, 0 = default %d)", c->threads,
+                         H5SF_MAX_THREADS, H5SF_DEFAULT_THREADS);
     if (c->channel < H5SF_CHANNEL_AUTO || c->channel > H5SF_CHANNEL_DIRECT)
         return h5sf_fail(e, EINVAL, "h5sf config: unknown channel %d", c->channel);
     if (c->fsync != 0 && c->fsync != 1)
@@ -230,9 +228,9 @@ static const char *env_value(const char *name)
  * only counts when one-per-node selection is in force (as in the built-in). */
 static int apply_builtin_ioc_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
-    static const char crit_var[] = "H5FD_SUBFILING_IOC_SELECTION_CRITERIA";
-    static const char node_var[] = "H5FD_SUBFILING_IOC_PER_NODE";
-    const char       *crit       = env_value(crit_var);
+    static const char crit_var[]       = "H5FD_SUBFILING_IOC_SELECTION_CRITERIA";
+    static const char node_var[]       = "H5FD_SUBFILING_IOC_PER_NODE";
+    const char       *crit             = env_value(crit_var);
     bool              per_node_applies = true;
     int32_t           v;
 
@@ -266,9 +264,9 @@ static int apply_builtin_ioc_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
                     if (h5sf_parse_int(colon + 1, 1, H5SF_MAX_IOC_PARAM, &v, NULL, crit_var) < 0)
                         return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": the value after ':' must be an integer 1..%d",
                                          crit_var, crit, H5SF_MAX_IOC_PARAM);
-                    c->ioc_mode    = type == 1 ? H5SF_IOC_EVERY_NTH : H5SF_IOC_TOTAL;
-                    c->ioc_param   = v;
-                    c->ioc_list[0] = '\0';
+                    c->ioc_mode      = type == 1 ? H5SF_IOC_EVERY_NTH : H5SF_IOC_TOTAL;
+                    c->ioc_param     = v;
+                    c->ioc_list[0]   = '\0';
                     per_node_applies = false;
                     break;
                 default: /* SELECT_IOC_WITH_CONFIG: never implemented by HDF5 either */

@@ -48,7 +48,7 @@ typedef struct h5sf_settings {
     int32_t ioc_param; /* N for PER_NODE / EVERY_NTH / TOTAL         */
     char    ioc_list[H5SF_IOC_LIST_LEN];
     int32_t threads;
-    int32_t channel;   /* H5SF_CHANNEL_*                             */
+    int32_t channel; /* H5SF_CHANNEL_*                             */
     int32_t fsync;
     int32_t timeout;
     char    subfile_dir[H5SF_PATH_MAX];
@@ -56,15 +56,15 @@ typedef struct h5sf_settings {
 } h5sf_settings_t;
 
 typedef struct h5sf_option {
-    const char *key;       /* config-string key, e.g. "stripe_size"            */
-    const char *env;       /* e.g. "H5SF_STRIPE_SIZE"                           */
-    const char *fallback;  /* built-in's variable, or NULL                      */
-    const char *def;       /* default, as text for docs                         */
-    const char *syntax;    /* value syntax for docs                             */
+    const char *key;      /* config-string key, e.g. "stripe_size"            */
+    const char *env;      /* e.g. "H5SF_STRIPE_SIZE"                           */
+    const char *fallback; /* built-in's variable, or NULL                      */
+    const char *def;      /* default, as text for docs                         */
+    const char *syntax;   /* value syntax for docs                             */
     const char *help;
 } h5sf_option_t;
 
-extern const h5sf_option_t h5sf_options[];   /* terminated by key == NULL */
+extern const h5sf_option_t h5sf_options[]; /* terminated by key == NULL */
 
 /* Runtime variables that are not layout options (H5SF_STATS, H5SF_LOG, ...):
  * same shape, key may be "-" when no config-string key exists. */

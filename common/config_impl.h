@@ -17,7 +17,7 @@
 /* Longest value a config string or the environment may give a setting:
  * a directory, with room for the surrounding blanks that get trimmed. */
 #define H5SF_VALUE_MAX (H5SF_PATH_MAX + 64)
-#define SHOW H5SF_SHOW
+#define SHOW           H5SF_SHOW
 
 /* config.c: apply value v to option row i (what: the name to blame);
  * whether row i accepts an empty value (the directories). */

@@ -12,13 +12,12 @@
 #include <stdio.h>
 
 typedef struct h5sf_errbuf {
-    int  err_no;    /* errno of a failed system call, 0 if none */
+    int  err_no; /* errno of a failed system call, 0 if none */
     char msg[512];
 } h5sf_errbuf_t;
 
 /* Record a failure; always returns -1 so callers can `return h5sf_fail(...)`. */
-static inline int h5sf_fail(h5sf_errbuf_t *e, int err_no, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static inline int h5sf_fail(h5sf_errbuf_t *e, int err_no, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static inline int h5sf_fail(h5sf_errbuf_t *e, int err_no, const char *fmt, ...)
 {
     if (e) {

@@ -31,8 +31,7 @@ static int node_major(int size, const int *lead, int *order, int *nnodes, h5sf_e
         /* A node is named by its lowest rank, which names itself. */
         if (lead[r] < 0 || lead[r] > r || lead[lead[r]] != lead[r]) {
             free(key);
-            return h5sf_fail(e, EINVAL, "inconsistent node information: rank %d's node starts at rank %d", r,
-                             lead[r]);
+            return h5sf_fail(e, EINVAL, "inconsistent node information: rank %d's node starts at rank %d", r, lead[r]);
         }
         *nnodes += lead[r] == r;
         key[r] = (int64_t)lead[r] << 32 | r; /* sort by (node, rank) */
@@ -48,8 +47,7 @@ static int node_major(int size, const int *lead, int *order, int *nnodes, h5sf_e
  * takes max(1, count / nodes) ranks from each node (fewer if the node has
  * fewer), node after node, until it has count: so per_node:2 with fewer
  * than 2 subfiles per node serves with one IOC per node. */
-static int pick_per_node(int size, const int *lead, const int *order, int nnodes, int per, int32_t nsubfiles,
-                         int *iocs)
+static int pick_per_node(int size, const int *lead, const int *order, int nnodes, int per, int32_t nsubfiles, int *iocs)
 {
     int64_t want = (int64_t)per * nnodes;
     if (nsubfiles > 0 && want > nsubfiles)
@@ -71,7 +69,7 @@ static int pick_per_node(int size, const int *lead, const int *order, int nnodes
 static int pick_list(int size, const int *order, const char *list, int32_t nsubfiles, int *iocs, h5sf_errbuf_t *e)
 {
     int  *ranks = NULL, nr = 0, n = 0;
-    bool *in    = calloc((size_t)size, sizeof *in);
+    bool *in = calloc((size_t)size, sizeof *in);
     if (!in)
         return h5sf_fail(e, ENOMEM, "out of memory selecting IOCs");
     if (h5sf_parse_rank_list(list, size, &ranks, &nr, e) < 0) {
@@ -107,9 +105,7 @@ int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, in
         goto done;
 
     switch (cfg->ioc_mode) {
-        case H5SF_IOC_PER_NODE:
-            n = pick_per_node(size, lead, order, *nnodes, p, nsubfiles, iocs);
-            break;
+        case H5SF_IOC_PER_NODE: n = pick_per_node(size, lead, order, *nnodes, p, nsubfiles, iocs); break;
         case H5SF_IOC_EVERY_NTH: /* positions 0, N, 2N, ... of the node-by-node order */
         case H5SF_IOC_TOTAL:     /* N positions with stride (size - 1) / (N - 1), rounded down */
             if (p > size)
@@ -127,11 +123,8 @@ int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, in
             for (n = 0; n < count; n++)
                 iocs[n] = order[n * step];
             break;
-        case H5SF_IOC_LIST:
-            n = pick_list(size, order, cfg->ioc_list, nsubfiles, iocs, e);
-            break;
-        default:
-            n = h5sf_fail(e, EINVAL, "unknown IOC selection mode %d", (int)cfg->ioc_mode);
+        case H5SF_IOC_LIST: n = pick_list(size, order, cfg->ioc_list, nsubfiles, iocs, e); break;
+        default: n = h5sf_fail(e, EINVAL, "unknown IOC selection mode %d", (int)cfg->ioc_mode);
     }
     if (n == 0)
         n = h5sf_fail(e, EINVAL, "IOC selection chose no rank");

@@ -22,8 +22,8 @@
  * count: as in the built-in, there are never more IOCs than subfiles.
  * Returns 0 with *iocs (malloc'd, in serving order), *nioc and *nnodes set,
  * or -1 with the reason in e. */
-int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, int32_t nsubfiles, int **iocs,
-                       int *nioc, int *nnodes, h5sf_errbuf_t *e);
+int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, int32_t nsubfiles, int **iocs, int *nioc,
+                       int *nnodes, h5sf_errbuf_t *e);
 
 /* The subfile count of a new file whose settings leave it open: nioc x k,
  * k = min(per_ioc_max, ranks per IOC on the node where an IOC serves the

@@ -27,15 +27,15 @@
 #define CONFIG_TEMPLATE  "%s.subfile_%" PRIu64 ".config"
 
 /* Driver-info constants (H5FDsubfiling.h, H5FDioc.h). */
-#define SF_NAME          "Subfilin"
-#define SF_MAGIC         0xFED01331u
-#define SF_VERSION       1u
-#define IOC_NAME         "IOC"
-#define IOC_MAGIC        0xFED21331u
-#define IOC_VERSION      1u
-#define IOC_THREADS      4    /* H5FD_IOC_DEFAULT_THREAD_POOL_SIZE: what the built-in records */
-#define SF_FIXED         (4 + 4 + 4 + 8 + 8 + 8)
-#define IOC_FIXED        (4 + 4 + 4 + 8 + 8)
+#define SF_NAME     "Subfilin"
+#define SF_MAGIC    0xFED01331u
+#define SF_VERSION  1u
+#define IOC_NAME    "IOC"
+#define IOC_MAGIC   0xFED21331u
+#define IOC_VERSION 1u
+#define IOC_THREADS 4 /* H5FD_IOC_DEFAULT_THREAD_POOL_SIZE: what the built-in records */
+#define SF_FIXED    (4 + 4 + 4 + 8 + 8 + 8)
+#define IOC_FIXED   (4 + 4 + 4 + 8 + 8)
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -86,7 +86,7 @@ int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t 
         goto done;
     }
 
-    char abs[H5SF_LAYOUT_PATH_MAX];
+    char  abs[H5SF_LAYOUT_PATH_MAX];
     char *rdir = real ? NULL : realpath(dir, NULL);
     int   w;
     if (real || dir[0] == '/')
@@ -142,8 +142,7 @@ int h5sf_layout_set_subfile_dir(h5sf_layout_t *l, const char *dir, h5sf_errbuf_t
         return 0;
     }
     if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
-        return h5sf_fail(e, errno, "subfile directory %s: cannot get the current directory: %s", dir,
-                         strerror(errno));
+        return h5sf_fail(e, errno, "subfile directory %s: cannot get the current directory: %s", dir, strerror(errno));
     return join_dir(dir[0] == '/' ? "/" : cwd, dir, l->subfile_dir, sizeof l->subfile_dir, e);
 }
 
@@ -186,8 +185,8 @@ int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf
                          H5SF_MAX_STRIPE_COUNT);
     if (idx < 0 || idx >= l->stripe_count)
         return h5sf_fail(e, EINVAL, "subfile index %d out of range (0..%" PRId32 ")", idx, l->stripe_count - 1);
-    int w = snprintf(buf, n, "%s/" SUBFILE_TEMPLATE, subfile_dir_of(l), l->base, l->inode,
-                     num_digits(l->stripe_count), idx + 1, (int)l->stripe_count);
+    int w = snprintf(buf, n, "%s/" SUBFILE_TEMPLATE, subfile_dir_of(l), l->base, l->inode, num_digits(l->stripe_count),
+                     idx + 1, (int)l->stripe_count);
     if (w < 0 || (size_t)w >= n)
         return h5sf_fail(e, ENAMETOOLONG, "subfile %d of %s: path longer than %zu characters", idx + 1, l->base,
                          n ? n - 1 : 0);
@@ -202,8 +201,7 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
         return h5sf_fail(e, EINVAL, "%s is a plain HDF5 file: it has no config file", l->base);
     int w = snprintf(buf, n, "%s/" CONFIG_TEMPLATE, config_dir_of(l), l->base, l->inode);
     if (w < 0 || (size_t)w >= n)
-        return h5sf_fail(e, ENAMETOOLONG, "config file of %s: path longer than %zu characters", l->base,
-                         n ? n - 1 : 0);
+        return h5sf_fail(e, ENAMETOOLONG, "config file of %s: path longer than %zu characters", l->base, n ? n - 1 : 0);
     return 0;
 }
 
@@ -394,12 +392,12 @@ enum { K_STRIPE, K_AGG, K_COUNT, K_FILE, K_DIR, K_N };
 
 int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e)
 {
-    static const char *const keys[K_N] = {"stripe_size=", "aggregator_count=", "subfile_count=", "hdf5_file=",
-                                          "subfile_dir="};
+    static const char *const keys[K_N] = {
+        "stripe_size=", "aggregator_count=", "subfile_count=", "hdf5_file=", "subfile_dir="};
     size_t   seen[K_N] = {0}; /* line number of each key, 0 = absent */
     int64_t  stripe = 0, agg = 0, count = 0;
     uint64_t names_n = 0, names_seen = 0;
-    size_t   names_line = 0;
+    size_t   names_line                = 0;
     char     dir[H5SF_LAYOUT_PATH_MAX] = "";
     char     show[80];
     size_t   lineno = 0;
@@ -432,7 +430,7 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
             if (seen[k])
                 return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": %.*s already given on line %zu", lineno,
                                  show, (int)strlen(keys[k]) - 1, keys[k], seen[k]);
-            seen[k] = lineno;
+            seen[k]   = lineno;
             int64_t x = 0;
             if (k <= K_COUNT && !parse_i64(v, vl, &x))
                 return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not an integer", lineno, show);
@@ -451,42 +449,43 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
                     break;
                 case K_COUNT:
                     if (x < 1 || x > H5SF_MAX_STRIPE_COUNT)
-                        return h5sf_fail(e, EINVAL,
-                                         "config file line %zu: \"%s\": subfile count out of range (1..%d)", lineno,
-                                         show, H5SF_MAX_STRIPE_COUNT);
+                        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": subfile count out of range (1..%d)",
+                                         lineno, show, H5SF_MAX_STRIPE_COUNT);
                     count = x;
                     break;
                 case K_DIR:
                     if (vl >= sizeof dir)
-                        return h5sf_fail(e, ENAMETOOLONG, "config file line %zu: subfile_dir longer than %zu characters",
-                                         lineno, sizeof dir - 1);
+                        return h5sf_fail(e, ENAMETOOLONG,
+                                         "config file line %zu: subfile_dir longer than %zu characters", lineno,
+                                         sizeof dir - 1);
                     memcpy(dir, v, vl);
                     dir[vl] = '\0';
                     break;
-                default: /* hdf5_file: informational only */
-                    break;
+                default: /* hdf5_file: informational only */ break;
             }
             continue;
         }
         uint64_t nn, nt;
         if (!subfile_name(line, ll, &nn, &nt))
-            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not a setting nor a subfile name", lineno,
-                             show);
+            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not a setting nor a subfile name", lineno, show);
         if (names_line == 0) {
             names_n    = nt;
             names_line = lineno;
         }
         if (nt != names_n || nn < 1 || nn > nt || nt > H5SF_MAX_STRIPE_COUNT)
-            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": subfile number out of range or disagrees "
-                             "with line %zu", lineno, show, names_line);
+            return h5sf_fail(e, EINVAL,
+                             "config file line %zu: \"%s\": subfile number out of range or disagrees "
+                             "with line %zu",
+                             lineno, show, names_line);
         /* Exactly the name this stub's subfile number names_seen+1 has, in
          * order: an edited list is refused, not guessed at. */
         char want[H5SF_LAYOUT_PATH_MAX + 64];
         int  w = snprintf(want, sizeof want, SUBFILE_TEMPLATE, l->base, l->inode, num_digits((int)nt),
                           (int)(names_seen + 1), (int)nt);
         if (w < 0 || (size_t)w != ll || memcmp(want, line, ll) != 0)
-            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\" is not the name of subfile %" PRIu64
-                             " of this file (%.200s)", lineno, show, names_seen + 1, want);
+            return h5sf_fail(
+                e, EINVAL, "config file line %zu: \"%s\" is not the name of subfile %" PRIu64 " of this file (%.200s)",
+                lineno, show, names_seen + 1, want);
         names_seen++;
     }
     if (!seen[K_STRIPE])
@@ -494,10 +493,12 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
     if (!seen[K_COUNT])
         return h5sf_fail(e, EINVAL, "config file: no subfile_count= line");
     if (names_line && names_n != (uint64_t)count)
-        return h5sf_fail(e, EINVAL, "config file line %zu: subfile names say %" PRIu64 " subfiles, line %zu says %" PRId64,
+        return h5sf_fail(e, EINVAL,
+                         "config file line %zu: subfile names say %" PRIu64 " subfiles, line %zu says %" PRId64,
                          names_line, names_n, seen[K_COUNT], count);
     if (names_line && names_seen != names_n)
-        return h5sf_fail(e, EINVAL, "config file: only %" PRIu64 " of the %" PRIu64 " subfile names are listed (from line %zu on)",
+        return h5sf_fail(e, EINVAL,
+                         "config file: only %" PRIu64 " of the %" PRIu64 " subfile names are listed (from line %zu on)",
                          names_seen, names_n, names_line);
     l->stripe_size  = stripe;
     l->stripe_count = (int32_t)count;
@@ -620,12 +621,12 @@ int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf
         return -1; /* the built-in could not read it back either */
     memcpy(name, SF_NAME, 9);
     unsigned char *p = buf;
-    p = put_u32(p, SF_MAGIC);
-    p = put_u32(p, SF_VERSION);
-    p = put_u32(p, 1); /* require_ioc: the built-in always requires it */
-    p = put_u64(p, (uint64_t)l->stripe_size);
-    p = put_u64(p, (uint64_t)(int64_t)l->stripe_count);
-    p = put_u64(p, (uint64_t)plen);
+    p                = put_u32(p, SF_MAGIC);
+    p                = put_u32(p, SF_VERSION);
+    p                = put_u32(p, 1); /* require_ioc: the built-in always requires it */
+    p                = put_u64(p, (uint64_t)l->stripe_size);
+    p                = put_u64(p, (uint64_t)(int64_t)l->stripe_count);
+    p                = put_u64(p, (uint64_t)plen);
     if (plen) {
         memcpy(p, l->config_dir, plen);
         p += plen;
@@ -658,10 +659,10 @@ static const unsigned char *take(rd_t *r, size_t n)
     return q;
 }
 
-#define TAKE(q, r, n, what)                                                                                 \
-    do {                                                                                                    \
-        if (!((q) = take((r), (n))))                                                                        \
-            return h5sf_fail(e, EINVAL, "driver info truncated in %s", (what));                             \
+#define TAKE(q, r, n, what)                                                                                            \
+    do {                                                                                                               \
+        if (!((q) = take((r), (n))))                                                                                   \
+            return h5sf_fail(e, EINVAL, "driver info truncated in %s", (what));                                        \
     } while (0)
 
 static int check_stripes(int64_t size, int64_t count, const char *block, h5sf_errbuf_t *e)
@@ -674,8 +675,7 @@ static int check_stripes(int64_t size, int64_t count, const char *block, h5sf_er
     return 0;
 }
 
-int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l,
-                        h5sf_errbuf_t *e)
+int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e)
 {
     /* No block is longer than H5SF_DRVINFO_MAX: whatever len says, never
      * read past it (HDF5 does not tell sb_decode the block's length). */
@@ -701,8 +701,10 @@ int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, 
         return -1;
     /* The prefix and the IOC block after it must fit in what is left. */
     if (plen > r.left || r.left - plen < 9 + IOC_FIXED)
-        return h5sf_fail(e, EINVAL, "driver info truncated: config prefix of %" PRIu64 " bytes does not fit in the "
-                         "block (at most %zu bytes)", plen, (size_t)(r.p - buf) + r.left);
+        return h5sf_fail(e, EINVAL,
+                         "driver info truncated: config prefix of %" PRIu64 " bytes does not fit in the "
+                         "block (at most %zu bytes)",
+                         plen, (size_t)(r.p - buf) + r.left);
     if (plen > H5SF_LAYOUT_PATH_MAX)
         return h5sf_fail(e, ENAMETOOLONG, "driver info: config prefix length %" PRIu64 " longer than %d", plen,
                          H5SF_LAYOUT_PATH_MAX);

@@ -23,14 +23,14 @@
 
 typedef struct h5sf_layout {
     int64_t  stripe_size;
-    int32_t  stripe_count;  /* number of subfiles                       */
-    int32_t  ioc_count;     /* IOCs at write time (config "aggregator_count") */
-    uint64_t inode;         /* stub inode, part of every name            */
+    int32_t  stripe_count;                      /* number of subfiles                       */
+    int32_t  ioc_count;                         /* IOCs at write time (config "aggregator_count") */
+    uint64_t inode;                             /* stub inode, part of every name            */
     char     base[H5SF_LAYOUT_PATH_MAX];        /* stub basename            */
     char     stub_dir[H5SF_LAYOUT_PATH_MAX];    /* directory of the stub    */
     char     subfile_dir[H5SF_LAYOUT_PATH_MAX]; /* "" = stub_dir            */
     char     config_dir[H5SF_LAYOUT_PATH_MAX];  /* "" = stub_dir            */
-    int32_t  plain;         /* 1: a plain HDF5 file (no config file): the
+    int32_t  plain;                             /* 1: a plain HDF5 file (no config file): the
                                stub is the one "subfile", no driver info  */
 } h5sf_layout_t;
 
@@ -85,7 +85,6 @@ int    h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *
  * reads past min(len, H5SF_DRVINFO_MAX), and every length in the block is
  * checked against what is left of that.  Fills stripe_size, stripe_count
  * and config_dir; rejects garbage. */
-int    h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l,
-                           h5sf_errbuf_t *e);
+int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e);
 
 #endif

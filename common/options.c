@@ -19,8 +19,7 @@ const h5sf_option_t h5sf_options[] = {
      "bytes, optional unit B, K/KiB, M/MiB, G/GiB, T/TiB (powers of two)",
      "Bytes per stripe: logical stripe k goes to subfile k mod stripe_count.  Ignored when an existing "
      "file is opened (its stored layout wins)."},
-    {"stripe_count", "H5SF_STRIPE_COUNT", NULL, "0",
-     "integer 0.." NUM(H5SF_MAX_STRIPE_COUNT),
+    {"stripe_count", "H5SF_STRIPE_COUNT", NULL, "0", "integer 0.." NUM(H5SF_MAX_STRIPE_COUNT),
      "Number of subfiles; 0 means the default for a new file: per I/O concentrator, as many subfiles as "
      "the ranks it serves, at most 4 (docs/configuration.md, \"The default subfile count\").  Ignored when "
      "an existing file is opened."},
@@ -36,22 +35,17 @@ const h5sf_option_t h5sf_options[] = {
      "3:N = total:N; 2 (from a file) is not supported) and H5FD_SUBFILING_IOC_PER_NODE=N (per_node:N, "
      "used only when the selection criteria do not pick another mode, as in the built-in driver)."},
     {"threads", "H5SF_THREADS", "H5FD_IOC_THREAD_POOL_SIZE", NUM(H5SF_DEFAULT_THREADS),
-     "integer 1.." NUM(H5SF_MAX_THREADS),
-     "Worker threads of each I/O concentrator."},
-    {"channel", "H5SF_CHANNEL", NULL, "auto",
-     "auto | ioc | direct",
+     "integer 1.." NUM(H5SF_MAX_THREADS), "Worker threads of each I/O concentrator."},
+    {"channel", "H5SF_CHANNEL", NULL, "auto", "auto | ioc | direct",
      "Path of subfile I/O: through the I/O concentrators (needs MPI_THREAD_MULTIPLE), or every rank "
      "writes its own pieces directly; auto picks ioc when MPI_THREAD_MULTIPLE is available."},
-    {"fsync", "H5SF_FSYNC", NULL, "0",
-     "0 | 1 | true | false | yes | no | on | off",
+    {"fsync", "H5SF_FSYNC", NULL, "0", "0 | 1 | true | false | yes | no | on | off",
      "fsync() the subfiles at every flush."},
-    {"timeout", "H5SF_TIMEOUT", NULL, NUM(H5SF_DEFAULT_TIMEOUT),
-     "seconds 1.." NUM(H5SF_MAX_TIMEOUT),
+    {"timeout", "H5SF_TIMEOUT", NULL, NUM(H5SF_DEFAULT_TIMEOUT), "seconds 1.." NUM(H5SF_MAX_TIMEOUT),
      "How long a client waits for an I/O concentrator before failing the call.  Also the longest close "
      "and MPI_Finalize wait for an IOC worker thread that is stuck in a file system call: it is then left "
      "behind (its memory leaked, one line on stderr) and they return."},
-    {"subfile_dir", "H5SF_SUBFILE_DIR", "H5FD_SUBFILING_SUBFILE_PREFIX", "(the stub's directory)",
-     "directory path",
+    {"subfile_dir", "H5SF_SUBFILE_DIR", "H5FD_SUBFILING_SUBFILE_PREFIX", "(the stub's directory)", "directory path",
      "Directory of the subfiles, e.g. node-local or faster storage.  A relative path is taken against the "
      "working directory of the process that creates the file (rank 0's), and the config file records it "
      "absolute, so any process reads the file from any directory."},
@@ -63,18 +57,26 @@ const h5sf_option_t h5sf_options[] = {
 };
 
 const h5sf_option_t h5sf_runtime_vars[] = {
-    {"-", "H5SF_STATS", NULL, "0", "0 | 1 | transfers",
-     "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
-     "rank (the statistics are collected collectively).  transfers: the same, and every rank with this value "
-     "prints one line per raw-data read or write call (H5FD_h5sf_get_last_transfer's report).", },
+    {
+        "-",
+        "H5SF_STATS",
+        NULL,
+        "0",
+        "0 | 1 | transfers",
+        "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
+        "rank (the statistics are collected collectively).  transfers: the same, and every rank with this value "
+        "prints one line per raw-data read or write call (H5FD_h5sf_get_last_transfer's report).",
+    },
     {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
      "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
      "prints one JSON object per open."},
     {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
      "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
      "workers, half for received request messages and what their pieces cost (64 bytes a piece; clients "
-     "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most 2^20 pieces).  "
-     "Beyond it the IOC stops taking requests and clients wait (back-pressure).  Read when the first file on a communicator is opened; a change applies "
+     "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most 2^20 "
+     "pieces).  "
+     "Beyond it the IOC stops taking requests and clients wait (back-pressure).  Read when the first file on a "
+     "communicator is opened; a change applies "
      "from the next open when no file of that communicator is open."},
     {"-", "H5SF_IOC_SHM", NULL, "16MiB", "0, or bytes with optional unit, at least 1MiB",
      "Shared memory per rank for requests to an I/O concentrator on the rank's own node: a write's "

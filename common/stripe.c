@@ -67,8 +67,8 @@ void sf_plan_reset(sf_plan_t *p)
 {
     for (int i = 0; i < p->ntouched; i++) {
         sf_list_t *l = &p->lists[p->touched[i]];
-        l->n = 0;
-        l->bytes = 0;
+        l->n         = 0;
+        l->bytes     = 0;
     }
     p->ntouched  = 0;
     p->pieces_in = 0;
@@ -164,8 +164,8 @@ void sf_plan_sort(sf_plan_t *p)
 {
     qsort(p->touched, (size_t)p->ntouched, sizeof *p->touched, int_cmp);
     for (int i = 0; i < p->ntouched; i++) {
-        sf_list_t *l = &p->lists[p->touched[i]];
-        size_t     k = 0;
+        sf_list_t *l      = &p->lists[p->touched[i]];
+        size_t     k      = 0;
         int        sorted = 1;
         for (size_t j = 1; j < l->n && sorted; j++)
             sorted = l->v[j - 1].off <= l->v[j].off;

@@ -24,13 +24,13 @@
 #define H5SF_ADDR_LIMIT ((uint64_t)1 << 62)
 
 typedef struct sf_piece {
-    uint64_t off;  /* offset inside the subfile      */
-    uint64_t len;  /* bytes                          */
-    uint64_t mem;  /* offset into the caller's data  */
+    uint64_t off; /* offset inside the subfile      */
+    uint64_t len; /* bytes                          */
+    uint64_t mem; /* offset into the caller's data  */
 } sf_piece_t;
 
 /* Where logical byte `addr` lives. */
-static inline int sf_subfile_of(uint64_t addr, uint64_t S, int N) { return (int)((addr / S) % (uint64_t)N); }
+static inline int      sf_subfile_of(uint64_t addr, uint64_t S, int N) { return (int)((addr / S) % (uint64_t)N); }
 static inline uint64_t sf_subfile_off(uint64_t addr, uint64_t S, int N)
 {
     uint64_t k = addr / S;
@@ -69,7 +69,7 @@ typedef struct sf_plan {
     int       *touched; /* subfiles with pieces: first-touch order, ascending after sf_plan_sort */
     int        ntouched;
     uint64_t   pieces_in;
-    uint64_t   stored;  /* pieces held by all lists (what memory follows) */
+    uint64_t   stored; /* pieces held by all lists (what memory follows) */
 } sf_plan_t;
 
 int  sf_plan_init(sf_plan_t *p, uint64_t stripe_size, int nsubfiles);
@@ -83,7 +83,7 @@ int  sf_plan_add(sf_plan_t *p, uint64_t addr, uint64_t len, uint64_t mem);
 /* Sort each touched list by subfile offset and merge what becomes adjacent in
  * both file and memory (needed when selections arrive out of order), and the
  * touched subfiles by number (every rank then sends in the same order). */
-void sf_plan_sort(sf_plan_t *p);
+void     sf_plan_sort(sf_plan_t *p);
 uint64_t sf_plan_pieces_out(const sf_plan_t *p);
 /* End (exclusive) of the last byte a list touches; 0 for an empty list. */
 uint64_t sf_list_end(const sf_list_t *l);

@@ -43,8 +43,8 @@ static struct syscall {
 #define os_fstat     ((int (*)(int, struct stat *))aSyscall[2].cur)
 #define os_ftruncate ((int (*)(int, off_t))aSyscall[3].cur)
 #define os_fsync     ((int (*)(int))aSyscall[4].cur)
-#define os_pwritev   ((ssize_t (*)(int, const struct iovec *, int, off_t))aSyscall[5].cur)
-#define os_preadv    ((ssize_t (*)(int, const struct iovec *, int, off_t))aSyscall[6].cur)
+#define os_pwritev   ((ssize_t(*)(int, const struct iovec *, int, off_t))aSyscall[5].cur)
+#define os_preadv    ((ssize_t(*)(int, const struct iovec *, int, off_t))aSyscall[6].cur)
 
 int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn)
 {
@@ -65,13 +65,15 @@ static struct {
     long        after, count;
     long        ms;
     atomic_long seen;
-} F = {.rank = -1, .count = -1};
+} F                        = {.rank = -1, .count = -1};
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static int errno_by_name(const char *s)
 {
-    static const struct { const char *n; int v; } t[] = {
-        {"EIO", EIO}, {"ENOSPC", ENOSPC}, {"EINTR", EINTR}, {"EACCES", EACCES}, {"short", H5SF_FAULT_SHORT}};
+    static const struct {
+        const char *n;
+        int         v;
+    } t[] = {{"EIO", EIO}, {"ENOSPC", ENOSPC}, {"EINTR", EINTR}, {"EACCES", EACCES}, {"short", H5SF_FAULT_SHORT}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(s, t[i].n))
             return t[i].v;
@@ -191,7 +193,7 @@ uint64_t h5sf_sysio_iov_add(struct iovec *iov, int *k, int cap, void *p, uint64_
 {
     uint64_t done = 0;
     while (done < len && *k < cap) {
-        uint64_t m = len - done < H5SF_SYSIO_LEN_MAX ? len - done : H5SF_SYSIO_LEN_MAX;
+        uint64_t m       = len - done < H5SF_SYSIO_LEN_MAX ? len - done : H5SF_SYSIO_LEN_MAX;
         iov[*k].iov_base = (char *)p + done;
         iov[*k].iov_len  = (size_t)m;
         (*k)++;
@@ -252,7 +254,7 @@ int h5sf_sysio_xferv(h5sf_sysio_xfer_t *x, struct iovec *iov, int n, uint64_t of
         iov[i].iov_base   = (char *)iov[i].iov_base + skip;
         iov[i].iov_len -= skip;
         x->syscalls++;
-        ssize_t k = call(x, iov + i, n - i, off + done, f == H5SF_FAULT_SHORT && iov[i].iov_len > 1);
+        ssize_t k   = call(x, iov + i, n - i, off + done, f == H5SF_FAULT_SHORT && iov[i].iov_len > 1);
         int     err = errno;
         iov[i]      = keep;
         if (k < 0) {

@@ -97,7 +97,7 @@ bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
 #define H5SF_FAULT_SHORT (-2)
 /* The errno to fake for this call of `op` made for `rank`, H5SF_FAULT_SHORT,
  * or 0; counts the call against after/count when op and rank match. */
-int  h5sf_fault(const char *op, int rank);
+int h5sf_fault(const char *op, int rank);
 /* H5SF_FAULT's ms if its op is `op`, else -1 (counts nothing). */
 long h5sf_fault_ms(const char *op);
 /* Any fault configured. */

@@ -64,8 +64,8 @@ int h5sf_parse_size(const char *s, int64_t *out, h5sf_errbuf_t *e, const char *w
     static const struct {
         const char *unit;
         int         shift;
-    } units[] = {{"", 0},  {"b", 0},   {"k", 10}, {"kib", 10}, {"m", 20}, {"mib", 20},
-                 {"g", 30}, {"gib", 30}, {"t", 40}, {"tib", 40}};
+    } units[] = {{"", 0},     {"b", 0},  {"k", 10},   {"kib", 10}, {"m", 20},
+                 {"mib", 20}, {"g", 30}, {"gib", 30}, {"t", 40},   {"tib", 40}};
     if (!s)
         return h5sf_fail(e, EINVAL, "%s: no value", what);
     const char *p = s;
@@ -78,8 +78,7 @@ int h5sf_parse_size(const char *s, int64_t *out, h5sf_errbuf_t *e, const char *w
     uint64_t v;
     bool     over;
     if (read_digits(&p, (uint64_t)INT64_MAX, &v, &over) == 0)
-        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": not a size (expected bytes, e.g. 33554432 or 32MiB)",
-                         what, s);
+        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": not a size (expected bytes, e.g. 33554432 or 32MiB)", what, s);
     if (*p == '.' || *p == ',')
         return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": not a whole number of bytes (write e.g. 1536KiB, not 1.5MiB)",
                          what, s);
@@ -99,8 +98,8 @@ int h5sf_parse_size(const char *s, int64_t *out, h5sf_errbuf_t *e, const char *w
         if (strlen(units[i].unit) == ulen && strncasecmp(u, units[i].unit, ulen) == 0)
             shift = units[i].shift;
     if (shift < 0)
-        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": unknown size unit \"%.*s\" (use B, KiB, MiB, GiB, TiB)", what,
-                         s, (int)(ulen > 40 ? 40 : ulen), u);
+        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": unknown size unit \"%.*s\" (use B, KiB, MiB, GiB, TiB)", what, s,
+                         (int)(ulen > 40 ? 40 : ulen), u);
     if (over || v > ((uint64_t)INT64_MAX >> shift))
         return h5sf_fail(e, ERANGE, "%s=\"" SHOW "\": too large (at most %" PRId64 " bytes)", what, s, INT64_MAX);
     if (v == 0)
@@ -122,17 +121,17 @@ int h5sf_parse_int(const char *s, int32_t lo, int32_t hi, int32_t *out, h5sf_err
     uint64_t v;
     bool     over;
     if (read_digits(&p, (uint64_t)INT32_MAX + 1, &v, &over) == 0)
-        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": not an integer (expected %" PRId32 "..%" PRId32 ")", what, s,
-                         lo, hi);
+        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": not an integer (expected %" PRId32 "..%" PRId32 ")", what, s, lo,
+                         hi);
     while (h5sf_is_space(*p))
         p++;
     if (*p != '\0')
-        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": not an integer (expected %" PRId32 "..%" PRId32 ")", what, s,
-                         lo, hi);
+        return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": not an integer (expected %" PRId32 "..%" PRId32 ")", what, s, lo,
+                         hi);
     int64_t x = neg ? -(int64_t)v : (int64_t)v;
     if (over || x < lo || x > hi)
-        return h5sf_fail(e, ERANGE, "%s=\"" SHOW "\": out of range (expected %" PRId32 "..%" PRId32 ")", what, s,
-                         lo, hi);
+        return h5sf_fail(e, ERANGE, "%s=\"" SHOW "\": out of range (expected %" PRId32 "..%" PRId32 ")", what, s, lo,
+                         hi);
     *out = (int32_t)x;
     return 0;
 }
@@ -150,7 +149,8 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
     if (!s)
         return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list: no value");
     if (comm_size <= 0)
-        return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": communicator size %d", s, comm_size);
+        return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": communicator size %d", s,
+                         comm_size);
     size_t cap = 1;
     for (const char *p = s; *p; p++)
         cap += *p == ';';
@@ -171,11 +171,15 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
         if (read_digits(&p, (uint64_t)INT_MAX, &v, &over) == 0) {
             free(r);
             return h5sf_fail(e, EINVAL,
-                             "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": expected a rank number at \"%.20s\" (syntax: 0;4;8)", s, p);
+                             "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW
+                             "\": expected a rank number at \"%.20s\" (syntax: 0;4;8)",
+                             s, p);
         }
         if (over || v >= (uint64_t)comm_size) {
             free(r);
-            return h5sf_fail(e, ERANGE, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %s%" PRIu64 " is out of range (%d ranks)",
+            return h5sf_fail(e, ERANGE,
+                             "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %s%" PRIu64
+                             " is out of range (%d ranks)",
                              s, over ? ">" : "", v, comm_size);
         }
         r[k++] = (int)v;
@@ -185,7 +189,9 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
             break;
         if (*p != ';') {
             free(r);
-            return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": unexpected \"%.20s\" (syntax: 0;4;8)", s, p);
+            return h5sf_fail(e, EINVAL,
+                             "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": unexpected \"%.20s\" (syntax: 0;4;8)",
+                             s, p);
         }
         p++;
     }
@@ -194,7 +200,8 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
         if (r[i] == r[i - 1]) {
             int dup = r[i];
             free(r);
-            return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %d is listed twice", s, dup);
+            return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %d is listed twice", s,
+                             dup);
         }
     *out = r;
     *n   = k;
@@ -217,7 +224,7 @@ int h5sf_format_ranks(const int *r, int n, char *buf, size_t size)
 int h5sf_parse_bool(const char *s, int32_t *out, h5sf_errbuf_t *e, const char *what)
 {
     static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no", "off"};
-    char                      buf[16];
+    char buf[16];
     if (h5sf_trim_copy(s, buf, sizeof buf) == 0)
         for (size_t i = 0; i < 4; i++) {
             if (strcasecmp(buf, yes[i]) == 0)

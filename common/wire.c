@@ -73,8 +73,8 @@ int h5sf_wire_decode(const unsigned char *b, size_t len, h5sf_wire_hdr_t *h, con
     if (h->tag < 0)
         return h5sf_fail(e, EPROTO, "IOC message has a negative tag");
     if (h->count > H5SF_WIRE_MAX_COUNT || h->count > (len - H5SF_WIRE_HDR_SIZE) / 16)
-        return h5sf_fail(e, EPROTO, "IOC message claims %llu pieces but has room for %zu",
-                         (unsigned long long)h->count, (len - H5SF_WIRE_HDR_SIZE) / 16);
+        return h5sf_fail(e, EPROTO, "IOC message claims %llu pieces but has room for %zu", (unsigned long long)h->count,
+                         (len - H5SF_WIRE_HDR_SIZE) / 16);
     if ((h->op == H5SF_WIRE_WRITE || h->op == H5SF_WIRE_READ) ? 0 : h->count != 0)
         return h5sf_fail(e, EPROTO, "IOC control message carries pieces");
     size_t rest = len - H5SF_WIRE_HDR_SIZE - (size_t)h->count * 16;

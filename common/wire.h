@@ -44,7 +44,7 @@
 /* Pieces one message may carry: clients never send more (ioc/client.c
  * splits at it), so a decoder sees a larger count only from a damaged or
  * foreign message.  The same number as the planner's rounds (stripe.h). */
-#define H5SF_WIRE_MAX_COUNT  H5SF_MAX_PIECES
+#define H5SF_WIRE_MAX_COUNT H5SF_MAX_PIECES
 
 enum {
     H5SF_WIRE_WRITE = 1,
@@ -71,13 +71,13 @@ typedef struct h5sf_wire_hdr {
 size_t h5sf_wire_msg_size(const h5sf_wire_hdr_t *h);
 /* Encode the header and the pair list; inline payload (if any) goes at
  * buf + h5sf_wire_msg_size(h) - h->total and is the caller's job. */
-void   h5sf_wire_encode(const h5sf_wire_hdr_t *h, const uint64_t *offs, const uint64_t *lens, unsigned char *buf);
+void h5sf_wire_encode(const h5sf_wire_hdr_t *h, const uint64_t *offs, const uint64_t *lens, unsigned char *buf);
 /* Decode and check a request message of len bytes.  On success *pairs points
  * at the encoded list inside buf (read it with h5sf_wire_pair) and *payload at
  * the inline payload (NULL if none). */
-int    h5sf_wire_decode(const unsigned char *buf, size_t len, h5sf_wire_hdr_t *h, const unsigned char **pairs,
-                        const unsigned char **payload, h5sf_errbuf_t *e);
-void   h5sf_wire_pair(const unsigned char *pairs, uint64_t i, uint64_t *off, uint64_t *len);
+int  h5sf_wire_decode(const unsigned char *buf, size_t len, h5sf_wire_hdr_t *h, const unsigned char **pairs,
+                      const unsigned char **payload, h5sf_errbuf_t *e);
+void h5sf_wire_pair(const unsigned char *pairs, uint64_t i, uint64_t *off, uint64_t *len);
 
 /* The reply. */
 #define H5SF_WIRE_REPLY_MSG  400u
@@ -92,26 +92,34 @@ void h5sf_wire_reply_encode(const h5sf_wire_reply_t *r, unsigned char *buf);
 int  h5sf_wire_reply_decode(const unsigned char *buf, size_t len, h5sf_wire_reply_t *r, h5sf_errbuf_t *e);
 
 /* Little-endian helpers. */
-static inline void h5sf_put_u16(unsigned char *p, uint16_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
+static inline void h5sf_put_u16(unsigned char *p, uint16_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
 static inline void h5sf_put_u32(unsigned char *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
 }
 static inline void h5sf_put_u64(unsigned char *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
 }
 static inline uint16_t h5sf_get_u16(const unsigned char *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t h5sf_get_u32(const unsigned char *p)
 {
     uint32_t v = 0;
-    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
     return v;
 }
 static inline uint64_t h5sf_get_u64(const unsigned char *p)
 {
     uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
     return v;
 }
 

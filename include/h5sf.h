@@ -46,10 +46,10 @@ extern "C" {
  * closes).  The bracket belongs to the file, not the thread (HDF5 runs one
  * call at a time).  HDF5 1.14 defines no IGNORE_IF_UNKNOWN flag: without
  * H5FD_CTL_FAIL_IF_UNKNOWN_FLAG an unknown opcode is ignored. */
-#define H5FD_H5SF_CTL_COBEGIN    595 /* start posting requests without waiting  */
-#define H5FD_H5SF_CTL_COEND      596 /* wait for all posted requests            */
-#define H5FD_H5SF_CTL_GET_STATS  597 /* output: h5sf_stats_t *                  */
-#define H5FD_H5SF_CTL_GET_LAYOUT 598 /* output: H5FD_h5sf_layout_t *            */
+#define H5FD_H5SF_CTL_COBEGIN      595 /* start posting requests without waiting  */
+#define H5FD_H5SF_CTL_COEND        596 /* wait for all posted requests            */
+#define H5FD_H5SF_CTL_GET_STATS    597 /* output: h5sf_stats_t *                  */
+#define H5FD_H5SF_CTL_GET_LAYOUT   598 /* output: H5FD_h5sf_layout_t *            */
 #define H5FD_H5SF_CTL_GET_TRANSFER 599 /* output: H5FD_h5sf_transfer_t *        */
 
 #define H5FD_H5SF_CONFIG_MAGIC   0x48355346u /* "H5SF" */
@@ -76,21 +76,21 @@ typedef enum {
 
 /* Zero in a numeric field and "" in a string field mean "default". */
 typedef struct H5FD_h5sf_config_t {
-    uint32_t             magic;   /* H5FD_H5SF_CONFIG_MAGIC   */
-    uint32_t             version; /* H5FD_H5SF_CONFIG_VERSION */
+    uint32_t             magic;        /* H5FD_H5SF_CONFIG_MAGIC   */
+    uint32_t             version;      /* H5FD_H5SF_CONFIG_VERSION */
     int64_t              stripe_size;  /* bytes per stripe (default 32 MiB)   */
     int32_t              stripe_count; /* subfiles (default: min(4, ranks per IOC) per IOC) */
     H5FD_h5sf_ioc_mode_t ioc_mode;
-    int32_t              ioc_param;    /* N for PER_NODE / EVERY_NTH / TOTAL   */
+    int32_t              ioc_param; /* N for PER_NODE / EVERY_NTH / TOTAL   */
     char                 ioc_list[1024];
-    int32_t              threads;      /* IOC worker threads (default 4)      */
+    int32_t              threads; /* IOC worker threads (default 4)      */
     H5FD_h5sf_channel_t  channel;
-    int32_t              fsync;        /* 1: fsync subfiles at flush           */
-    int32_t              timeout;      /* seconds a client waits for an IOC (default 300) */
+    int32_t              fsync;                           /* 1: fsync subfiles at flush           */
+    int32_t              timeout;                         /* seconds a client waits for an IOC (default 300) */
     char                 subfile_dir[H5FD_H5SF_PATH_MAX]; /* default: stub's directory */
     char                 config_dir[H5FD_H5SF_PATH_MAX];  /* default: stub's directory */
-    MPI_Comm             comm;         /* MPI_COMM_NULL: fapl's MPI params, else MPI_COMM_WORLD */
-    MPI_Info             info;         /* duplicated by H5Pset_fapl_h5sf, as H5Pset_fapl_mpio does */
+    MPI_Comm             comm;                            /* MPI_COMM_NULL: fapl's MPI params, else MPI_COMM_WORLD */
+    MPI_Info             info;                            /* duplicated by H5Pset_fapl_h5sf, as H5Pset_fapl_mpio does */
 } H5FD_h5sf_config_t;
 
 /* Fill *config with defaults (all "default" markers, comm = MPI_COMM_NULL). */
@@ -104,21 +104,21 @@ H5_DLL herr_t H5Pget_fapl_h5sf(hid_t fapl_id, H5FD_h5sf_config_t *config);
 
 /* Per-file statistics, summed over this rank's calls (H5FD_H5SF_CTL_GET_STATS). */
 typedef struct h5sf_stats_t {
-    uint64_t read_calls, write_calls;           /* VFD-level calls                */
-    uint64_t pieces_in, pieces_out;             /* pieces before / after merging  */
+    uint64_t read_calls, write_calls; /* VFD-level calls                */
+    uint64_t pieces_in, pieces_out;   /* pieces before / after merging  */
     uint64_t messages, bytes_read, bytes_written;
-    uint64_t cobegin_max_inflight;              /* most transfers in flight at once */
-    uint64_t subfile_messages[64];              /* request messages per subfile (first 64) */
+    uint64_t cobegin_max_inflight; /* most transfers in flight at once */
+    uint64_t subfile_messages[64]; /* request messages per subfile (first 64) */
     /* This rank's I/O concentrator, for all files on the communicator
      * (zero on ranks that are not IOCs or with the direct channel). */
-    uint64_t ioc_requests;                      /* requests executed              */
-    uint64_t ioc_merged;                        /* of those, merged into another's run */
-    uint64_t ioc_syscalls;                      /* pwritev/preadv calls           */
-    uint64_t ioc_open_fds, ioc_reopens;         /* subfile descriptors open now; reopened */
-    uint64_t ioc_slots;                         /* transfer buffers held now (8 MiB each) */
-    uint64_t local_reads;                       /* subfile reads that skipped the IOC (same node) */
-    uint64_t local_writes;                      /* subfile writes that skipped the IOC (same node, not sparse) */
-    uint64_t ioc_merge_waits;                   /* times an IOC worker waited for other ranks' requests to merge */
+    uint64_t ioc_requests;              /* requests executed              */
+    uint64_t ioc_merged;                /* of those, merged into another's run */
+    uint64_t ioc_syscalls;              /* pwritev/preadv calls           */
+    uint64_t ioc_open_fds, ioc_reopens; /* subfile descriptors open now; reopened */
+    uint64_t ioc_slots;                 /* transfer buffers held now (8 MiB each) */
+    uint64_t local_reads;               /* subfile reads that skipped the IOC (same node) */
+    uint64_t local_writes;              /* subfile writes that skipped the IOC (same node, not sparse) */
+    uint64_t ioc_merge_waits;           /* times an IOC worker waited for other ranks' requests to merge */
 } h5sf_stats_t;
 
 /* Layout of an open file (H5FD_H5SF_CTL_GET_LAYOUT, H5FD_h5sf_get_layout). */
@@ -164,22 +164,22 @@ typedef struct H5FD_h5sf_transfer_subfile_t {
  * multi-chunk collective I/O and type conversion in pieces: `call` counts
  * them.  Metadata calls are not reported here (see h5sf_stats_t). */
 typedef struct H5FD_h5sf_transfer_t {
-    uint64_t call;        /* this rank's raw-data read/write calls on the file, this one included (0: none) */
+    uint64_t call; /* this rank's raw-data read/write calls on the file, this one included (0: none) */
     int32_t  is_write;
-    int32_t  collective;  /* HDF5 ran the call collectively (its API context) */
-    int32_t  failed;      /* the call returned an error                       */
-    uint32_t rounds;      /* times the pieces were sent down the channels     */
-    uint64_t bytes;       /* logical bytes this rank moved                    */
-    uint64_t pieces_in;   /* extents of the request: runs contiguous in both file
+    int32_t  collective;                        /* HDF5 ran the call collectively (its API context) */
+    int32_t  failed;                            /* the call returned an error                       */
+    uint32_t rounds;                            /* times the pieces were sent down the channels     */
+    uint64_t bytes;                             /* logical bytes this rank moved                    */
+    uint64_t pieces_in;                         /* extents of the request: runs contiguous in both file
                            * and memory (from the selections, vector entries or
                            * HDF5's MPI datatypes), before striping            */
-    uint64_t pieces_out;  /* pieces after cutting at stripe boundaries and merging */
-    uint64_t messages;    /* requests sent to IOCs (on the wire each is a header
+    uint64_t pieces_out;                        /* pieces after cutting at stripe boundaries and merging */
+    uint64_t messages;                          /* requests sent to IOCs (on the wire each is a header
                            * and payload messages; a huge one goes in parts)   */
     uint64_t via_requests[H5FD_H5SF_VIA_KINDS]; /* vector calls per H5FD_h5sf_via_t */
     uint64_t via_bytes[H5FD_H5SF_VIA_KINDS];
-    int32_t  subfiles;       /* subfiles touched                              */
-    int32_t  nsubfile;       /* entries in subfile[], in the order h5sf sent them */
+    int32_t  subfiles; /* subfiles touched                              */
+    int32_t  nsubfile; /* entries in subfile[], in the order h5sf sent them */
     H5FD_h5sf_transfer_subfile_t subfile[H5FD_H5SF_TRANSFER_SUBFILES];
 } H5FD_h5sf_transfer_t;
 

@@ -28,32 +28,32 @@
 
 struct h5sf_ioc_req {
     h5sf_ioc_ctx_t *ctx;
-    uint64_t        id;            /* the reply must carry it back       */
+    uint64_t        id; /* the reply must carry it back       */
     int             op, ioc, tag;
     uint32_t        file_id, subfile;
     uint64_t        total;
     MPI_Request     hdr_req, reply_req;
-    MPI_Request    *data;          /* one per payload message            */
+    MPI_Request    *data; /* one per payload message            */
     MPI_Datatype   *dts;
-    uint64_t        ndata;         /* payload messages                   */
+    uint64_t        ndata; /* payload messages                   */
     unsigned char  *hdr;
-    unsigned char  *copy;          /* a write's payload, contiguous      */
+    unsigned char  *copy; /* a write's payload, contiguous      */
     /* Payload in our shared-memory segment (shm.c): where, and for a read
      * the caller's pieces to copy it out to once the reply is in. */
-    bool            shm;
-    uint64_t        shm_off;
-    size_t          rcount;
-    uint64_t       *rlens;
-    void          **rbufs;
-    unsigned char   reply[H5SF_WIRE_REPLY_SIZE];
-    ioc_local_t     local;         /* requests to ourselves              */
-    ioc_req_t      *lreq;          /* ... and the IOC's copy (until done) */
-    bool            is_local;
+    bool          shm;
+    uint64_t      shm_off;
+    size_t        rcount;
+    uint64_t     *rlens;
+    void        **rbufs;
+    unsigned char reply[H5SF_WIRE_REPLY_SIZE];
+    ioc_local_t   local; /* requests to ourselves              */
+    ioc_req_t    *lreq;  /* ... and the IOC's copy (until done) */
+    bool          is_local;
     /* Finished early to free its tag (finish): the outcome, kept for the wait. */
-    bool            finished, abandoned;
-    int             ret;
-    uint64_t        value;
-    h5sf_errbuf_t   err;
+    bool                 finished, abandoned;
+    int                  ret;
+    uint64_t             value;
+    h5sf_errbuf_t        err;
     struct h5sf_ioc_req *prev, *next; /* ctx->posted list */
     struct h5sf_ioc_req *part;        /* the next part of a split request */
 };
@@ -123,10 +123,10 @@ static void count_inflight(h5sf_ioc_ctx_t *ctx)
 static int payload_msgs(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
                         int *counts, h5sf_errbuf_t *e)
 {
-    ioc_cursor_t  c  = {0, 0};
-    ioc_cursor_t *at = malloc((count + 1) * sizeof *at);
-    void        **cb = malloc((count + 1) * sizeof *cb);
-    uint64_t     *cl = malloc((count + 1) * sizeof *cl);
+    ioc_cursor_t  c   = {0, 0};
+    ioc_cursor_t *at  = malloc((count + 1) * sizeof *at);
+    void        **cb  = malloc((count + 1) * sizeof *cb);
+    uint64_t     *cl  = malloc((count + 1) * sizeof *cl);
     int           ret = 0;
     if (!at || !cb || !cl) {
         ret = h5sf_fail(e, ENOMEM, "out of memory describing %zu pieces", count);
@@ -166,7 +166,7 @@ done:
 static int payload_copy(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
                         int *counts, h5sf_errbuf_t *e)
 {
-    ioc_cursor_t c = {0, 0};
+    ioc_cursor_t c  = {0, 0};
     uint64_t     at = 0;
     if (!(q->copy = malloc(q->total)))
         return h5sf_fail(e, ENOMEM, "out of memory copying a %llu-byte write for its IOC",
@@ -192,8 +192,8 @@ static int payload_copy(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, v
  * note where a read's goes), waiting for older requests to give their
  * regions back if need be.  0 when placed; -1 leaves the request to MPI
  * messages (no room: a region given up after a timeout blocks the ring). */
-static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h, size_t count,
-                     const uint64_t *lens, void *const *bufs)
+static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h, size_t count, const uint64_t *lens,
+                     void *const *bufs)
 {
     uint64_t off;
     while (ioc_shm_take(ctx, q, q->total, &off) < 0) {
@@ -240,15 +240,15 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
                       const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
     ioc_req_t *r = calloc(1, sizeof *r);
-    if (!r || (count && (!(r->offs = malloc(2 * count * sizeof *r->offs)) ||
-                         !(r->mem = malloc(count * sizeof *r->mem))))) {
+    if (!r ||
+        (count && (!(r->offs = malloc(2 * count * sizeof *r->offs)) || !(r->mem = malloc(count * sizeof *r->mem))))) {
         ioc_req_free(ctx, r);
         return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
     }
-    r->h      = *h;
+    r->h       = *h;
     r->h.flags = 0;
-    r->source = ctx->rank;
-    r->lens   = r->offs + count;
+    r->source  = ctx->rank;
+    r->lens    = r->offs + count;
     for (size_t i = 0; i < count; i++) {
         r->offs[i] = offs[i];
         r->lens[i] = lens[i];
@@ -269,14 +269,13 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
     return 0;
 }
 
-static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg,
-                size_t count, const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **out,
-                h5sf_errbuf_t *e)
+static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg, size_t count,
+                const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **out, h5sf_errbuf_t *e)
 {
     h5sf_ioc_req_t *q = calloc(1, sizeof *q);
     h5sf_wire_hdr_t h;
     size_t          msz;
-    uint64_t        total = 0;
+    uint64_t        total  = 0;
     void          **bases  = NULL;
     int            *counts = NULL;
 
@@ -404,7 +403,7 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 {
     h5sf_ioc_ctx_t *ctx   = q->ctx;
     uint64_t        limit = (uint64_t)ctx->timeout_s * 1000000000u, t0 = ioc_now_ns();
-    int             ret   = 0;
+    int             ret = 0;
     uv_mutex_lock(&ctx->lock);
     /* A worker runs it, never this thread: a file system call that stalls
      * would hold this thread past any timeout (H5Dwrite, H5Fflush and
@@ -488,10 +487,10 @@ static int finish(h5sf_ioc_req_t *q)
             /* As in wait_local: one timeout per IOC, not per request. */
             if (ioc_now_ns() - t0 > limit || ctx->dead[q->ioc]) {
                 ctx->dead[q->ioc] = 1;
-                ret = h5sf_fail(e, ETIMEDOUT,
-                                "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
-                                "(timeout setting); the IOC is stalled or gone",
-                                q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+                ret               = h5sf_fail(e, ETIMEDOUT,
+                                              "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
+                                                            "(timeout setting); the IOC is stalled or gone",
+                                              q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
                 goto abandon;
             }
             /* In case our request left only after the IOC looked. */
@@ -505,8 +504,8 @@ static int finish(h5sf_ioc_req_t *q)
         goto abandon;
     }
     if (rep.id != q->id) {
-        ret = h5sf_fail(e, EPROTO, "IOC rank %d answered request %llu with the reply to request %llu (tag %d)",
-                        q->ioc, (unsigned long long)q->id, (unsigned long long)rep.id, q->tag);
+        ret = h5sf_fail(e, EPROTO, "IOC rank %d answered request %llu with the reply to request %llu (tag %d)", q->ioc,
+                        (unsigned long long)q->id, (unsigned long long)rep.id, q->tag);
         goto abandon;
     }
     if (rep.status != 0) {
@@ -524,10 +523,10 @@ static int finish(h5sf_ioc_req_t *q)
          * requests to this IOC. */
         ctx->dead[q->ioc] = 1;
         h5sf_errbuf_t why = *e;
-        ret = h5sf_fail(e, rep.status > 0 ? rep.status : ETIMEDOUT,
-                        "IOC rank %d did not take the payload of a %llu-byte write on subfile %u within the timeout "
-                        "(%d s)%s%s; no more requests are sent to it",
-                        q->ioc, (unsigned long long)q->total, q->subfile, ctx->timeout_s,
+        ret               = h5sf_fail(e, rep.status > 0 ? rep.status : ETIMEDOUT,
+                                      "IOC rank %d did not take the payload of a %llu-byte write on subfile %u within the timeout "
+                                                    "(%d s)%s%s; no more requests are sent to it",
+                                      q->ioc, (unsigned long long)q->total, q->subfile, ctx->timeout_s,
                         rep.status ? " after refusing it: " : "", rep.status ? why.msg : "");
         goto abandon;
     }
@@ -606,15 +605,14 @@ static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
  * writes the one before.  Parts to this rank's own IOC are queued without
  * back-pressure, so all but the last are waited for here. */
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
-                  const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req,
-                  h5sf_errbuf_t *e)
+                  const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req, h5sf_errbuf_t *e)
 {
     h5sf_ioc_req_t *first = NULL, *last = NULL, *q = NULL;
-    uint64_t        most  = ioc_max_pieces(ctx->peer_cap);
-    size_t          maxp  = (size_t)(most < H5SF_MAX_PIECES ? most : H5SF_MAX_PIECES), at = 0;
+    uint64_t        most = ioc_max_pieces(ctx->peer_cap);
+    size_t          maxp = (size_t)(most < H5SF_MAX_PIECES ? most : H5SF_MAX_PIECES), at = 0;
     bool            local = ioc_rank == ctx->rank && ctx->serving;
-    uint64_t        bcap  = ioc_shm_peer(ctx, ioc_rank) ? ioc_shm_seg_size(ctx) / 2 : 0, po = 0;
-    int             ret   = 0;
+    uint64_t        bcap = ioc_shm_peer(ctx, ioc_rank) ? ioc_shm_seg_size(ctx) / 2 : 0, po = 0;
+    int             ret = 0;
     if (op != H5SF_IOC_OP_WRITE && op != H5SF_IOC_OP_READ)
         return h5sf_fail(e, EINVAL, "unknown IOC operation %d", op);
     do {
@@ -623,7 +621,7 @@ int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, u
             /* A cut of piece `at`. */
             uint64_t o = offs[at] + po, l = lens[at] - po < bcap ? lens[at] - po : bcap;
             void    *b = (char *)bufs[at] + po;
-            rc = post(ctx, op, ioc_rank, file_id, subfile, 0, 1, &o, &l, &b, &q, e);
+            rc         = post(ctx, op, ioc_rank, file_id, subfile, 0, 1, &o, &l, &b, &q, e);
             if ((po += l) == lens[at])
                 at++, po = 0;
         }

@@ -29,7 +29,7 @@ void ioc_backoff(unsigned *idle)
         sched_yield();
         return;
     }
-    unsigned us = (i - IOC_BACKOFF_YIELDS) * 2u + 1u;
+    unsigned        us = (i - IOC_BACKOFF_YIELDS) * 2u + 1u;
     struct timespec ts = {0, (long)(us < 200 ? us : 200) * 1000L};
     nanosleep(&ts, NULL);
 }
@@ -49,7 +49,7 @@ void ioc_backoff_idle(unsigned *idle)
     }
     if (i < UINT_MAX)
         (*idle)++;
-    unsigned us = 200u + ((i - 264) < 100u ? (i - 264) * 8u : 800u);
+    unsigned        us = 200u + ((i - 264) < 100u ? (i - 264) * 8u : 800u);
     struct timespec ts = {0, (long)us * 1000L};
     nanosleep(&ts, NULL);
 }

@@ -41,8 +41,8 @@
 /* H5SF_IOC_MEMORY: bytes an IOC rank may hold for payload and queued
  * requests; half for transfer slots, half for received messages, and the
  * slots need at least one chunk. */
-#define IOC_MEMORY_DEFAULT  ((uint64_t)256 << 20)
-#define IOC_MEMORY_MIN      (2 * H5SF_IOC_CHUNK)
+#define IOC_MEMORY_DEFAULT ((uint64_t)256 << 20)
+#define IOC_MEMORY_MIN     (2 * H5SF_IOC_CHUNK)
 /* H5SF_IOC_SHM: a segment per rank of two transfer chunks, so a client can
  * fill one while its IOC writes the other (shm.c). */
 #define IOC_SHM_DEFAULT     (2 * H5SF_IOC_CHUNK)
@@ -77,8 +77,10 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
         if (h5sf_parse_size(v, &n, e, "H5SF_IOC_MEMORY") < 0)
             return -1;
         if ((uint64_t)n < IOC_MEMORY_MIN)
-            return h5sf_fail(e, EINVAL, "H5SF_IOC_MEMORY=\"%.200s\": must be at least %llu MiB (two transfer "
-                             "chunks)", v, (unsigned long long)(IOC_MEMORY_MIN >> 20));
+            return h5sf_fail(e, EINVAL,
+                             "H5SF_IOC_MEMORY=\"%.200s\": must be at least %llu MiB (two transfer "
+                             "chunks)",
+                             v, (unsigned long long)(IOC_MEMORY_MIN >> 20));
         env->memory = (uint64_t)n;
     }
     env->shm = IOC_SHM_DEFAULT;
@@ -145,9 +147,10 @@ static void say_abandoned(const h5sf_ioc_ctx_t *ctx)
     /* Usually a system call that does not return; also seen under heavy
      * load when a worker drains many transfers the clients gave up on (each
      * gets a grace period, run.c). */
-    fprintf(stderr, "h5sf: IOC rank %d: a worker thread did not stop within the timeout (%d s): stuck in a "
-                    "file system call, or still ending transfers that other ranks gave up; left behind with its "
-                    "memory so that close and MPI_Finalize can return\n",
+    fprintf(stderr,
+            "h5sf: IOC rank %d: a worker thread did not stop within the timeout (%d s): stuck in a "
+            "file system call, or still ending transfers that other ranks gave up; left behind with its "
+            "memory so that close and MPI_Finalize can return\n",
             ctx->rank, ctx->timeout_s);
 }
 
@@ -189,7 +192,7 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
             break;
         }
     if (atomic_load(&ctx->abandoned))
-        return; /* stuck workers still use all of it (ioc_workers_stop) */
+        return;        /* stuck workers still use all of it (ioc_workers_stop) */
     while (ctx->sfs) { /* files the application never closed */
         ioc_sf_t *sf = ctx->sfs;
         ctx->sfs     = sf->next;
@@ -228,15 +231,15 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
         h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
         return NULL;
     }
-    ctx->comm      = MPI_COMM_NULL;
-    ctx->rank      = rank;
-    ctx->size      = size;
-    ctx->timeout_s = timeout_s;
-    ctx->tag_ub    = 32767;
-    ctx->mem_cap    = env.memory;
-    ctx->peer_cap   = env.memory;
-    ctx->max_fds    = env.max_fds;
-    ctx->nslots_max = nslots;
+    ctx->comm           = MPI_COMM_NULL;
+    ctx->rank           = rank;
+    ctx->size           = size;
+    ctx->timeout_s      = timeout_s;
+    ctx->tag_ub         = 32767;
+    ctx->mem_cap        = env.memory;
+    ctx->peer_cap       = env.memory;
+    ctx->max_fds        = env.max_fds;
+    ctx->nslots_max     = nslots;
     ctx->env            = env;
     ctx->merge_wait_ns  = (uint64_t)env.merge_wait_us * 1000u;
     ctx->merge_wait_set = env.merge_wait_set;
@@ -292,8 +295,7 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
      * caller checked every rank's settings, so all of them get here.) */
     ioc_env_t env;
     uint64_t  least = 0;
-    if (ioc_read_env(&env, e) < 0 ||
-        MPI_Allreduce(&env.memory, &least, 1, MPI_UINT64_T, MPI_MIN, dup) != MPI_SUCCESS) {
+    if (ioc_read_env(&env, e) < 0 || MPI_Allreduce(&env.memory, &least, 1, MPI_UINT64_T, MPI_MIN, dup) != MPI_SUCCESS) {
         MPI_Comm_free(&dup);
         return h5sf_fail(e, 0, "cannot agree on H5SF_IOC_MEMORY for the IOC communicator");
     }
@@ -335,9 +337,8 @@ static bool env_unchanged(const h5sf_ioc_ctx_t *ctx)
     ioc_env_t     env;
     h5sf_errbuf_t e;
     return ioc_read_env(&env, &e) == 0 && env.memory == ctx->env.memory && env.shm == ctx->env.shm &&
-           env.max_fds == ctx->env.max_fds &&
-           env.merge_wait_us == ctx->env.merge_wait_us && env.merge_wait_set == ctx->env.merge_wait_set &&
-           env.affinity_node == ctx->env.affinity_node;
+           env.max_fds == ctx->env.max_fds && env.merge_wait_us == ctx->env.merge_wait_us &&
+           env.merge_wait_set == ctx->env.merge_wait_set && env.affinity_node == ctx->env.affinity_node;
 }
 
 /* Back from parking: the daemon listens again, and counters start afresh as

@@ -16,7 +16,7 @@
 #include <string.h>
 #include "internal.h"
 
-#define SCAN_MAX  64 /* ready requests looked at when forming one */
+#define SCAN_MAX          64                /* ready requests looked at when forming one */
 #define LINGER_BACKOFF_NS (100u * 1000000u) /* after a wait nobody joined */
 
 static bool groupable(const ioc_req_t *r)
@@ -86,10 +86,7 @@ ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx)
 /* q needs a transfer slot: remote and not inline, or local with bytes (a
  * client that times out takes its buffers back, and a stalled
  * pwritev/preadv must not be holding them then; ioc_local_t). */
-static bool needs_slot(const ioc_req_t *q)
-{
-    return !ioc_addressable(q) || (q->local && q->h.total > 0);
-}
+static bool needs_slot(const ioc_req_t *q) { return !ioc_addressable(q) || (q->local && q->h.total > 0); }
 
 /* Move the ready requests that can join the group mb[0..*nm) into it. */
 static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes)
@@ -108,8 +105,8 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
             mb[*nm].slot = slot;
             if (slot && !q->local && ioc_nchunks(q->h.total) > 1)
                 mb[*nm].slot2 = ioc_slot_get(ctx, false);
-            *lo          = q->lo < *lo ? q->lo : *lo;
-            *hi          = q->hi > *hi ? q->hi : *hi;
+            *lo = q->lo < *lo ? q->lo : *lo;
+            *hi = q->hi > *hi ? q->hi : *hi;
             *bytes += q->h.total;
             (*nm)++;
         }

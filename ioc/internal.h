@@ -43,15 +43,15 @@
  *   tag      reply            IOC -> client
  *   tag + 1  write payload    client -> IOC
  *   tag + 2  read data        IOC -> client                                 */
-#define H5SF_TAG_REQ   7     /* request headers                             */
-#define H5SF_TAG_FIRST 16
+#define H5SF_TAG_REQ      7 /* request headers                             */
+#define H5SF_TAG_FIRST    16
 #define H5SF_TAG_WDATA(t) ((t) + 1)
 #define H5SF_TAG_RDATA(t) ((t) + 2)
 
-typedef struct ioc_req ioc_req_t;
-typedef struct ioc_sf  ioc_sf_t;
+typedef struct ioc_req   ioc_req_t;
+typedef struct ioc_sf    ioc_sf_t;
 typedef struct ioc_claim ioc_claim_t;
-typedef struct ioc_shm ioc_shm_t;
+typedef struct ioc_shm   ioc_shm_t;
 
 /* Payloads larger than one chunk move in chunks of this size: the IOC
  * receives (or reads) one chunk at a time into its worker's own buffer, so an
@@ -74,8 +74,8 @@ typedef struct ioc_cursor {
 /* The parts of the next `want` payload bytes from *c, advancing it: the
  * first `cap` are stored (position in at[] unless NULL, length in plen[]);
  * returns how many there are. */
-size_t ioc_parts(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t want, ioc_cursor_t *at,
-                 uint64_t *plen, size_t cap);
+size_t ioc_parts(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t want, ioc_cursor_t *at, uint64_t *plen,
+                 size_t cap);
 /* Messages a chunk of `len` bytes in `nparts` parts moves as: nparts or 1. */
 size_t ioc_chunk_msgs(size_t nparts, uint64_t len);
 /* The IOC's side: the messages of the next chunk of `len` bytes from *c,
@@ -97,39 +97,39 @@ typedef struct ioc_local {
 /* One request at the IOC. */
 struct ioc_req {
     h5sf_wire_hdr_t h;
-    int             source;          /* client rank                         */
+    int             source; /* client rank                         */
     ioc_sf_t       *sf;
-    uint64_t       *offs, *lens;     /* pieces, in payload order            */
-    unsigned char  *data;            /* inline payload (inside msg), or NULL */
-    unsigned char  *msg;             /* the received header message         */
-    size_t          msg_len;         /* its cost (ioc_msg_cost), in ctx->qmem */
-    bool            sorted;          /* pieces ascending and disjoint        */
-    void          **mem;             /* local requests: the client's buffers */
-    ioc_local_t    *local;           /* local requests: where to report      */
-    uint64_t        lo, hi;          /* extent on the subfile               */
-    bool            barrier;         /* truncate/size/fsync: orders with all */
+    uint64_t       *offs, *lens; /* pieces, in payload order            */
+    unsigned char  *data;        /* inline payload (inside msg), or NULL */
+    unsigned char  *msg;         /* the received header message         */
+    size_t          msg_len;     /* its cost (ioc_msg_cost), in ctx->qmem */
+    bool            sorted;      /* pieces ascending and disjoint        */
+    void          **mem;         /* local requests: the client's buffers */
+    ioc_local_t    *local;       /* local requests: where to report      */
+    uint64_t        lo, hi;      /* extent on the subfile               */
+    bool            barrier;     /* truncate/size/fsync: orders with all */
     /* scheduling */
-    unsigned        ndeps;           /* earlier conflicting requests left   */
-    ioc_req_t     **dependents;
-    size_t          ndependents, capdependents;
-    ioc_req_t      *tl, *tr;         /* treap children                      */
-    uint64_t        tmax;            /* max hi in the subtree               */
-    uint32_t        prio;
-    ioc_req_t      *next;            /* ready queue / held behind a barrier */
-    uint64_t        t_arrive;
+    unsigned    ndeps; /* earlier conflicting requests left   */
+    ioc_req_t **dependents;
+    size_t      ndependents, capdependents;
+    ioc_req_t  *tl, *tr; /* treap children                      */
+    uint64_t    tmax;    /* max hi in the subtree               */
+    uint32_t    prio;
+    ioc_req_t  *next; /* ready queue / held behind a barrier */
+    uint64_t    t_arrive;
 };
 
 /* A subfile this rank serves. */
 struct ioc_sf {
     uint32_t   file_id, subfile;
-    int        fd;             /* -1 while closed by the descriptor cap     */
-    int        flags;          /* open(2) flags for reopening               */
-    uint64_t   last_use;       /* for closing the least recently used       */
+    int        fd;              /* -1 while closed by the descriptor cap     */
+    int        flags;           /* open(2) flags for reopening               */
+    uint64_t   last_use;        /* for closing the least recently used       */
     uint64_t   no_linger_until; /* ioc_now_ns(): no merge waits before this */
     char      *path;
-    ioc_req_t *root;           /* treap of active (arrived, not done) requests */
+    ioc_req_t *root; /* treap of active (arrived, not done) requests */
     size_t     active;
-    ioc_req_t *barrier;        /* the active barrier, if any                */
+    ioc_req_t *barrier;          /* the active barrier, if any                */
     ioc_req_t *held, *held_tail; /* arrived behind the barrier, in order    */
     ioc_sf_t  *next;
 };
@@ -139,73 +139,73 @@ struct ioc_sf {
  * context is made. */
 typedef struct ioc_env {
     uint64_t memory;
-    uint64_t shm;            /* H5SF_IOC_SHM: bytes per rank, 0: off    */
+    uint64_t shm; /* H5SF_IOC_SHM: bytes per rank, 0: off    */
     int      max_fds;
     int      merge_wait_us;
     bool     merge_wait_set;
     bool     affinity_node;
 } ioc_env_t;
 struct h5sf_ioc_ctx {
-    MPI_Comm         comm;           /* private dup                          */
-    int              rank, size;
-    int              refs;
-    int              timeout_s;
-    ioc_env_t        env;            /* settings it was made with            */
-    bool             world;          /* comm is congruent with MPI_COMM_WORLD */
-    atomic_bool      parked;         /* no file open: the daemon sleeps      */
-    uv_cond_t        park_cond;      /* ... on this, until a file opens      */
-    bool             asleep;         /* its thread sleeps parked, or is gone (lock) */
+    MPI_Comm    comm; /* private dup                          */
+    int         rank, size;
+    int         refs;
+    int         timeout_s;
+    ioc_env_t   env;       /* settings it was made with            */
+    bool        world;     /* comm is congruent with MPI_COMM_WORLD */
+    atomic_bool parked;    /* no file open: the daemon sleeps      */
+    uv_cond_t   park_cond; /* ... on this, until a file opens      */
+    bool        asleep;    /* its thread sleeps parked, or is gone (lock) */
     /* IOC threads of this context inside a stretch of MPI calls entered
      * without the finalize gate (ioc_mpi_enter), and whether someone waits
      * for that count to reach 0 (then leaving wakes park_cond). */
-    atomic_int       in_mpi;
-    atomic_bool      quieting;
-    unsigned char   *dead;           /* dead[r]: IOC r missed a timeout      */
-    uint32_t         next_file_id;
-    atomic_uint_fast64_t next_id;    /* client request ids                  */
+    atomic_int           in_mpi;
+    atomic_bool          quieting;
+    unsigned char       *dead; /* dead[r]: IOC r missed a timeout      */
+    uint32_t             next_file_id;
+    atomic_uint_fast64_t next_id; /* client request ids                  */
     /* Remote requests posted and not yet finished, oldest first (client
      * side, the application's thread only): fewer than the tag span. */
     struct h5sf_ioc_req *posted_head, *posted_tail;
     uint64_t             nposted;
-    int              tag_ub;
-    uv_mutex_t       lock;
-    uv_cond_t        cond;           /* workers: ready queue non-empty; close: sf idle */
-    uv_cond_t        done_cond;      /* local requests completed             */
-    ioc_sf_t        *sfs;
+    int                  tag_ub;
+    uv_mutex_t           lock;
+    uv_cond_t            cond;      /* workers: ready queue non-empty; close: sf idle */
+    uv_cond_t            done_cond; /* local requests completed             */
+    ioc_sf_t            *sfs;
     /* daemon */
-    bool             serving;
-    atomic_bool      stop;
-    uv_thread_t      progress;
-    uv_thread_t     *workers;
-    int              nworkers;
-    int              nexited;        /* workers gone since the stop (lock)   */
+    bool         serving;
+    atomic_bool  stop;
+    uv_thread_t  progress;
+    uv_thread_t *workers;
+    int          nworkers;
+    int          nexited; /* workers gone since the stop (lock)   */
     /* Workers did not stop within the timeout (stuck in a system call):
      * they were detached and the context is leaked, since they still use
      * it.  Set under lock; a worker seeing it touches nothing more. */
-    atomic_bool      abandoned;
-    bool             close_stuck;    /* a subfile close timed out (lock)     */
-    ioc_req_t       *ready, *ready_tail;
-    ioc_claim_t     *claims;         /* workers waiting for requests to merge */
-    uint64_t         merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
-    bool             merge_wait_set; /* given explicitly: no per-piece bound  */
-    bool             affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
+    atomic_bool  abandoned;
+    bool         close_stuck; /* a subfile close timed out (lock)     */
+    ioc_req_t   *ready, *ready_tail;
+    ioc_claim_t *claims;         /* workers waiting for requests to merge */
+    uint64_t     merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
+    bool         merge_wait_set; /* given explicitly: no per-piece bound  */
+    bool         affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
     /* memory: transfer slots for workers, received messages for the queue;
      * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
-    uint64_t         mem_cap;
-    uint64_t         peer_cap;       /* the least mem_cap of all ranks       */
-    unsigned char  **slots;          /* free slots of H5SF_IOC_CHUNK bytes  */
-    int              nslots_free, nslots_made, nslots_max;
-    uv_cond_t        slot_cond;
+    uint64_t             mem_cap;
+    uint64_t             peer_cap; /* the least mem_cap of all ranks       */
+    unsigned char      **slots;    /* free slots of H5SF_IOC_CHUNK bytes  */
+    int                  nslots_free, nslots_made, nslots_max;
+    uv_cond_t            slot_cond;
     atomic_uint_fast64_t qmem;
     /* same-node payloads through shared memory (shm.c); NULL: messages */
-    ioc_shm_t       *shm;
+    ioc_shm_t *shm;
     /* descriptors: at most max_fds subfiles open at once (ctx->lock) */
-    int              max_fds, nfds;
-    uint64_t         use_clock;
+    int      max_fds, nfds;
+    uint64_t use_clock;
     /* counters */
     atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
     atomic_uint_fast64_t groups, merged, merge_waits, syscalls, reopens;
-    h5sf_ioc_ctx_t  *next;
+    h5sf_ioc_ctx_t      *next;
 };
 
 int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
@@ -242,11 +242,11 @@ void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **r
 
 typedef struct member {
     ioc_req_t        *r;
-    uint64_t          i, po;  /* cursor: piece i, byte po within it       */
-    ioc_cursor_t      mc;     /* cursor of the next chunk's messages      */
-    uint64_t          k, nk;  /* next round, rounds in all                */
-    unsigned char    *slot;   /* transfer buffer (remote, not inline)     */
-    unsigned char    *slot2;  /* a second one, if free: double buffering  */
+    uint64_t          i, po;                 /* cursor: piece i, byte po within it       */
+    ioc_cursor_t      mc;                    /* cursor of the next chunk's messages      */
+    uint64_t          k, nk;                 /* next round, rounds in all                */
+    unsigned char    *slot;                  /* transfer buffer (remote, not inline)     */
+    unsigned char    *slot2;                 /* a second one, if free: double buffering  */
     MPI_Request       req[2][IOC_SPLIT_MAX]; /* transfers in flight on each buffer */
     int               nreq[2];
     unsigned char    *buf;    /* this round's bytes, NULL: client buffers */
@@ -284,7 +284,7 @@ static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
 
 /* Bytes of r can be addressed without a slot: local, inline, or empty.
  * (Local requests still get a slot when a worker runs them: group.c.) */
-static inline bool ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
+static inline bool     ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
 static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
 
 /* group.c (lock held) */
@@ -314,7 +314,7 @@ void           ioc_slot_put(h5sf_ioc_ctx_t *ctx, unsigned char *p);
 void           ioc_slots_trim(h5sf_ioc_ctx_t *ctx);
 
 /* worker.c */
-int  ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
+int ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);
 /* Stop the workers, waiting at most the context's timeout; false if some
  * are stuck: then they are detached and ctx->abandoned is set. */
 bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
@@ -329,7 +329,7 @@ void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
  * that the client's sends end and no later request on its tag gets its
  * bytes; -1, with the reason in e, if not all of it came within the timeout
  * or MPI failed. */
-int  ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, h5sf_errbuf_t *e);
+int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, h5sf_errbuf_t *e);
 /* Refuse request h from source: take its payload (if messages), then reply
  * with err and msg (and why its payload was not taken, if it was not). */
 void ioc_refuse(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
@@ -344,11 +344,11 @@ void            ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm);
 /* shm.c.  Setup is collective over ctx->comm and leaves ctx->shm NULL
  * (messages only) when shared memory is off or cannot be had; the rest is
  * local. */
-int            ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e);
-void           ioc_shm_free(h5sf_ioc_ctx_t *ctx);
-uint64_t       ioc_shm_seg_size(const h5sf_ioc_ctx_t *ctx);
+int      ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e);
+void     ioc_shm_free(h5sf_ioc_ctx_t *ctx);
+uint64_t ioc_shm_seg_size(const h5sf_ioc_ctx_t *ctx);
 /* rank is another rank of this node with a segment. */
-bool           ioc_shm_peer(const h5sf_ioc_ctx_t *ctx, int rank);
+bool ioc_shm_peer(const h5sf_ioc_ctx_t *ctx, int rank);
 /* IOC side: bytes [off, off + len) of rank's segment, NULL if out of it. */
 unsigned char *ioc_shm_region(const h5sf_ioc_ctx_t *ctx, int rank, uint64_t off, uint64_t len);
 /* Client side (application thread): take n bytes of our segment for q
@@ -398,8 +398,8 @@ int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf);
 /* dtype.c: a datatype describing n (addr, len) pieces, relative to *base
  * (the first non-empty piece); *dt is MPI_BYTE with *count = len for one
  * small run.  Pieces over 1 GiB are split so every block length fits an int. */
-int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **base, MPI_Datatype *dt,
-                   int *count, h5sf_errbuf_t *e);
+int  ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **base, MPI_Datatype *dt, int *count,
+                    h5sf_errbuf_t *e);
 void ioc_dtype_free(MPI_Datatype *dt);
 
 /* fault.c: the stall and hang faults of H5SF_FAULT (common/sysio.h has the

@@ -29,19 +29,19 @@ enum { H5SF_IOC_OP_WRITE = H5SF_WIRE_WRITE, H5SF_IOC_OP_READ = H5SF_WIRE_READ };
 
 /* Collective on comm: 0 if no rank failed; else -1 on every rank, e holding
  * the lowest failing rank's reason ("rank R: ..." on the others). */
-int  h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
+int h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 /* Check the IOC's environment settings (H5SF_IOC_MEMORY, H5SF_IOC_MAX_FDS,
  * H5SF_IOC_MERGE_WAIT) so that bad values fail every open, whatever the
  * channel. */
-int  h5sf_ioc_check_env(h5sf_errbuf_t *e);
+int h5sf_ioc_check_env(h5sf_errbuf_t *e);
 /* H5SF_IOC_MAX_FDS (its default if unset or bad: open checks it). */
-int  h5sf_ioc_fd_cap(void);
+int h5sf_ioc_fd_cap(void);
 /* Collective over comm.  Returns the shared context for comm's group (created
  * on first use, reference counted).  timeout_s bounds every client wait. */
-int  h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
+int h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_errbuf_t *e);
 /* Collective over the context's communicator.  The last release parks the
  * context (see ctx.c) or stops its daemon and frees it. */
-int  h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
+int h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
 /* The private communicator (rank numbers are those of the file's comm). */
 MPI_Comm h5sf_ioc_ctx_comm(const h5sf_ioc_ctx_t *ctx);
 /* Next file id: call on every rank at each collective open (same sequence). */
@@ -50,11 +50,11 @@ uint32_t h5sf_ioc_ctx_next_file_id(h5sf_ioc_ctx_t *ctx);
 /* IOC side, local (not collective): make sure this rank's daemon runs with at
  * least `threads` workers, then open subfile `subfile` of file `file_id` at
  * `path` with open(2) flags and keep the fd for requests. */
-int  h5sf_ioc_serve(h5sf_ioc_ctx_t *ctx, int threads, h5sf_errbuf_t *e);
-int  h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, const char *path,
-                           int flags, h5sf_errbuf_t *e);
+int h5sf_ioc_serve(h5sf_ioc_ctx_t *ctx, int threads, h5sf_errbuf_t *e);
+int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, const char *path, int flags,
+                          h5sf_errbuf_t *e);
 /* Close the fd (after the caller made sure no requests are outstanding). */
-int  h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, h5sf_errbuf_t *e);
+int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, h5sf_errbuf_t *e);
 
 /* Client side.  Post a vector request for `count` pieces: subfile offsets
  * offs[i], lengths lens[i], memory bufs[i].  The buffers must stay valid until
@@ -62,34 +62,33 @@ int  h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subf
  * times out.  Write payloads to a remote IOC leave from a contiguous copy
  * (small ones inline in the request); read data lands in the caller's
  * buffers (MPI derived datatypes, no unpacking copy). */
-int  h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile,
-                   size_t count, const uint64_t *offs, const uint64_t *lens, void *const *bufs,
-                   h5sf_ioc_req_t **req, h5sf_errbuf_t *e);
+int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
+                  const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req,
+                  h5sf_errbuf_t *e);
 /* Wait for one request and free it; returns the IOC's error if it failed. */
-int  h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e);
+int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e);
 
 /* Synchronous control requests to the IOC that owns the subfile.  They are
  * ordering barriers on that subfile. */
-int  h5sf_ioc_get_size(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
-                       uint64_t *size, h5sf_errbuf_t *e);
-int  h5sf_ioc_truncate(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
-                       uint64_t size, h5sf_errbuf_t *e);
-int  h5sf_ioc_fsync(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile,
-                    h5sf_errbuf_t *e);
+int h5sf_ioc_get_size(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile, uint64_t *size,
+                      h5sf_errbuf_t *e);
+int h5sf_ioc_truncate(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile, uint64_t size,
+                      h5sf_errbuf_t *e);
+int h5sf_ioc_fsync(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile, h5sf_errbuf_t *e);
 
 /* Counters for tests and H5SF_STATS (this rank). */
 typedef struct h5sf_ioc_counters {
-    uint64_t max_inflight;   /* most client requests posted and not yet waited */
-    uint64_t requests_served;/* requests executed by this rank's daemon       */
-    uint64_t queue_wait_ns;  /* total time served requests waited in the queue */
-    uint64_t io_ns;          /* total time executing requests (I/O and transfer) */
-    uint64_t groups;         /* worker executions (a request and those merged)  */
-    uint64_t merged;         /* requests merged into another's execution        */
-    uint64_t merge_waits;    /* times a worker waited for other ranks' requests */
-    uint64_t syscalls;       /* pwritev/preadv calls                            */
-    uint64_t reopens;        /* subfiles reopened after the descriptor cap      */
-    uint64_t open_fds;       /* subfile descriptors open now                    */
-    uint64_t slots;          /* transfer slots allocated (H5SF_IOC_CHUNK each)  */
+    uint64_t max_inflight;    /* most client requests posted and not yet waited */
+    uint64_t requests_served; /* requests executed by this rank's daemon       */
+    uint64_t queue_wait_ns;   /* total time served requests waited in the queue */
+    uint64_t io_ns;           /* total time executing requests (I/O and transfer) */
+    uint64_t groups;          /* worker executions (a request and those merged)  */
+    uint64_t merged;          /* requests merged into another's execution        */
+    uint64_t merge_waits;     /* times a worker waited for other ranks' requests */
+    uint64_t syscalls;        /* pwritev/preadv calls                            */
+    uint64_t reopens;         /* subfiles reopened after the descriptor cap      */
+    uint64_t open_fds;        /* subfile descriptors open now                    */
+    uint64_t slots;           /* transfer slots allocated (H5SF_IOC_CHUNK each)  */
 } h5sf_ioc_counters_t;
 void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out);
 

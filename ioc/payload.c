@@ -22,8 +22,8 @@
  */
 #include "internal.h"
 
-size_t ioc_parts(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t want, ioc_cursor_t *at,
-                 uint64_t *plen, size_t cap)
+size_t ioc_parts(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t want, ioc_cursor_t *at, uint64_t *plen,
+                 size_t cap)
 {
     size_t n = 0;
     while (want > 0 && c->i < count) {

@@ -34,9 +34,9 @@ typedef struct progress {
     h5sf_ioc_ctx_t *ctx;
     /* A matched message that did not fit the budget yet: received first,
      * once it fits, so arrival order is kept. */
-    bool            held;
-    MPI_Message     msg;
-    MPI_Status      st;
+    bool        held;
+    MPI_Message msg;
+    MPI_Status  st;
 } progress_t;
 
 /* Answer a message that does not decode, if it tells us where to answer.
@@ -56,8 +56,7 @@ static void reject(h5sf_ioc_ctx_t *ctx, const unsigned char *buf, size_t len, in
         ioc_reply_error(ctx, &h, source, EPROTO, msg);
     }
     else
-        fprintf(stderr, "h5sf: IOC rank %d dropped an unusable message from rank %d: %s\n", ctx->rank, source,
-                why);
+        fprintf(stderr, "h5sf: IOC rank %d dropped an unusable message from rank %d: %s\n", ctx->rank, source, why);
 }
 
 /* Refuse a decoded request we cannot take (out of memory): its payload
@@ -74,8 +73,8 @@ static void refuse(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, co
 static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
     char msg[H5SF_WIRE_REPLY_MSG];
-    snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)",
-             ctx->rank, r->h.subfile, r->h.file_id);
+    snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)", ctx->rank,
+             r->h.subfile, r->h.file_id);
     /* The client's payload sends complete only when received: taken first. */
     ioc_refuse(ctx, &r->h, r->source, EBADF, msg);
     ioc_req_free(ctx, r);
@@ -130,8 +129,10 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
     if (r->h.flags & H5SF_WIRE_SHM) {
         if (!(r->data = ioc_shm_region(ctx, source, r->h.arg, r->h.total))) {
             char why[160];
-            snprintf(why, sizeof why, "its shared-memory payload (%llu bytes at %llu) is not in its segment "
-                     "of %llu bytes", (unsigned long long)r->h.total, (unsigned long long)r->h.arg,
+            snprintf(why, sizeof why,
+                     "its shared-memory payload (%llu bytes at %llu) is not in its segment "
+                     "of %llu bytes",
+                     (unsigned long long)r->h.total, (unsigned long long)r->h.arg,
                      (unsigned long long)ioc_shm_seg_size(ctx));
             reject(ctx, buf, len, source, why);
             ioc_req_free(ctx, r);

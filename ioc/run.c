@@ -155,8 +155,8 @@ void ioc_refuse(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int e
     snprintf(full, sizeof full, "%s", msg);
     if (payload_messages(h) && ioc_drain_payload(ctx, h, source, &eb) < 0) {
         /* The client's sends then end only at its timeout: say why. */
-        fprintf(stderr, "h5sf: IOC rank %d could not take the payload of rank %d's refused write: %s\n",
-                ctx->rank, source, eb.msg);
+        fprintf(stderr, "h5sf: IOC rank %d could not take the payload of rank %d's refused write: %s\n", ctx->rank,
+                source, eb.msg);
         snprintf(full, sizeof full, "%.200s; its payload was not taken: %.160s", msg, eb.msg);
     }
     ioc_reply_error(ctx, h, source, err, full);
@@ -181,8 +181,7 @@ void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, 
 
 /* ---- file I/O ----------------------------------------------------------- */
 
-static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t *rep, int err, uint64_t n,
-                     uint64_t off)
+static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t *rep, int err, uint64_t n, uint64_t off)
 {
     rep->status = err ? err : EIO;
     snprintf(rep->msg, sizeof rep->msg,
@@ -241,8 +240,7 @@ static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
 static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
 {
     struct iovec      iov[H5SF_SYSIO_BATCH];
-    h5sf_sysio_xfer_t x = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank,
-                           .stuck = true};
+    h5sf_sysio_xfer_t x = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank, .stuck = true};
     size_t            s = 0;
     for (;;) {
         while (s < ns && mb[segs[s].m].failed)
@@ -276,7 +274,7 @@ static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t 
 /* Buffer of round k: with two, they alternate, so the payload of the next
  * round moves over MPI while this round's pieces are on the disk. */
 static unsigned char *round_buf(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? m->slot2 : m->slot; }
-static int round_ix(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? 1 : 0; }
+static int            round_ix(const member_t *m, uint64_t k) { return (k & 1) && m->slot2 ? 1 : 0; }
 
 /* Post the messages of chunk k on its buffer: receives of a write's
  * payload, sends of a read's (payload.c decides how many). */
@@ -335,14 +333,14 @@ static bool local_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
     unsigned char *p = m->slot;
     uint64_t       n = m->n;
     uv_mutex_lock(&ctx->lock);
-    bool gone = r->local->detached;
+    bool gone      = r->local->detached;
     r->local->busy = !gone;
     uv_mutex_unlock(&ctx->lock);
     if (gone)
         return false;
     while (n > 0 && m->mc.i < r->h.count) {
-        uint64_t len = r->lens[m->mc.i] - m->mc.po;
-        len          = len < n ? len : n;
+        uint64_t len     = r->lens[m->mc.i] - m->mc.po;
+        len              = len < n ? len : n;
         unsigned char *c = (unsigned char *)r->mem[m->mc.i] + m->mc.po;
         if (len)
             memcpy(to_client ? c : p, to_client ? p : c, (size_t)len);
@@ -476,27 +474,26 @@ static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
         case H5SF_WIRE_GET_SIZE:
             if (h5sf_sysio_size(sf->fd, &rep->value) < 0) {
                 err = errno;
-                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fstat of subfile %s failed: %s (errno %d)",
-                         ctx->rank, sf->path, strerror(err), err);
+                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fstat of subfile %s failed: %s (errno %d)", ctx->rank,
+                         sf->path, strerror(err), err);
             }
             break;
         case H5SF_WIRE_TRUNCATE:
             if (h5sf_sysio_truncate(sf->fd, r->h.arg) < 0) {
                 err = errno;
                 snprintf(rep->msg, sizeof rep->msg,
-                         "IOC rank %d: truncating subfile %s to %llu bytes failed: %s (errno %d)", ctx->rank,
-                         sf->path, (unsigned long long)r->h.arg, strerror(err), err);
+                         "IOC rank %d: truncating subfile %s to %llu bytes failed: %s (errno %d)", ctx->rank, sf->path,
+                         (unsigned long long)r->h.arg, strerror(err), err);
             }
             break;
         case H5SF_WIRE_FSYNC:
             if (h5sf_sysio_sync(sf->fd, ctx->rank) < 0) {
                 err = errno;
-                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fsync of subfile %s failed: %s (errno %d)",
-                         ctx->rank, sf->path, strerror(err), err);
+                snprintf(rep->msg, sizeof rep->msg, "IOC rank %d: fsync of subfile %s failed: %s (errno %d)", ctx->rank,
+                         sf->path, strerror(err), err);
             }
             break;
-        default:
-            break;
+        default: break;
     }
     if (err)
         rep->status = err;

@@ -24,7 +24,7 @@
  * contexts was a data race (TSan, unit_sched_mt): the source is an atomic
  * Weyl sequence, hashed (lowbias32). */
 static _Atomic uint32_t prio_weyl;
-static uint32_t next_prio(void)
+static uint32_t         next_prio(void)
 {
     uint32_t x = atomic_fetch_add_explicit(&prio_weyl, 0x9E3779B9u, memory_order_relaxed);
     x ^= x >> 16;
@@ -140,8 +140,7 @@ static void link_overlaps(ioc_req_t *t, ioc_req_t *r)
         return; /* t and its right subtree start at or after r's end */
     /* Extents overlap often without any shared byte (interleaved strided
      * writes of several ranks): only a real overlap orders the two. */
-    if (t->hi > r->lo && (t->h.op == H5SF_WIRE_WRITE || r->h.op == H5SF_WIRE_WRITE) &&
-        ioc_pieces_overlap(t, r))
+    if (t->hi > r->lo && (t->h.op == H5SF_WIRE_WRITE || r->h.op == H5SF_WIRE_WRITE) && ioc_pieces_overlap(t, r))
         add_dependent(t, r);
     link_overlaps(t->tr, r);
 }
@@ -166,8 +165,8 @@ bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b)
         return true;
     if (a->h.count > b->h.count) {
         const ioc_req_t *t = a;
-        a = b;
-        b = t;
+        a                  = b;
+        b                  = t;
     }
     for (uint64_t i = 0; i < a->h.count; i++) {
         uint64_t lo = a->offs[i], hi = lo + a->lens[i];
@@ -183,9 +182,9 @@ bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b)
 void ioc_req_extent(ioc_req_t *r)
 {
     uint64_t end = 0;
-    r->lo     = UINT64_MAX;
-    r->hi     = 0;
-    r->sorted = true;
+    r->lo        = UINT64_MAX;
+    r->hi        = 0;
+    r->sorted    = true;
     for (uint64_t i = 0; i < r->h.count; i++) {
         if (r->offs[i] < end)
             r->sorted = false;

@@ -79,20 +79,20 @@ typedef struct ioc_bell {
 } ioc_bell_t;
 
 struct ioc_shm {
-    unsigned char *map;     /* the node's area (NULL: a private bell)   */
+    unsigned char *map; /* the node's area (NULL: a private bell)   */
     size_t         maplen;
-    ioc_bell_t    *bells;   /* at the start of map, one per node rank   */
-    bool           alone;   /* every rank of the context is on the node */
-    uint64_t       seg;     /* bytes per rank, 0: no payloads here      */
-    int           *idx;     /* ctx rank -> segment number, -1: off node */
+    ioc_bell_t    *bells; /* at the start of map, one per node rank   */
+    bool           alone; /* every rank of the context is on the node */
+    uint64_t       seg;   /* bytes per rank, 0: no payloads here      */
+    int           *idx;   /* ctx rank -> segment number, -1: off node */
     int            size;
-    unsigned char *segs;    /* the segments, after the bells            */
-    unsigned char *own;     /* this rank's segment                      */
+    unsigned char *segs;     /* the segments, after the bells            */
+    unsigned char *own;      /* this rank's segment                      */
     int            reserved; /* 0: not yet, 1: done, -1: failed: unused  */
     /* The ring over `own`: regions in the order they were taken. */
     struct {
         uint64_t        off, len;
-        bool            busy;   /* request not finished (or given up)  */
+        bool            busy; /* request not finished (or given up)  */
         h5sf_ioc_req_t *q;
     } r[SHM_RING_MAX];
     int first, n;
@@ -108,7 +108,7 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
     name[0]            = '\0';
     if (nrank == 0) {
         snprintf(name, namesz, "/h5sf-%ld-%u-%lx", (long)getpid(), made++, (unsigned long)ioc_now_ns());
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        fd      = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
         int err = fd < 0 ? errno : ftruncate(fd, (off_t)len) < 0 ? errno : 0;
         if (err) {
             if (fd >= 0) {
@@ -125,8 +125,9 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
         if (nrank == 0 && name[0])
             shm_unlink(name);
         name[0] = '\0';
-        return h5sf_fail(e, 0, "cannot tell the node's ranks the name of the shared-memory object (MPI_Bcast "
-                               "failed)");
+        return h5sf_fail(e, 0,
+                         "cannot tell the node's ranks the name of the shared-memory object (MPI_Bcast "
+                         "failed)");
     }
     if (!name[0] && nrank != 0)
         return h5sf_fail(e, 0, "the node's first rank could not make the shared-memory object");
@@ -153,9 +154,11 @@ static int area_size(uint64_t seg, int nsize, size_t bells, uint64_t *segp, size
     uint64_t page = pg > 0 ? (uint64_t)pg : 4096;
     uint64_t most = (uint64_t)INT64_MAX < (uint64_t)SIZE_MAX ? (uint64_t)INT64_MAX : (uint64_t)SIZE_MAX;
     if (seg > most - bells || (seg + page - 1) / page * page > (most - bells) / (uint64_t)nsize)
-        return h5sf_fail(e, EOVERFLOW, "H5SF_IOC_SHM=%llu bytes per rank: %d ranks of this node would need more "
+        return h5sf_fail(e, EOVERFLOW,
+                         "H5SF_IOC_SHM=%llu bytes per rank: %d ranks of this node would need more "
                          "shared memory than one object can hold; payloads to the node's IOCs travel as MPI "
-                         "messages", (unsigned long long)seg, nsize);
+                         "messages",
+                         (unsigned long long)seg, nsize);
     *segp = (seg + page - 1) / page * page;
     *len  = bells + (size_t)(*segp * (uint64_t)nsize);
     return 0;
@@ -166,12 +169,12 @@ static int area_size(uint64_t seg, int nsize, size_t bells, uint64_t *segp, size
  * every rank of the node. */
 int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
 {
-    MPI_Comm node = MPI_COMM_NULL;
-    int      nrank = 0, nsize = 0, ok = 0, all = 0, ret = 0, *ranks = NULL;
-    char     name[64] = "";
-    uint64_t least = seg;
-    size_t   bells, len = 0;
-    ioc_shm_t *s   = NULL;
+    MPI_Comm   node  = MPI_COMM_NULL;
+    int        nrank = 0, nsize = 0, ok = 0, all = 0, ret = 0, *ranks = NULL;
+    char       name[64] = "";
+    uint64_t   least    = seg;
+    size_t     bells, len = 0;
+    ioc_shm_t *s = NULL;
 
     ctx->shm = NULL;
     if (ctx->size == 1) { /* nobody to share with: only a bell, private */
@@ -208,8 +211,7 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     if (make_object(node, nrank, len, name, sizeof name, e) == 0) {
         s     = calloc(1, sizeof *s);
         ranks = malloc((size_t)nsize * sizeof *ranks);
-        if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) &&
-            (s->map = map_object(name, len)))
+        if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
             ok = 1;
     }
     /* Everyone has mapped it (or failed): the name can go. */
@@ -249,8 +251,10 @@ done:
     /* The caller goes on without it; say so once, not silently. */
     static atomic_bool said;
     if (ret < 0 && nrank == 0 && !atomic_exchange(&said, true))
-        fprintf(stderr, "h5sf: IOC rank %d: no shared memory for payloads on this node (%s); they travel as MPI "
-                        "messages\n", ctx->rank, e->msg);
+        fprintf(stderr,
+                "h5sf: IOC rank %d: no shared memory for payloads on this node (%s); they travel as MPI "
+                "messages\n",
+                ctx->rank, e->msg);
     return ret;
 }
 
@@ -396,7 +400,7 @@ int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *o
     uint64_t at = ring_fit(s, n);
     if (at == UINT64_MAX)
         return -1;
-    int i     = (s->first + s->n) % SHM_RING_MAX;
+    int i        = (s->first + s->n) % SHM_RING_MAX;
     s->r[i].off  = at;
     s->r[i].len  = n;
     s->r[i].busy = true;

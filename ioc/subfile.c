@@ -136,8 +136,8 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
         uv_mutex_unlock(&ctx->lock);
         free(sf->path);
         free(sf);
-        return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank,
-                         strerror(err), err);
+        return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank, strerror(err),
+                         err);
     }
     sf->flags   = flags & ~(O_CREAT | O_TRUNC | O_EXCL);
     sf->file_id = file_id;
@@ -170,11 +170,13 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
     while ((sf->active || sf->barrier || sf->held) && ioc_now_ns() - t0 < limit)
         uv_cond_timedwait(&ctx->cond, &ctx->lock, 100u * 1000000u);
     if (sf->active || sf->barrier || sf->held) {
-        size_t n = sf->active;
+        size_t n         = sf->active;
         ctx->close_stuck = true;
         uv_mutex_unlock(&ctx->lock);
-        return h5sf_fail(e, ETIMEDOUT, "subfile %s still has %zu requests running on IOC rank %d after %d s; "
-                         "not closed", sf->path, n, ctx->rank, ctx->timeout_s);
+        return h5sf_fail(e, ETIMEDOUT,
+                         "subfile %s still has %zu requests running on IOC rank %d after %d s; "
+                         "not closed",
+                         sf->path, n, ctx->rank, ctx->timeout_s);
     }
     *pp = sf->next;
     if (sf->fd >= 0)

@@ -72,8 +72,7 @@ static const char *target = "h5sf";
 static int redirect_mode(void)
 {
     const char *v = getenv("H5SF_REDIRECT_MPIO");
-    if (!v || !*v || !strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-        !strcasecmp(v, "off"))
+    if (!v || !*v || !strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
         return 0;
     if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
         return 1;
@@ -83,8 +82,10 @@ static int redirect_mode(void)
     }
     static int said;
     if (!said++)
-        fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=\"%.100s\": expected 1 (redirect H5Pset_fapl_mpio to h5sf), "
-                        "subfiling (to HDF5's built-in subfiling driver) or 0 (leave it alone)\n", v);
+        fprintf(stderr,
+                SHIM ": H5SF_REDIRECT_MPIO=\"%.100s\": expected 1 (redirect H5Pset_fapl_mpio to h5sf), "
+                     "subfiling (to HDF5's built-in subfiling driver) or 0 (leave it alone)\n",
+                v);
     return -1;
 }
 
@@ -135,17 +136,19 @@ static herr_t select_h5sf(hid_t fapl_id)
         h5sf_driver_id = H5Pget_driver(fapl_id);
         return 0;
     }
-    H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, target, NULL); } H5E_END_TRY
+    H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, target, NULL); }
+    H5E_END_TRY
     if (ret < 0 && !tried_install_dir) {
         tried_install_dir = 1;
         add_installed_plugin_dir();
-        H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, target, NULL); } H5E_END_TRY
+        H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, target, NULL); }
+        H5E_END_TRY
     }
     if (ret >= 0)
         h5sf_driver_id = H5Pget_driver(fapl_id);
     else
         fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=1 but the h5sf driver plugin cannot be loaded; set "
-                        "HDF5_PLUGIN_PATH to the directory that holds libh5sf.so (<prefix>/lib/h5sf/<mpi>)\n");
+                             "HDF5_PLUGIN_PATH to the directory that holds libh5sf.so (<prefix>/lib/h5sf/<mpi>)\n");
     return ret;
 }
 
@@ -164,7 +167,7 @@ herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
      * rejects MPI_COMM_NULL and duplicates comm and info. */
     if (H5Pset_mpi_params(fapl_id, comm, info) < 0) {
         fprintf(stderr, SHIM ": H5Pset_fapl_mpio redirected to h5sf: H5Pset_mpi_params failed "
-                        "(not a file access property list, or an invalid communicator)\n");
+                             "(not a file access property list, or an invalid communicator)\n");
         return -1;
     }
     return select_h5sf(fapl_id);
@@ -175,7 +178,8 @@ herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
     static get_mpio_fn real;
     if (h5sf_driver_id >= 0 && redirect_mode() == 1) {
         hid_t drv = H5I_INVALID_HID;
-        H5E_BEGIN_TRY { drv = H5Pget_driver(fapl_id); } H5E_END_TRY
+        H5E_BEGIN_TRY { drv = H5Pget_driver(fapl_id); }
+        H5E_END_TRY
         if (drv == h5sf_driver_id) { /* a redirected fapl: answer as MPI-IO would (duplicates) */
             /* H5Pget_fapl_mpio takes NULL for either; H5Pget_mpi_params does not. */
             MPI_Comm c = MPI_COMM_NULL;
@@ -214,9 +218,8 @@ static hid_t remember_open(hid_t file, hid_t fapl)
     unsigned long no  = 0;
     if (file < 0 || h5sf_driver_id < 0)
         return file;
-    H5E_BEGIN_TRY {
-        drv = H5Pget_driver(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl);
-    } H5E_END_TRY
+    H5E_BEGIN_TRY { drv = H5Pget_driver(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl); }
+    H5E_END_TRY
     if (drv != h5sf_driver_id || H5Fget_fileno(file, &no) < 0)
         return file;
     if (n_h5sf_filenos == cap_h5sf_filenos) {
@@ -224,7 +227,7 @@ static hid_t remember_open(hid_t file, hid_t fapl)
         unsigned long *p   = realloc(h5sf_filenos, cap * sizeof *p);
         if (!p) {
             fprintf(stderr, SHIM ": out of memory noting an h5sf file; H5Fget/set_mpi_atomicity on it will "
-                            "go to HDF5\n");
+                                 "go to HDF5\n");
             return file;
         }
         h5sf_filenos     = p;
@@ -257,8 +260,7 @@ static int config_file_of(const char *name, char *cfg, size_t n)
         return -1;
     if (dir && *dir) {
         slash = strrchr(name, '/');
-        w     = snprintf(cfg, n, "%s/%s.subfile_%llu.config", dir, slash ? slash + 1 : name,
-                         (unsigned long long)st.st_ino);
+        w = snprintf(cfg, n, "%s/%s.subfile_%llu.config", dir, slash ? slash + 1 : name, (unsigned long long)st.st_ino);
     }
     else
         w = snprintf(cfg, n, "%s.subfile_%llu.config", name, (unsigned long long)st.st_ino);
@@ -297,7 +299,8 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
     if (redirect_mode() != 1)
         return real(name, flags, fapl_id);
     hid_t drv = H5I_INVALID_HID, src = fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id;
-    H5E_BEGIN_TRY { drv = H5Pget_driver(src); } H5E_END_TRY
+    H5E_BEGIN_TRY { drv = H5Pget_driver(src); }
+    H5E_END_TRY
     /* A serial open: this process alone decides. */
     if (drv >= 0 && drv == H5FD_SEC2 && is_subfiled(name)) {
         hid_t fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
@@ -313,11 +316,12 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
      * collectively. */
     if (drv >= 0 && drv == h5sf_driver_id) {
         static set_mpio_fn set_real;
-        MPI_Comm comm = MPI_COMM_NULL;
-        MPI_Info info = MPI_INFO_NULL;
-        hid_t    fapl = H5I_INVALID_HID, ret = H5I_INVALID_HID;
-        herr_t   got  = -1;
-        H5E_BEGIN_TRY { got = H5Pget_mpi_params(src, &comm, &info); } H5E_END_TRY
+        MPI_Comm           comm = MPI_COMM_NULL;
+        MPI_Info           info = MPI_INFO_NULL;
+        hid_t              fapl = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+        herr_t             got = -1;
+        H5E_BEGIN_TRY { got = H5Pget_mpi_params(src, &comm, &info); }
+        H5E_END_TRY
         if (got < 0 || comm == MPI_COMM_NULL || !plain_on_rank0(name, comm))
             ret = remember_open(real(name, flags, fapl_id), fapl_id);
         else {
@@ -375,9 +379,8 @@ hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id)
         return H5I_INVALID_HID;
     if (redirect_mode() == 1 && (flags & H5F_ACC_TRUNC) && is_subfiled(name)) {
         hid_t drv = H5I_INVALID_HID;
-        H5E_BEGIN_TRY {
-            drv = H5Pget_driver(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id);
-        } H5E_END_TRY
+        H5E_BEGIN_TRY { drv = H5Pget_driver(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id); }
+        H5E_END_TRY
         if (drv >= 0 && drv == H5FD_SEC2)
             remove_subfiled_pieces(name);
     }
@@ -396,8 +399,7 @@ int MPI_Init(int *argc, char ***argv)
         int rank = 0;
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)
-            fprintf(stderr, SHIM ": H5SF_PRELOAD_THREAD_MULTIPLE=1 but MPI provides thread level %d only\n",
-                    provided);
+            fprintf(stderr, SHIM ": H5SF_PRELOAD_THREAD_MULTIPLE=1 but MPI provides thread level %d only\n", provided);
     }
     return rc;
 }
@@ -416,7 +418,8 @@ static int is_h5sf_file(hid_t file_id)
     herr_t        r  = -1;
     if (h5sf_driver_id < 0 || redirect_mode() != 1)
         return 0;
-    H5E_BEGIN_TRY { r = H5Fget_fileno(file_id, &no); } H5E_END_TRY
+    H5E_BEGIN_TRY { r = H5Fget_fileno(file_id, &no); }
+    H5E_END_TRY
     for (size_t i = 0; r >= 0 && i < n_h5sf_filenos; i++)
         if (h5sf_filenos[i] == no)
             return 1;
@@ -430,7 +433,7 @@ herr_t H5Fset_mpi_atomicity(hid_t file_id, hbool_t flag)
         if (!flag)
             return 0; /* non-atomic is what h5sf provides anyway */
         fprintf(stderr, SHIM ": H5Fset_mpi_atomicity(true) on a file redirected to h5sf: MPI atomic mode "
-                        "is an MPI-IO feature that h5sf does not provide\n");
+                             "is an MPI-IO feature that h5sf does not provide\n");
         return -1;
     }
     if (!real && !(real = (set_atom_fn)next_symbol("H5Fset_mpi_atomicity")))

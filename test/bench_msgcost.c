@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
     if (!f)
         die("H5FDopen");
-    H5FD_h5sf_layout_t l;
+    H5FD_h5sf_layout_t  l;
     H5FD_h5sf_layout_t *lp = &l;
     if (H5FDctl(f, H5FD_H5SF_CTL_GET_LAYOUT, 0, NULL, (void **)&lp) < 0 || l.ioc_count < 2)
         die("two IOCs (run on two nodes)");
@@ -185,14 +185,14 @@ int main(int argc, char **argv)
             }
             quiet_barrier();
             if (g_rank == 1)
-                printf("%-10zu %-13s %12.1f %12.1f %12.1f %10.1f\n", s, remote ? "other node" : "same node",
-                       w * 1e6, r * 1e6, p * 1e6, s / w / 1e6);
+                printf("%-10zu %-13s %12.1f %12.1f %12.1f %10.1f\n", s, remote ? "other node" : "same node", w * 1e6,
+                       r * 1e6, p * 1e6, s / w / 1e6);
             fflush(stdout);
         }
 
     /* All ranks at once at IOC 0: its service rate. */
     quiet_barrier();
-    const int n = 300;
+    const int n    = 300;
     double    mine = 0, slowest = 0;
     if (g_rank != 0) { /* rank 0 is IOC 0: its own requests skip MPI */
         double t0 = now();
@@ -214,14 +214,15 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/bench-vec.h5", argv[1]);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0 ||
-        H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, "stripe_size=4096,stripe_count=8,ioc=per_node,channel=ioc,threads=2") < 0 ||
+        H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME,
+                              "stripe_size=4096,stripe_count=8,ioc=per_node,channel=ioc,threads=2") < 0 ||
         !(f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40)))
         die("open vector file");
     enum { KMAX = 4096 };
-    static haddr_t   addrs[KMAX];
-    static size_t    lens[KMAX];
+    static haddr_t     addrs[KMAX];
+    static size_t      lens[KMAX];
     static const void *bufs[KMAX];
-    static H5FD_mem_t types[KMAX];
+    static H5FD_mem_t  types[KMAX];
     if (H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)KMAX * 4096 * (haddr_t)g_size) < 0)
         die("H5FDset_eoa");
     if (g_rank == 0)
@@ -234,8 +235,8 @@ int main(int argc, char **argv)
             types[i] = H5FD_MEM_DRAW;
         }
         quiet_barrier();
-        double best = 1e30;
-        uint64_t m0 = messages(f);
+        double   best = 1e30;
+        uint64_t m0   = messages(f);
         for (int b = 0; b < 5; b++) {
             double t0 = now();
             if (g_rank == 1 && H5FDwrite_vector(f, H5P_DEFAULT, (uint32_t)K, types, addrs, lens, bufs) < 0)

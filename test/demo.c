@@ -27,13 +27,13 @@
 #include <hdf5.h>
 #include "h5sf.h"
 
-#define DEMO_CONFIG  "stripe_size=256KiB,stripe_count=4"
-#define FIELD_ROWS   256 /* per rank */
-#define FIELD_COLS   512
-#define BLOCK        1024 /* ints per 4 KiB block */
-#define BLOCKS       64   /* per rank */
-#define CHUNK_ROWS   100  /* per rank */
-#define CHUNK_COLS   300
+#define DEMO_CONFIG "stripe_size=256KiB,stripe_count=4"
+#define FIELD_ROWS  256 /* per rank */
+#define FIELD_COLS  512
+#define BLOCK       1024 /* ints per 4 KiB block */
+#define BLOCKS      64   /* per rank */
+#define CHUNK_ROWS  100  /* per rank */
+#define CHUNK_COLS  300
 
 static int rank, nranks;
 
@@ -46,10 +46,10 @@ static void die(const char *what)
     fprintf(stderr, "[rank %d] h5sf_demo: %s failed\n", rank, what);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) < 0)                                                                            \
-            die(#call);                                                                            \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0)                                                                                                \
+            die(#call);                                                                                                \
     } while (0)
 
 static hid_t demo_fapl(void)
@@ -111,8 +111,8 @@ static void write_file(const char *path)
         hsize_t dims[2] = {N * FIELD_ROWS, FIELD_COLS}, start[2] = {R * FIELD_ROWS, 0},
                 count[2] = {FIELD_ROWS, FIELD_COLS};
         hid_t  fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, count, NULL);
-        hid_t  d  = H5Dcreate2(f, "field", H5T_IEEE_F32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        float *b  = malloc(sizeof *b * FIELD_ROWS * FIELD_COLS);
+        hid_t  d = H5Dcreate2(f, "field", H5T_IEEE_F32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        float *b = malloc(sizeof *b * FIELD_ROWS * FIELD_COLS);
         TRY(d);
         if (!b)
             die("malloc");
@@ -139,8 +139,8 @@ static void write_file(const char *path)
         hsize_t dims = N * BLOCK * BLOCKS, start = R * BLOCK, stride = N * BLOCK, count = BLOCKS, block = BLOCK;
         hsize_t n  = BLOCK * BLOCKS;
         hid_t   fs = H5Screate_simple(1, &dims, NULL), ms = H5Screate_simple(1, &n, NULL);
-        hid_t   d  = H5Dcreate2(f, "strided", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        int    *b  = malloc(sizeof *b * n);
+        hid_t   d = H5Dcreate2(f, "strided", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        int    *b = malloc(sizeof *b * n);
         TRY(d);
         if (!b)
             die("malloc");
@@ -160,8 +160,8 @@ static void write_file(const char *path)
         hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
         TRY(H5Pset_chunk(dcpl, 2, chunk));
         hid_t fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, count, NULL);
-        hid_t d  = H5Dcreate2(f, "chunked", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        int  *b  = malloc(sizeof *b * CHUNK_ROWS * CHUNK_COLS);
+        hid_t d = H5Dcreate2(f, "chunked", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        int  *b = malloc(sizeof *b * CHUNK_ROWS * CHUNK_COLS);
         TRY(d);
         if (!b)
             die("malloc");
@@ -184,8 +184,8 @@ static void write_file(const char *path)
 /* Every rank reads every dataset whole; returns the number of bad values. */
 static long verify_file(const char *path, long *values)
 {
-    const hsize_t N   = (hsize_t)nranks;
-    long          bad = 0;
+    const hsize_t N    = (hsize_t)nranks;
+    long          bad  = 0;
     hid_t         fapl = demo_fapl();
     hid_t         f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     TRY(f);
@@ -296,8 +296,8 @@ int main(int argc, char **argv)
         printf("  file      %s (driver h5sf, %s)\n", path, DEMO_CONFIG);
         printf("  ranks     %d (MPI thread level %s)\n", nranks,
                provided >= MPI_THREAD_MULTIPLE ? "MULTIPLE: IOC channel available" : "below MULTIPLE: direct channel");
-        printf("  /field    %d x %d float, a band of %d rows per rank, attributes units, time\n",
-               nranks * FIELD_ROWS, FIELD_COLS, FIELD_ROWS);
+        printf("  /field    %d x %d float, a band of %d rows per rank, attributes units, time\n", nranks * FIELD_ROWS,
+               FIELD_COLS, FIELD_ROWS);
         printf("  /strided  %d int, 4 KiB blocks dealt round-robin over the ranks\n", nranks * BLOCK * BLOCKS);
         printf("  /chunked  %d x %d int, 64 x 64 chunks\n", nranks * CHUNK_ROWS, CHUNK_COLS);
         printf("  wrote     %.1f MiB collectively in %.3f s\n", mib, t1 - t0);

@@ -14,8 +14,11 @@ int H5get_libversion(unsigned *maj, unsigned *min, unsigned *rel)
     unsigned    a = 0, b = 0, c = 0;
     if (!v || sscanf(v, "%u.%u.%u", &a, &b, &c) != 3)
         return -1;
-    if (maj) *maj = a;
-    if (min) *min = b;
-    if (rel) *rel = c;
+    if (maj)
+        *maj = a;
+    if (min)
+        *min = b;
+    if (rel)
+        *rel = c;
     return 0;
 }

@@ -99,8 +99,8 @@ static void set_case(const char *c)
 /* The same variables on every rank again. */
 static void reset_env(void)
 {
-    const char *vars[] = {"H5SF_FSYNC", "H5SF_STATS", "H5SF_STRIPE_SIZE", "H5SF_STRIPE_COUNT", "H5SF_IOC",
-                          "H5SF_THREADS"};
+    const char *vars[] = {"H5SF_FSYNC",        "H5SF_STATS", "H5SF_STRIPE_SIZE",
+                          "H5SF_STRIPE_COUNT", "H5SF_IOC",   "H5SF_THREADS"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     set("H5SF_CHANNEL", the_channel);
@@ -110,7 +110,7 @@ static void reset_env(void)
 static void check_layout(const char *c, hid_t f)
 {
     H5FD_h5sf_layout_t l;
-    bool               stripe = !strcmp(c, "stripe") || !strcmp(c, "all");
+    bool               stripe  = !strcmp(c, "stripe") || !strcmp(c, "all");
     int                want_ch = strcmp(the_channel, "ioc") ? H5FD_H5SF_CHANNEL_DIRECT : H5FD_H5SF_CHANNEL_IOC;
     if (H5FD_h5sf_get_layout(f, &l) < 0) {
         CHECK(0, "%s: H5FD_h5sf_get_layout failed", c);
@@ -136,7 +136,7 @@ static void write_case(const char *c, const char *path)
     if (f >= 0) {
         check_layout(c, f);
         hid_t sp = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &count, NULL);
-        hid_t d  = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
         CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, sp, H5P_DEFAULT, buf) >= 0, "%s: H5Dwrite failed", c);
         CHECK(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0, "%s: H5Fflush failed", c);

@@ -153,7 +153,7 @@ static int try_create(const char *path, const char *cfg, rl_errtext_t *t, int *s
     hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0)
         rl_errors(t);
-    int n = rl_count(f >= 0);
+    int n  = rl_count(f >= 0);
     *split = n != 0 && n != rl_size;
     if (f >= 0) {
         hid_t d = rl_dset_create(f, "d", 4096);
@@ -247,8 +247,7 @@ int main(int argc, char **argv)
         return 2;
     }
     snprintf(dir, sizeof dir, "%s", argv[1]);
-    snprintf(base_cfg, sizeof base_cfg, "channel=%s,ioc=total:2,stripe_size=4096",
-             argc > 2 ? argv[2] : "ioc");
+    snprintf(base_cfg, sizeof base_cfg, "channel=%s,ioc=total:2,stripe_size=4096", argc > 2 ? argv[2] : "ioc");
     rl_mkdir(dir);
     if (rl_rank == 0) { /* files of an earlier run would look like leftovers of failed creates */
         DIR           *dp = opendir(dir);

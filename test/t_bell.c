@@ -136,8 +136,8 @@ int main(int argc, char **argv)
         after = thread_switches("h5sf-progress");
         printf("t_bell: the idle progress thread woke %ld times in 1 s\n", after - before);
         CHECK(before >= 0 && after >= 0, "no thread named h5sf-progress on the IOC rank");
-        CHECK(after - before <= IDLE_MAX, "the idle progress thread woke %ld times in 1 s (at most %d)",
-              after - before, IDLE_MAX);
+        CHECK(after - before <= IDLE_MAX, "the idle progress thread woke %ld times in 1 s (at most %d)", after - before,
+              IDLE_MAX);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 

@@ -18,14 +18,14 @@
 
 static int rank, size, failures;
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fputc('\n', stderr);                                                                             \
-            failures++;                                                                                      \
-        }                                                                                                    \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 /* Sum of every rank's failures; rank 0 prints the verdict.  Exit status. */

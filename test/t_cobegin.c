@@ -24,10 +24,10 @@
 #include "h5sf.h"
 #include "t_check.h"
 
-#define S     65536 /* stripe size */
-#define NSUB  4
-#define NBLK  2                          /* blocks per rank, one call each */
-#define BLK   (NSUB * S / sizeof(int))   /* ints per block: 4 stripes      */
+#define S    65536 /* stripe size */
+#define NSUB 4
+#define NBLK 2                        /* blocks per rank, one call each */
+#define BLK  (NSUB * S / sizeof(int)) /* ints per block: 4 stripes      */
 
 static int value(uint64_t i) { return (int)(i * 2654435761u) ^ 0x3c3c3c3c; }
 
@@ -57,8 +57,9 @@ static void check_inflight(hid_t f, const char *what, int want)
     h5sf_stats_t st;
     memset(&st, 0, sizeof st);
     CHECK(H5FD_h5sf_get_stats(f, &st) >= 0, "%s: cannot get the statistics", what);
-    CHECK(st.cobegin_max_inflight == (uint64_t)want, "%s: at most %llu subfile transfers were in flight at once, want %d",
-          what, (unsigned long long)st.cobegin_max_inflight, want);
+    CHECK(st.cobegin_max_inflight == (uint64_t)want,
+          "%s: at most %llu subfile transfers were in flight at once, want %d", what,
+          (unsigned long long)st.cobegin_max_inflight, want);
 }
 
 /* A 1-D int dataset of n elements, no fill; *sp gets its dataspace. */
@@ -117,7 +118,8 @@ static void check_subfiles(const char *dir, haddr_t addr)
         for (size_t i = 0; i < BLK; i++) {
             uint64_t a = addr + (first(b) + i) * sizeof(int), k = a / S;
             int      v = 0;
-            if (pread(fds[k % NSUB], &v, sizeof v, (off_t)((k / NSUB) * S + a % S)) != sizeof v || v != value(first(b) + i))
+            if (pread(fds[k % NSUB], &v, sizeof v, (off_t)((k / NSUB) * S + a % S)) != sizeof v ||
+                v != value(first(b) + i))
                 if (bad++ == 0)
                     CHECK(0, "block %d: int %zu in the subfiles is %d, want %d", b, i, v, value(first(b) + i));
         }
@@ -167,11 +169,11 @@ static void read_file(const char *path)
 static void strided_file(const char *path)
 {
     const size_t iblk = 1024; /* ints per 4 KiB block */
-    hsize_t      n = (hsize_t)SPB * (hsize_t)size * iblk, start = (hsize_t)rank * iblk,
-            stride = (hsize_t)size * iblk, count = SPB, blk = iblk, mn = (hsize_t)SPB * iblk;
-    int         *buf = malloc(mn * sizeof(int)), *got = malloc(mn * sizeof(int));
-    const char  *ch     = getenv("H5SF_CHANNEL");
-    bool         direct = ch && !strcmp(ch, "direct");
+    hsize_t      n = (hsize_t)SPB * (hsize_t)size * iblk, start = (hsize_t)rank * iblk, stride = (hsize_t)size * iblk,
+            count = SPB, blk = iblk, mn = (hsize_t)SPB * iblk;
+    int        *buf = malloc(mn * sizeof(int)), *got = malloc(mn * sizeof(int));
+    const char *ch     = getenv("H5SF_CHANNEL");
+    bool        direct = ch && !strcmp(ch, "direct");
     for (size_t i = 0; i < mn; i++)
         buf[i] = value(start + (i / iblk) * stride + i % iblk);
     hid_t p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);

@@ -49,7 +49,7 @@
 #define IGNORE_IF_UNKNOWN 0
 #define FL                (IGNORE_IF_UNKNOWN | H5FD_CTL_ROUTE_TO_TERMINAL_VFD_FLAG)
 
-static MPI_Comm comm;      /* the file's communicator */
+static MPI_Comm comm; /* the file's communicator */
 static int      crank, csize;
 static char     dir[2048], base[64];
 
@@ -60,10 +60,7 @@ static unsigned char value(uint64_t a, int pass)
 }
 
 /* Logical stripe of this rank's stripe k (subfile k) in region g. */
-static uint64_t stripe(int g, int k)
-{
-    return ((uint64_t)g * (uint64_t)csize + (uint64_t)crank) * NSUB + (uint64_t)k;
-}
+static uint64_t stripe(int g, int k) { return ((uint64_t)g * (uint64_t)csize + (uint64_t)crank) * NSUB + (uint64_t)k; }
 
 /* Bytes of the two regions of all ranks of the file. */
 static haddr_t file_end(void) { return (haddr_t)2 * (haddr_t)csize * NSUB * S; }
@@ -86,8 +83,8 @@ static hid_t h5sf_fapl(const char *extra)
 
 static H5FD_t *open_h5sf(const char *extra)
 {
-    char   path[8192];
-    hid_t  p = h5sf_fapl(extra);
+    char  path[8192];
+    hid_t p = h5sf_fapl(extra);
     snprintf(path, sizeof path, "%s/%s", dir, base);
     H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, p, (haddr_t)1 << 40);
     H5Pclose(p);
@@ -103,8 +100,8 @@ static H5FD_t *open_h5sf(const char *extra)
 static int want_most(void)
 {
     const char *ch = getenv("H5SF_CHANNEL"), *lw = getenv("H5SF_IOC_LOCAL_WRITES");
-    const char *v  = getenv("H5SF_POOL_THREADS");
-    int         t  = v && *v ? atoi(v) : NSUB;
+    const char *v = getenv("H5SF_POOL_THREADS");
+    int         t = v && *v ? atoi(v) : NSUB;
     if (ch && !strcmp(ch, "ioc") && lw && !strcmp(lw, "0"))
         return NSUB;
     return NSUB < t + 1 ? NSUB : t + 1;
@@ -123,8 +120,8 @@ static uint64_t inflight(H5FD_t *f, uint64_t flags)
 static long check_stripe(int g, int k, int pass, const char *what)
 {
     char           sp[8192];
-    unsigned char *b = malloc(S);
-    uint64_t       j = stripe(g, k);
+    unsigned char *b   = malloc(S);
+    uint64_t       j   = stripe(g, k);
     long           bad = 0;
     int            fd  = t_subfile(dir, base, k + 1, NSUB, sp, sizeof sp) == 0 ? open(sp, O_RDONLY) : -1;
     CHECK(fd >= 0, "%s: subfile %d of %s not found", what, k + 1, base);
@@ -134,8 +131,8 @@ static long check_stripe(int g, int k, int pass, const char *what)
     }
     else
         bad = S;
-    CHECK(bad == 0, "%s: stripe %llu (subfile %d): %ld bytes differ from pass %d", what,
-          (unsigned long long)j, k, bad, pass);
+    CHECK(bad == 0, "%s: stripe %llu (subfile %d): %ld bytes differ from pass %d", what, (unsigned long long)j, k, bad,
+          pass);
     if (fd >= 0)
         close(fd);
     free(b);
@@ -171,8 +168,7 @@ static void bracket_h5sf(void)
     /* Without a bracket: one transfer at a time. */
     for (int k = 0; k < NSUB; k++) {
         fill(buf[k], stripe(0, k) * S, S, 1);
-        CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "write %d failed",
-              k);
+        CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "write %d failed", k);
     }
     CHECK(inflight(f, 0) == 1, "without a bracket %llu transfers were in flight at once, want 1",
           (unsigned long long)inflight(f, 0));
@@ -188,11 +184,9 @@ static void bracket_h5sf(void)
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN failed");
     for (int k = 0; k < NSUB; k++)
         fill(buf[k], stripe(1, k) * S, S, 2);
-    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 0) * S, S, buf[0]) >= 0,
-          "bracketed write 0 failed");
+    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 0) * S, S, buf[0]) >= 0, "bracketed write 0 failed");
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "nested COBEGIN failed");
-    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 1) * S, S, buf[1]) >= 0,
-          "bracketed write 1 failed");
+    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 1) * S, S, buf[1]) >= 0, "bracketed write 1 failed");
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "nested COEND failed");
     if (direct) { /* the pool's transfers are counted when waited for: not yet */
         h5sf_stats_t st, *p = &st;
@@ -208,9 +202,8 @@ static void bracket_h5sf(void)
         CHECK(H5FDwrite_vector(f, H5P_DEFAULT, 2, t, a, n, b) >= 0, "bracketed vector write failed");
     }
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "COEND failed");
-    CHECK(inflight(f, 0) == (uint64_t)want_most(),
-          "in a bracket %llu transfers were in flight at once, want %d", (unsigned long long)inflight(f, 0),
-          want_most());
+    CHECK(inflight(f, 0) == (uint64_t)want_most(), "in a bracket %llu transfers were in flight at once, want %d",
+          (unsigned long long)inflight(f, 0), want_most());
     for (int k = 0; k < NSUB; k++)
         check_stripe(1, k, 2, "bracketed writes");
     MPI_Barrier(comm);
@@ -288,11 +281,13 @@ static void bracket_h5sf(void)
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "COEND (truncate) failed");
 
     /* COEND without COBEGIN fails; an unknown opcode follows the flags. */
-    H5E_BEGIN_TRY {
+    H5E_BEGIN_TRY
+    {
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) < 0, "COEND without COBEGIN succeeded");
         CHECK(H5FDctl(f, 1000, H5FD_CTL_FAIL_IF_UNKNOWN_FLAG, NULL, NULL) < 0,
               "h5sf: an unknown opcode with FAIL_IF_UNKNOWN succeeded");
-    } H5E_END_TRY
+    }
+    H5E_END_TRY
     CHECK(H5FDctl(f, 1000, IGNORE_IF_UNKNOWN, NULL, NULL) >= 0,
           "h5sf: an unknown opcode with IGNORE_IF_UNKNOWN failed");
     CHECK(H5FDctl(f, 1000, 0, NULL, NULL) >= 0, "h5sf: an unknown opcode without flags failed");
@@ -323,17 +318,16 @@ static void bracket_sec2(void)
         fill(b, 0, S, 6);
         memset(r, 0, S);
         H5FDset_eoa(f, H5FD_MEM_DRAW, S);
-        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0,
-              "sec2: COBEGIN with IGNORE_IF_UNKNOWN failed");
+        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "sec2: COBEGIN with IGNORE_IF_UNKNOWN failed");
         CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, S, b) >= 0, "sec2: write failed");
-        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0,
-              "sec2: COEND with IGNORE_IF_UNKNOWN failed");
-        H5E_BEGIN_TRY {
+        CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "sec2: COEND with IGNORE_IF_UNKNOWN failed");
+        H5E_BEGIN_TRY
+        {
             CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, H5FD_CTL_FAIL_IF_UNKNOWN_FLAG, NULL, NULL) < 0,
                   "sec2: COBEGIN with FAIL_IF_UNKNOWN succeeded");
-        } H5E_END_TRY
-        CHECK(H5FDread(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, S, r) >= 0 && memcmp(b, r, S) == 0,
-              "sec2: read back differs");
+        }
+        H5E_END_TRY
+        CHECK(H5FDread(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, S, r) >= 0 && memcmp(b, r, S) == 0, "sec2: read back differs");
         H5FDclose(f);
         unlink(path);
     }
@@ -367,16 +361,17 @@ static void bracket_splitter(void)
             buf[k] = malloc(S);
         /* Without routing the splitter ignores the opcodes (or fails them
          * with FAIL_IF_UNKNOWN): the writes run one at a time. */
-        H5E_BEGIN_TRY {
+        H5E_BEGIN_TRY
+        {
             CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, H5FD_CTL_FAIL_IF_UNKNOWN_FLAG, NULL, NULL) < 0,
                   "splitter: COBEGIN with FAIL_IF_UNKNOWN and no routing succeeded");
-        } H5E_END_TRY
+        }
+        H5E_END_TRY
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, IGNORE_IF_UNKNOWN, NULL, NULL) >= 0,
               "splitter: COBEGIN with IGNORE_IF_UNKNOWN failed");
         for (int k = 0; k < NSUB; k++) {
             fill(buf[k], stripe(0, k) * S, S, 7);
-            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0,
-                  "splitter: write failed");
+            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "splitter: write failed");
         }
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, IGNORE_IF_UNKNOWN, NULL, NULL) >= 0,
               "splitter: COEND with IGNORE_IF_UNKNOWN failed");
@@ -387,8 +382,7 @@ static void bracket_splitter(void)
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "splitter: routed COBEGIN failed");
         for (int k = 0; k < NSUB; k++) {
             fill(buf[k], stripe(1, k) * S, S, 8);
-            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, k) * S, S, buf[k]) >= 0,
-                  "splitter: write failed");
+            CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, k) * S, S, buf[k]) >= 0, "splitter: write failed");
         }
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "splitter: routed COEND failed");
         CHECK(inflight(f, H5FD_CTL_ROUTE_TO_TERMINAL_VFD_FLAG) == (uint64_t)want_most(),
@@ -421,22 +415,23 @@ static void bracket_fault(const char *extra)
     for (int k = 0; k < NSUB; k++) {
         buf[k] = malloc(S);
         fill(buf[k], stripe(0, k) * S, S, 1);
-        H5E_BEGIN_TRY {
-            r = H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]);
-        } H5E_END_TRY
+        H5E_BEGIN_TRY { r = H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]); }
+        H5E_END_TRY
         CHECK(r >= 0, "posting write %d failed", k);
     }
-    H5E_BEGIN_TRY { r = H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL); } H5E_END_TRY
+    H5E_BEGIN_TRY { r = H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL); }
+    H5E_END_TRY
     CHECK(r < 0, "COEND succeeded although a transfer failed");
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, text);
-    CHECK(strstr(text, "COEND") && strstr(text, "subfile") && (strstr(text, "Input/output error") ||
-                                                               strstr(text, "timeout")),
+    CHECK(strstr(text, "COEND") && strstr(text, "subfile") &&
+              (strstr(text, "Input/output error") || strstr(text, "timeout")),
           "COEND's error does not name the cause: %s", text);
     if (rank == 0)
         fprintf(stderr, "t_cobracket: COEND's error: %s\n", text);
     /* Nothing is left posted: the close succeeds (with a hung IOC it
      * fails too, but returns). */
-    H5E_BEGIN_TRY { r = H5FDclose(f); } H5E_END_TRY
+    H5E_BEGIN_TRY { r = H5FDclose(f); }
+    H5E_END_TRY
     CHECK(r >= 0 || strstr(extra, "timeout"), "close after the failed bracket failed");
     for (int k = 0; k < NSUB; k++)
         free(buf[k]);

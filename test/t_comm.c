@@ -38,7 +38,7 @@ static int write_file(const char *path, hid_t fapl, MPI_Comm comm)
     MPI_Comm_rank(comm, &r);
     MPI_Comm_size(comm, &n);
     hsize_t dims = (hsize_t)N * n, start = (hsize_t)N * r, count = N;
-    int    *buf  = malloc(N * sizeof *buf);
+    int    *buf = malloc(N * sizeof *buf);
     for (int i = 0; i < N; i++)
         buf[i] = value(r, i);
     herr_t rc = -1;
@@ -88,7 +88,7 @@ static int check_file(const char *path, hid_t fapl, MPI_Comm comm)
 /* Names in dir that start with base (the stub's own name). */
 static int leftovers(const char *dir, const char *base)
 {
-    int            n = 0;
+    int            n  = 0;
     DIR           *dp = opendir(dir);
     struct dirent *de;
     if (!dp)
@@ -129,7 +129,7 @@ static void case_dup(const char *dir)
     cfg.stripe_count = size > 1 ? 2 : 1;
     cfg.comm         = comm;
     cfg.info         = info;
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t fapl       = H5Pcreate(H5P_FILE_ACCESS);
     CHECK(H5Pset_fapl_h5sf(fapl, &cfg) >= 0, "H5Pset_fapl_h5sf failed");
     /* Legal after H5Pset_fapl_mpio, so legal here. */
     MPI_Comm_free(&comm);

@@ -44,14 +44,14 @@ static int  g_rank, g_size;
 static long g_fail;
 static char g_dir[4096];
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                         \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            g_fail++;                                                                                                  \
+            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
 static void fatal(const char *what, int line)
@@ -61,10 +61,10 @@ static void fatal(const char *what, int line)
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
-#define H5X(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) < 0)                                                                            \
-            fatal(#call, __LINE__);                                                                \
+#define H5X(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0)                                                                                                \
+            fatal(#call, __LINE__);                                                                                    \
     } while (0)
 
 /* ---- watchdog: a hang becomes a failure with the step's name ---------- */
@@ -96,8 +96,7 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *p)
 {
     errtext_t *t = p;
     (void)n;
-    int w = snprintf(t->buf + t->len, sizeof t->buf - t->len, "%s%s", t->len ? " | " : "",
-                     e->desc ? e->desc : "");
+    int w = snprintf(t->buf + t->len, sizeof t->buf - t->len, "%s%s", t->len ? " | " : "", e->desc ? e->desc : "");
     if (w > 0)
         t->len = t->len + (size_t)w < sizeof t->buf ? t->len + (size_t)w : sizeof t->buf - 1;
     return 0;
@@ -113,11 +112,22 @@ static void errors_collect(errtext_t *t)
 
 static void env_clear(void)
 {
-    const char *v[] = {"H5SF_STRIPE_SIZE", "H5SF_STRIPE_COUNT", "H5SF_IOC", "H5SF_CHANNEL", "H5SF_THREADS",
-                       "H5SF_FSYNC", "H5SF_TIMEOUT", "H5SF_SUBFILE_DIR", "H5SF_CONFIG_DIR",
-                       "H5FD_SUBFILING_STRIPE_SIZE", "H5FD_SUBFILING_IOC_PER_NODE",
-                       "H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "H5FD_SUBFILING_SUBFILE_PREFIX",
-                       "H5FD_SUBFILING_CONFIG_FILE_PREFIX", "H5FD_IOC_THREAD_POOL_SIZE", "HDF5_DRIVER",
+    const char *v[] = {"H5SF_STRIPE_SIZE",
+                       "H5SF_STRIPE_COUNT",
+                       "H5SF_IOC",
+                       "H5SF_CHANNEL",
+                       "H5SF_THREADS",
+                       "H5SF_FSYNC",
+                       "H5SF_TIMEOUT",
+                       "H5SF_SUBFILE_DIR",
+                       "H5SF_CONFIG_DIR",
+                       "H5FD_SUBFILING_STRIPE_SIZE",
+                       "H5FD_SUBFILING_IOC_PER_NODE",
+                       "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
+                       "H5FD_SUBFILING_SUBFILE_PREFIX",
+                       "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
+                       "H5FD_IOC_THREAD_POOL_SIZE",
+                       "HDF5_DRIVER",
                        "HDF5_DRIVER_CONFIG"};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         unsetenv(v[i]);
@@ -174,8 +184,8 @@ static int disk_layout(const char *path, int64_t *size, long *count, long *prese
     }
     fclose(fp);
     for (long i = 1; i <= *count && *count <= 65536; i++)
-        if (snprintf(cpath, sizeof cpath, "%s.subfile_%" PRIu64 "_%0*ld_of_%ld", path, ino, ndigits((int)*count),
-                     i, *count) < (int)sizeof cpath &&
+        if (snprintf(cpath, sizeof cpath, "%s.subfile_%" PRIu64 "_%0*ld_of_%ld", path, ino, ndigits((int)*count), i,
+                     *count) < (int)sizeof cpath &&
             stat(cpath, &st) == 0)
             (*present)++;
     return 0;
@@ -207,8 +217,8 @@ static int try_create(const char *path, hid_t fapl, errtext_t *err)
     int mine = f >= 0, sum = 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (sum != 0 && sum != g_size) {
-        fprintf(stderr, "[rank %d] FATAL: H5Fcreate(%s) succeeded on %d of %d ranks only (here: %s)\n", g_rank,
-                path, sum, g_size, f >= 0 ? "ok" : "failed");
+        fprintf(stderr, "[rank %d] FATAL: H5Fcreate(%s) succeeded on %d of %d ranks only (here: %s)\n", g_rank, path,
+                sum, g_size, f >= 0 ? "ok" : "failed");
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -250,8 +260,7 @@ static void test_struct(void)
     CHECK(get_cfg(fapl, &out) == 0, "H5Pget_fapl_h5sf failed");
     CHECK(out.magic == H5FD_H5SF_CONFIG_MAGIC, "magic %#x", (unsigned)out.magic);
     CHECK(out.version == H5FD_H5SF_CONFIG_VERSION, "version %u", (unsigned)out.version);
-    CHECK(out.stripe_size == in.stripe_size, "stripe_size %" PRId64 ", set %" PRId64, out.stripe_size,
-          in.stripe_size);
+    CHECK(out.stripe_size == in.stripe_size, "stripe_size %" PRId64 ", set %" PRId64, out.stripe_size, in.stripe_size);
     CHECK(out.stripe_count == 5, "stripe_count %d, set 5", (int)out.stripe_count);
     CHECK(out.ioc_mode == H5FD_H5SF_IOC_EVERY_NTH, "ioc_mode %d, set EVERY_NTH", (int)out.ioc_mode);
     CHECK(out.ioc_param == 2, "ioc_param %d, set 2", (int)out.ioc_param);
@@ -290,8 +299,8 @@ static void test_strings(void)
     static const struct {
         const char *text;
         int64_t     bytes;
-    } sizes[] = {{"4096", 4096},           {"64KiB", 65536},    {"1MiB", 1048576},     {"3M", 3145728},
-                 {"1GiB", 1073741824LL},   {"2K", 2048},        {"512B", 512}};
+    } sizes[] = {{"4096", 4096},         {"64KiB", 65536}, {"1MiB", 1048576}, {"3M", 3145728},
+                 {"1GiB", 1073741824LL}, {"2K", 2048},     {"512B", 512}};
     H5FD_h5sf_config_t c;
     char               s[512];
 
@@ -300,8 +309,8 @@ static void test_strings(void)
         snprintf(s, sizeof s, "stripe_size=%s", sizes[i].text);
         hid_t fapl = fapl_string(s);
         CHECK(get_cfg(fapl, &c) == 0, "H5Pget_fapl_h5sf after \"%s\" failed", s);
-        CHECK(c.stripe_size == sizes[i].bytes, "\"%s\": stripe_size %" PRId64 ", expected %" PRId64, s,
-              c.stripe_size, sizes[i].bytes);
+        CHECK(c.stripe_size == sizes[i].bytes, "\"%s\": stripe_size %" PRId64 ", expected %" PRId64, s, c.stripe_size,
+              sizes[i].bytes);
         H5Pclose(fapl);
     }
 
@@ -310,8 +319,8 @@ static void test_strings(void)
     CHECK(get_cfg(fapl, &c) == 0, "H5Pget_fapl_h5sf after a full config string failed");
     CHECK(c.stripe_size == 2097152, "stripe_size %" PRId64 ", expected 2097152", c.stripe_size);
     CHECK(c.stripe_count == 4, "stripe_count %d, expected 4", (int)c.stripe_count);
-    CHECK(c.ioc_mode == H5FD_H5SF_IOC_EVERY_NTH && c.ioc_param == 2, "ioc every:2 -> mode %d param %d",
-          (int)c.ioc_mode, (int)c.ioc_param);
+    CHECK(c.ioc_mode == H5FD_H5SF_IOC_EVERY_NTH && c.ioc_param == 2, "ioc every:2 -> mode %d param %d", (int)c.ioc_mode,
+          (int)c.ioc_param);
     CHECK(c.threads == 3, "threads %d, expected 3", (int)c.threads);
     CHECK(c.channel == H5FD_H5SF_CHANNEL_DIRECT, "channel %d, expected DIRECT", (int)c.channel);
     CHECK(c.fsync == 1, "fsync %d, expected 1", (int)c.fsync);
@@ -334,14 +343,14 @@ static void test_strings(void)
         CHECK(c.ioc_mode == iocs[i].mode, "\"%s\": ioc_mode %d, expected %d", iocs[i].text, (int)c.ioc_mode,
               (int)iocs[i].mode);
         if (iocs[i].param >= 0)
-            CHECK(c.ioc_param == iocs[i].param, "\"%s\": ioc_param %d, expected %d", iocs[i].text,
-                  (int)c.ioc_param, iocs[i].param);
+            CHECK(c.ioc_param == iocs[i].param, "\"%s\": ioc_param %d, expected %d", iocs[i].text, (int)c.ioc_param,
+                  iocs[i].param);
         else if (iocs[i].param == -1)
             CHECK(c.ioc_param == 0 || c.ioc_param == 1, "\"%s\": ioc_param %d, expected default", iocs[i].text,
                   (int)c.ioc_param);
         if (iocs[i].list)
-            CHECK(!strcmp(c.ioc_list, iocs[i].list), "\"%s\": ioc_list '%s', expected '%s'", iocs[i].text,
-                  c.ioc_list, iocs[i].list);
+            CHECK(!strcmp(c.ioc_list, iocs[i].list), "\"%s\": ioc_list '%s', expected '%s'", iocs[i].text, c.ioc_list,
+                  iocs[i].list);
         H5Pclose(fapl);
     }
 
@@ -353,8 +362,8 @@ static void test_strings(void)
                  {"channel=direct", H5FD_H5SF_CHANNEL_DIRECT}};
     for (size_t i = 0; i < sizeof chans / sizeof *chans; i++) {
         fapl = fapl_string(chans[i].text);
-        CHECK(get_cfg(fapl, &c) == 0 && c.channel == chans[i].ch, "\"%s\": channel %d, expected %d",
-              chans[i].text, (int)c.channel, (int)chans[i].ch);
+        CHECK(get_cfg(fapl, &c) == 0 && c.channel == chans[i].ch, "\"%s\": channel %d, expected %d", chans[i].text,
+              (int)c.channel, (int)chans[i].ch);
         H5Pclose(fapl);
     }
 
@@ -410,8 +419,7 @@ static void test_env(void)
     setenv("H5SF_STRIPE_COUNT", "3", 1);
     setenv("H5SF_CHANNEL", "direct", 1);
     CHECK(get_cfg(fc, &c) == 0 && c.stripe_count == 3 && c.channel == H5FD_H5SF_CHANNEL_DIRECT,
-          "H5SF_STRIPE_COUNT=3 H5SF_CHANNEL=direct: stripe_count %d channel %d", (int)c.stripe_count,
-          (int)c.channel);
+          "H5SF_STRIPE_COUNT=3 H5SF_CHANNEL=direct: stripe_count %d channel %d", (int)c.stripe_count, (int)c.channel);
 
     /* The environment is what an open uses. */
     step("C: create with H5SF_STRIPE_SIZE set", 120);
@@ -423,8 +431,8 @@ static void test_env(void)
         long    count, present;
         CHECK(disk_layout(path, &size, &count, &present) == 0, "%s: no config file next to the stub", path);
         CHECK(size == 8192, "%s: stripe_size=%" PRId64 " on disk, expected 8192 (H5SF_STRIPE_SIZE)", path, size);
-        CHECK(count == 3 && present == 3, "%s: subfile_count=%ld, %ld present, expected 3 (H5SF_STRIPE_COUNT)",
-              path, count, present);
+        CHECK(count == 3 && present == 3, "%s: subfile_count=%ld, %ld present, expected 3 (H5SF_STRIPE_COUNT)", path,
+              count, present);
     }
     unsetenv("H5SF_STRIPE_COUNT");
     unsetenv("H5SF_CHANNEL");
@@ -440,10 +448,7 @@ static void test_env(void)
     }
     H5E_END_TRY
     snprintf(path, sizeof path, "%s/cf_np%d_badenv.h5", g_dir, g_size);
-    H5E_BEGIN_TRY
-    {
-        CHECK(!try_create(path, fc, err), "H5Fcreate accepted H5SF_STRIPE_SIZE=abc");
-    }
+    H5E_BEGIN_TRY { CHECK(!try_create(path, fc, err), "H5Fcreate accepted H5SF_STRIPE_SIZE=abc"); }
     H5E_END_TRY
     CHECK(strstr(err->buf, "H5SF_STRIPE_SIZE") != NULL,
           "error stack for H5SF_STRIPE_SIZE=abc does not name the variable: \"%s\"", err->buf);
@@ -478,8 +483,8 @@ static int test_by_name(void)
     }
     /* And read back through a config-string fapl with nothing in it. */
     if (ok) {
-        fapl    = fapl_string("");
-        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+        fapl       = fapl_string("");
+        hid_t f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
         int   mine = f >= 0, sum = 0;
         MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         CHECK(sum == g_size, "reopen with an empty config string failed on %d of %d ranks", g_size - sum, g_size);
@@ -498,11 +503,16 @@ static void test_bad(void)
 {
     static const struct {
         const char *cfg, *key;
-    } bad[] = {{"stripe_size=0", "stripe_size"},     {"stripe_size=-1", "stripe_size"},
-               {"stripe_size=12Q", "stripe_size"},   {"threads=abc", "threads"},
-               {"foo=1", "foo"},                     {"ioc=bogus", "ioc"},
-               {"ioc=ranks:0;0", "ioc"},             {"ioc=ranks:0;99999", "ioc"},
-               {"channel=sideways", "channel"},      {"stripe_count=abc", "stripe_count"},
+    } bad[] = {{"stripe_size=0", "stripe_size"},
+               {"stripe_size=-1", "stripe_size"},
+               {"stripe_size=12Q", "stripe_size"},
+               {"threads=abc", "threads"},
+               {"foo=1", "foo"},
+               {"ioc=bogus", "ioc"},
+               {"ioc=ranks:0;0", "ioc"},
+               {"ioc=ranks:0;99999", "ioc"},
+               {"channel=sideways", "channel"},
+               {"stripe_count=abc", "stripe_count"},
                {"stripe_size=4096,frobnicate=2", "frobnicate"}};
     char       path[8192], name[600];
     errtext_t *err = calloc(1, sizeof *err);
@@ -536,9 +546,8 @@ static void test_bad(void)
         if (!ok && g_rank == 0 && getenv("H5SF_TEST_VERBOSE"))
             printf("     \"%s\" -> %s\n", bad[i].cfg, err->buf);
         if (!ok)
-            CHECK(strstr(err->buf, bad[i].key) != NULL,
-                  "\"%s\": the error stack does not name the key '%s': \"%s\"", bad[i].cfg, bad[i].key,
-                  err->buf);
+            CHECK(strstr(err->buf, bad[i].key) != NULL, "\"%s\": the error stack does not name the key '%s': \"%s\"",
+                  bad[i].cfg, bad[i].key, err->buf);
         H5Pclose(fapl);
         MPI_Barrier(MPI_COMM_WORLD);
     }

@@ -36,7 +36,7 @@ static int fail(const char *what)
 int main(int argc, char **argv)
 {
     int   rc = 0, rank = 0;
-    hid_t fapl, file = H5I_INVALID_HID;
+    hid_t fapl, file   = H5I_INVALID_HID;
     if (argc < 3 || (strcmp(argv[1], "h5sf") && strcmp(argv[1], "sec2"))) {
         fprintf(stderr, "usage: t_crossmpi h5sf|sec2 FILE [preinit]\n");
         return 2;
@@ -49,7 +49,8 @@ int main(int argc, char **argv)
         MPI_Init(&argc, &argv);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (by_name) {
-        H5E_BEGIN_TRY { st = H5Pset_driver_by_name(fapl, "h5sf", NULL); } H5E_END_TRY
+        H5E_BEGIN_TRY { st = H5Pset_driver_by_name(fapl, "h5sf", NULL); }
+        H5E_END_TRY
         if (st < 0)
             rc = fail("H5Pset_driver_by_name(\"h5sf\")");
     }
@@ -61,7 +62,8 @@ int main(int argc, char **argv)
             H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
         /* One rank writes with the serial driver. */
         if (by_name || rank == 0) {
-            H5E_BEGIN_TRY { file = H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, fapl); } H5E_END_TRY
+            H5E_BEGIN_TRY { file = H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
+            H5E_END_TRY
             if (file < 0)
                 rc = fail("H5Fcreate");
             else if (H5Fclose(file) < 0)

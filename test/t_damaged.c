@@ -81,7 +81,7 @@ static void edit_config(const char *key, const char *value)
 static int poke_drvinfo(const char *f, size_t at, const void *bytes, size_t n)
 {
     size_t len;
-    char  *b = rl_slurp(f, &len);
+    char  *b     = rl_slurp(f, &len);
     int    found = 0;
     for (size_t i = 0; i + 8 <= len && i < 4096; i++)
         if (!memcmp(b + i, "Subfilin", 8)) {
@@ -148,7 +148,7 @@ static void d_subfile_short_last(void)
 }
 static void d_subfile_extra(void)
 {
-    char p[8300];
+    char          p[8300];
     unsigned char g[5000];
     rl_fill(g, 0, sizeof g, 5);
     snprintf(p, sizeof p, "%s/%s.subfile_%llu_5_of_4", dir, strrchr(stub, '/') + 1, (unsigned long long)inode);
@@ -293,14 +293,18 @@ static void try_open(const dcase_t *c, unsigned flags)
             CHECK(rd == 1, "%s: %s: the data %s", c->name, mode, rd < 0 ? "could not be read" : "is wrong");
             break;
         case FAILS_OR_READ_FAILS:
-            CHECK(nwrong == 0, "%s: %s: the damage went unnoticed: the read returned wrong data on %d ranks "
-                               "(silent data loss)", c->name, mode, nwrong);
+            CHECK(nwrong == 0,
+                  "%s: %s: the damage went unnoticed: the read returned wrong data on %d ranks "
+                  "(silent data loss)",
+                  c->name, mode, nwrong);
             CHECK(nopen == 0 || nread_failed == rl_size, "%s: %s: only %d of %d ranks saw an error", c->name, mode,
                   nopen ? nread_failed : rl_size, rl_size);
             break;
         case FAILS:
             CHECK(f < 0, "%s: %s open of a damaged file succeeded (read %s)", c->name, mode,
-                  rd < 0 ? "failed" : rd ? "gave the right data" : "gave WRONG data");
+                  rd < 0 ? "failed"
+                  : rd   ? "gave the right data"
+                         : "gave WRONG data");
             break;
     }
     /* HDF5 2.x writes newer superblocks by default, whose driver info sits
@@ -310,8 +314,8 @@ static void try_open(const dcase_t *c, unsigned flags)
     H5get_libversion(&maj, &min, &rel);
     bool must = c->must[0] && !(maj >= 2 && !strncmp(c->name, "drvinfo_", 8) && strstr(t.buf, "checksum"));
     if ((f < 0 || rd < 0) && must)
-        CHECK(strstr(t.buf, c->must) != NULL, "%s: %s: the error does not mention \"%s\":\n%s", c->name, mode,
-              c->must, t.buf);
+        CHECK(strstr(t.buf, c->must) != NULL, "%s: %s: the error does not mention \"%s\":\n%s", c->name, mode, c->must,
+              t.buf);
     if (rl_rank == 0 && (f < 0 || rd < 0)) {
         /* The innermost entry (the last line) carries the reason. */
         size_t n = strlen(t.buf);
@@ -331,8 +335,8 @@ static void try_open(const dcase_t *c, unsigned flags)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rl_rank == 0 && (flags == H5F_ACC_RDONLY || f < 0)) {
         rl_snapshot(dir, prefix, after);
-        CHECK(!rl_snap_diff(before, after, flags == H5F_ACC_RDONLY, why, sizeof why), "%s: %s open%s modified files: %s",
-              c->name, mode, f < 0 ? " (failed)" : "", why);
+        CHECK(!rl_snap_diff(before, after, flags == H5F_ACC_RDONLY, why, sizeof why),
+              "%s: %s open%s modified files: %s", c->name, mode, f < 0 ? " (failed)" : "", why);
     }
     free(before);
     free(after);
@@ -368,8 +372,8 @@ int main(int argc, char **argv)
         try_open(&cases[i], H5F_ACC_RDONLY);
         try_open(&cases[i], H5F_ACC_RDWR);
         int fds1 = rl_count_fds();
-        CHECK(fds1 == fds0, "%s: the two opens leaked file descriptors: %d open before, %d after",
-              cases[i].name, fds0, fds1);
+        CHECK(fds1 == fds0, "%s: the two opens leaked file descriptors: %d open before, %d after", cases[i].name, fds0,
+              fds1);
     }
     return rl_finish();
 }

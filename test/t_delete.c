@@ -67,13 +67,11 @@ static void run_case(const char *dir, const char *cfg, const char *name, int (*b
     rl_errors(&t);
     unsetenv("H5SF_POOL_THREADS");
     if (r >= 0) {
-        fprintf(stderr, "[t_delete rank %d] %s: H5FDdelete succeeded with a bad setting on some rank\n", rl_rank,
-                name);
+        fprintf(stderr, "[t_delete rank %d] %s: H5FDdelete succeeded with a bad setting on some rank\n", rl_rank, name);
         rl_fail++;
     }
     if (mine && r < 0 && !strstr(t.buf, "H5SF_POOL_THREADS")) {
-        fprintf(stderr, "[t_delete rank %d] %s: the error does not name H5SF_POOL_THREADS:\n%s", rl_rank, name,
-                t.buf);
+        fprintf(stderr, "[t_delete rank %d] %s: the error does not name H5SF_POOL_THREADS:\n%s", rl_rank, name, t.buf);
         rl_fail++;
     }
     rl_step(30, "%s: after the failed delete", name);

@@ -130,6 +130,16 @@ add_test(NAME eco_docs_paths_fail
                  -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
 set_tests_properties(eco_docs_paths eco_docs_paths_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_docs_paths_fail PROPERTIES WILL_FAIL TRUE)
+# The C style of .clang-format (clang-format 14): the tree follows it
+# (scripts/check-format.sh); the _fail variant checks a misformatted file
+# and must find it (exit 1, not 2: clang-format missing fails both).  Label
+# once: the tree is the same under every MPI and HDF5.
+add_test(NAME eco_format COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/check-format.sh)
+add_test(NAME eco_format_fail
+         COMMAND sh -c "cp \"$1\" \"$2\" && bash \"$3\" \"$2\"; test $? -eq 1" sh
+                 ${H5SF_ECO_SCRIPTS}/format_bad.c.txt ${CMAKE_CURRENT_BINARY_DIR}/format_bad.c
+                 ${CMAKE_SOURCE_DIR}/scripts/check-format.sh)
+set_tests_properties(eco_format eco_format_fail PROPERTIES LABELS "ecosystem;once")
 # Calls inside vfd/ go down the layers of docs/architecture.md; the _fail
 # variant checks the same objects against a wrong order (must fail).
 set(_objs "$<JOIN:$<TARGET_OBJECTS:h5sf>,,>")

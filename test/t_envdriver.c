@@ -36,14 +36,14 @@
 static int  g_rank, g_size;
 static long g_fail;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                         \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            g_fail++;                                                                                                  \
+            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
 #define N_PER_RANK 70001
@@ -90,8 +90,8 @@ int main(int argc, char **argv)
         setenv("HDF5_DRIVER", "h5sf", 1);
         setenv("HDF5_DRIVER_CONFIG", "stripe_size=65536,stripe_count=3", 1);
     }
-    const char *drv = getenv("HDF5_DRIVER");
-    const char *cfg = getenv("HDF5_DRIVER_CONFIG") ? getenv("HDF5_DRIVER_CONFIG") : "";
+    const char *drv       = getenv("HDF5_DRIVER");
+    const char *cfg       = getenv("HDF5_DRIVER_CONFIG") ? getenv("HDF5_DRIVER_CONFIG") : "";
     long long   want_size = config_number(cfg, "stripe_size"), want_count = config_number(cfg, "stripe_count");
 
     char dir[4096] = "";
@@ -115,8 +115,7 @@ int main(int argc, char **argv)
     if (!dir[0])
         MPI_Abort(MPI_COMM_WORLD, 1);
     if (g_rank == 0)
-        printf("t_envdriver: %d ranks, HDF5_DRIVER=%s HDF5_DRIVER_CONFIG=%s, directory %s\n", g_size, drv, cfg,
-               dir);
+        printf("t_envdriver: %d ranks, HDF5_DRIVER=%s HDF5_DRIVER_CONFIG=%s, directory %s\n", g_size, drv, cfg, dir);
 
     /* The default fapl uses the driver named in the environment. */
     if (H5open() < 0) {
@@ -138,7 +137,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/env_np%d.h5", dir, g_size);
 
     /* Write: H5P_DEFAULT everywhere. */
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     int   ok = f >= 0, nok = 0;
     MPI_Allreduce(&ok, &nok, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (nok != g_size) {
@@ -152,10 +151,10 @@ int main(int argc, char **argv)
         H5Pclose(acc);
 
     hsize_t dims = (hsize_t)g_size * N_PER_RANK, start = (hsize_t)g_rank * N_PER_RANK, count = N_PER_RANK;
-    hid_t   fs   = H5Screate_simple(1, &dims, NULL);
-    hid_t   ms   = H5Screate_simple(1, &count, NULL);
-    hid_t   d    = H5Dcreate2(f, "data", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int    *buf  = malloc(sizeof(int) * dims);
+    hid_t   fs  = H5Screate_simple(1, &dims, NULL);
+    hid_t   ms  = H5Screate_simple(1, &count, NULL);
+    hid_t   d   = H5Dcreate2(f, "data", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int    *buf = malloc(sizeof(int) * dims);
     if (d < 0 || !buf) {
         fprintf(stderr, "[rank %d] FATAL: H5Dcreate2 or malloc failed\n", g_rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -230,8 +229,8 @@ int main(int argc, char **argv)
     if (g_rank == 0) {
         printf("%s t_envdriver\n", total ? "FAIL" : "ok  ");
         if (!total) {
-            char  p2[8300], prefix[300];
-            DIR  *dp = opendir(dir);
+            char p2[8300], prefix[300];
+            DIR *dp = opendir(dir);
             snprintf(prefix, sizeof prefix, "env_np%d.h5", g_size);
             struct dirent *e;
             while (dp && (e = readdir(dp)))

@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include "t_check.h"
 
-#define MIB (1 << 20)
+#define MIB  (1 << 20)
 #define NSUB 2
 
 
@@ -52,7 +52,7 @@ static int write_file(const char *path)
     herr_t rc = -1;
     if (f >= 0) {
         hid_t sp = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &count, NULL);
-        hid_t d  = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t d = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
         rc = H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf);
         H5Sclose(ms);
@@ -70,13 +70,14 @@ static int write_file(const char *path)
 static int read_file(const char *path, unsigned flags)
 {
     hid_t p = fapl(), f = -1;
-    H5E_BEGIN_TRY { f = H5Fopen(path, flags, p); } H5E_END_TRY
+    H5E_BEGIN_TRY { f = H5Fopen(path, flags, p); }
+    H5E_END_TRY
     H5Pclose(p);
     if (f < 0)
         return -1;
     size_t n   = total();
     int   *buf = malloc(n * sizeof(int)), bad = 0;
-    hid_t  d   = H5Dopen2(f, "d", H5P_DEFAULT);
+    hid_t  d = H5Dopen2(f, "d", H5P_DEFAULT);
     if (d < 0 || H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         bad = 1;
     for (size_t i = 0; i < n && !bad; i++)
@@ -112,7 +113,8 @@ int main(int argc, char **argv)
     /* long */
     CHECK(write_file(path) == 0, "write failed");
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(t_subfile(argv[1], "eof.h5", 1, NSUB, s1, sizeof s1) == 0 && t_subfile(argv[1], "eof.h5", 2, NSUB, s2, sizeof s2) == 0,
+    CHECK(t_subfile(argv[1], "eof.h5", 1, NSUB, s1, sizeof s1) == 0 &&
+              t_subfile(argv[1], "eof.h5", 2, NSUB, s2, sizeof s2) == 0,
           "subfiles not found");
     long long z1 = file_size(s1), z2 = file_size(s2);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -134,8 +136,8 @@ int main(int argc, char **argv)
         H5FD_t *lf = H5FDopen(path, H5F_ACC_RDWR, p, (haddr_t)1 << 40);
         CHECK(lf != NULL, "H5FDopen failed");
         if (lf) {
-            haddr_t e0 = H5FDget_eof(lf, H5FD_MEM_DRAW), n = 2 * MIB / (haddr_t)size;
-            haddr_t at = e0 + n * (haddr_t)rank, len = rank == size - 1 ? 2 * MIB - n * (haddr_t)rank : n;
+            haddr_t        e0 = H5FDget_eof(lf, H5FD_MEM_DRAW), n = 2 * MIB / (haddr_t)size;
+            haddr_t        at = e0 + n * (haddr_t)rank, len = rank == size - 1 ? 2 * MIB - n * (haddr_t)rank : n;
             unsigned char *b = malloc(len ? len : 1);
             memset(b, 0x5a, len);
             CHECK(H5FDset_eoa(lf, H5FD_MEM_DRAW, e0 + 2 * MIB) >= 0, "H5FDset_eoa (grow) failed");

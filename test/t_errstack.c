@@ -33,14 +33,14 @@
 static int  g_rank;
 static long g_fail;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                         \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            g_fail++;                                                                                                  \
+            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
 /* One entry of the stack, copied out (HDF5 frees the stack). */
@@ -96,8 +96,8 @@ static void collect(entries_t *es)
 /* Line `line` (1-based) of `path` into buf; 0 on success. */
 static int source_line(const char *path, unsigned line, char *buf, size_t size)
 {
-    FILE    *fp = fopen(path, "r");
-    unsigned at = 0;
+    FILE    *fp  = fopen(path, "r");
+    unsigned at  = 0;
     int      ret = -1;
     if (!fp)
         return -1;
@@ -114,7 +114,7 @@ static int source_line(const char *path, unsigned line, char *buf, size_t size)
 static int file_defines(const char *path, const char *func)
 {
     char  want[300], buf[4096];
-    FILE *fp = fopen(path, "r");
+    FILE *fp    = fopen(path, "r");
     int   found = 0;
     if (!fp)
         return 0;

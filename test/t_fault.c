@@ -26,22 +26,22 @@
 #define REGION    (1024 * 1024) /* bytes per rank: 16 stripes, 4 pieces per subfile */
 #define STRIPE    65536
 #define SEED_GOOD 11u
-#define SEED_OLD  22u            /* victim before the run */
-#define SEED_NEW  33u            /* victim as the run writes it */
+#define SEED_OLD  22u /* victim before the run */
+#define SEED_NEW  33u /* victim as the run writes it */
 /* IOCs named outright: the scenarios inject faults at rank 2 (total:2 picks
  * ranks 0 and 3, as the built-in driver does). */
-#define BASE_CFG  "channel=ioc,ioc=ranks:0;2,stripe_size=65536,stripe_count=4"
+#define BASE_CFG "channel=ioc,ioc=ranks:0;2,stripe_size=65536,stripe_count=4"
 
 enum action { A_WRITE, A_WRITE_COLL, A_READ, A_FLUSH, A_CREATE, A_OPEN, A_META_COLL };
 
 typedef struct scenario {
     const char *name;
-    const char *fault;     /* H5SF_FAULT for the run phase */
-    const char *cfg;       /* added to BASE_CFG */
+    const char *fault; /* H5SF_FAULT for the run phase */
+    const char *cfg;   /* added to BASE_CFG */
     enum action act;
-    int         err;       /* expected errno, 0: the call must succeed */
-    int         offset;    /* the error text must name an offset */
-    int         bound;     /* >0: H5Fclose and MPI_Finalize must each return within this many seconds */
+    int         err;    /* expected errno, 0: the call must succeed */
+    int         offset; /* the error text must name an offset */
+    int         bound;  /* >0: H5Fclose and MPI_Finalize must each return within this many seconds */
 } scenario_t;
 
 static const scenario_t scenarios[] = {
@@ -115,8 +115,8 @@ static void prepare(void)
     }
     hsize_t        n    = (hsize_t)REGION * (hsize_t)rl_size;
     hid_t          good = rl_dset_create(f, "good", n), victim = rl_dset_create(f, "victim", n);
-    unsigned char *buf  = malloc(REGION);
-    uint64_t       off  = (uint64_t)rl_rank * REGION;
+    unsigned char *buf = malloc(REGION);
+    uint64_t       off = (uint64_t)rl_rank * REGION;
     rl_fill(buf, off, REGION, SEED_GOOD);
     CHECK(rl_io(good, 1, off, REGION, buf, H5P_DEFAULT, NULL) >= 0, "write of good failed");
     rl_fill(buf, off, REGION, SEED_OLD);
@@ -150,8 +150,8 @@ static void expect(const char *call, int failed, const rl_errtext_t *t)
 {
     int nfailed = rl_count(failed);
     if (S->err) {
-        CHECK(failed, "%s succeeded here, but %s must fail on every rank (%d of %d failed)", call, S->fault,
-              nfailed, rl_size);
+        CHECK(failed, "%s succeeded here, but %s must fail on every rank (%d of %d failed)", call, S->fault, nfailed,
+              rl_size);
         if (failed)
             check_text(call, t);
         if (failed && rl_rank == 0)
@@ -178,8 +178,8 @@ static void run(void)
 {
     rl_errtext_t   t;
     hid_t          fapl = fapl_of(), f = H5I_INVALID_HID, dxpl = H5P_DEFAULT;
-    unsigned char *buf  = malloc(REGION);
-    uint64_t       off  = (uint64_t)rl_rank * REGION;
+    unsigned char *buf = malloc(REGION);
+    uint64_t       off = (uint64_t)rl_rank * REGION;
     int            failed;
 
     if (S->act == A_META_COLL) {
@@ -303,8 +303,7 @@ static void run(void)
             expect("H5Fclose", failed, &t);
             goto done;
         }
-        default:
-            break;
+        default: break;
     }
     /* Whatever happened, closing must end (an error is allowed after a
      * failure, never a hang). */
@@ -343,7 +342,7 @@ done:
 
 #define LEFT_BEHIND "did not stop within the timeout"
 
-static int  saved_stderr = -1;
+static int saved_stderr = -1;
 
 static double now_s(void)
 {
@@ -400,8 +399,8 @@ static int bounded_finish(void)
     int said = release_stderr();
     CHECK(dt <= S->bound, "MPI_Finalize took %.1f s, more than %d s", dt, S->bound);
     /* IOC 2 holds the stuck worker; nobody else has one to leave. */
-    CHECK(said == (rl_rank == 2), "rank %d printed the \"" LEFT_BEHIND "\" line %d times, want %d", rl_rank,
-          said, rl_rank == 2);
+    CHECK(said == (rl_rank == 2), "rank %d printed the \"" LEFT_BEHIND "\" line %d times, want %d", rl_rank, said,
+          rl_rank == 2);
     printf("t_fault %s rank %d: %s (MPI_Finalize %.2f s)\n", S->name, rl_rank, rl_fail ? "FAIL" : "ok", dt);
     fflush(stdout);
     return rl_fail ? 1 : 0;

@@ -32,7 +32,7 @@ static inline void t_small_roundtrip(hid_t f, hsize_t n)
 {
     hsize_t        per = n / (hsize_t)size, off = per * (hsize_t)rank;
     hid_t          fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &per, NULL);
-    hid_t          d  = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t          d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     unsigned char *b = malloc(per), *g = malloc(per);
     for (hsize_t i = 0; i < per; i++)
         b[i] = (unsigned char)(off + i);

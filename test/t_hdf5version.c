@@ -20,7 +20,8 @@ static char found[4096];
 
 static herr_t collect(unsigned n, const H5E_error2_t *err, void *data)
 {
-    (void)n; (void)data;
+    (void)n;
+    (void)data;
     if (err->desc && strlen(found) + strlen(err->desc) + 2 < sizeof found) {
         strcat(found, err->desc);
         strcat(found, "\n");
@@ -39,7 +40,8 @@ int main(int argc, char **argv)
     bool   refuse = !strcmp(argv[1], "refuse");
     hid_t  fapl   = H5Pcreate(H5P_FILE_ACCESS);
     herr_t st;
-    H5E_BEGIN_TRY { st = H5Pset_driver_by_name(fapl, "h5sf", NULL); } H5E_END_TRY
+    H5E_BEGIN_TRY { st = H5Pset_driver_by_name(fapl, "h5sf", NULL); }
+    H5E_END_TRY
     if (st < 0)
         H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, NULL);
     H5Pclose(fapl);

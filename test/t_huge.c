@@ -165,8 +165,7 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow,
     cfg.stripe_size  = STRIPE;
     cfg.stripe_count = NSUB;
     cfg.comm         = MPI_COMM_WORLD;
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), dcpl = H5Pcreate(H5P_DATASET_CREATE),
-          dxpl = H5Pcreate(H5P_DATASET_XFER);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), dcpl = H5Pcreate(H5P_DATASET_CREATE), dxpl = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_fapl_h5sf(fapl, &cfg);
     H5Pset_layout(dcpl, H5D_CONTIGUOUS);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
@@ -175,7 +174,7 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow,
 
     hsize_t dims = 2 * K, start = 2 * (hsize_t)rank, stride = 2 * (hsize_t)size, count = mine, one = 1;
     hid_t   file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hid_t   fsp  = H5Screate_simple(1, &dims, NULL), msp = H5Screate_simple(1, &count, NULL);
+    hid_t   fsp = H5Screate_simple(1, &dims, NULL), msp = H5Screate_simple(1, &count, NULL);
     hid_t   dset = H5Dcreate2(file, "d", H5T_NATIVE_UCHAR, fsp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(file >= 0 && dset >= 0, "cannot create %s", path);
     if (mine)
@@ -282,8 +281,8 @@ int main(int argc, char **argv)
      * overlap in a longer transfer than in the baseline. */
     const long long slack = SLACK_MIB + (ch == H5FD_H5SF_CHANNEL_IOC && rank == 0 && size > 1 ? 128 : 0);
     if (mem) {
-        CHECK(w < BOUND_MIB && r < BOUND_MIB, "peak RSS grew by %lld MiB (write), %lld MiB (read): bound %d MiB", w,
-              r, BOUND_MIB);
+        CHECK(w < BOUND_MIB && r < BOUND_MIB, "peak RSS grew by %lld MiB (write), %lld MiB (read): bound %d MiB", w, r,
+              BOUND_MIB);
         if (lk > BASE_LOG2)
             CHECK(w < bw + slack && r < br + slack,
                   "peak RSS growth follows the pieces: 2^%d: +%lld/+%lld MiB (write/read), 2^%d: +%lld/+%lld MiB",

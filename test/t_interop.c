@@ -58,10 +58,10 @@ static void fatal(const char *file, int line, const char *what)
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
-#define H5X(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) < 0)                                                                            \
-            fatal(__FILE__, __LINE__, #call);                                                      \
+#define H5X(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0)                                                                                                \
+            fatal(__FILE__, __LINE__, #call);                                                                          \
     } while (0)
 static hid_t h5id(hid_t id, const char *what, int line)
 {
@@ -70,13 +70,12 @@ static hid_t h5id(hid_t id, const char *what, int line)
     return id;
 }
 #define H5ID(call) h5id((call), #call, __LINE__)
-#define H5TRY(call, ctx)                                                                           \
-    do {                                                                                           \
-        if ((call) < 0) {                                                                          \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] FAIL %s: %s returned an error (line %d)\n", g_rank, ctx,    \
-                    #call, __LINE__);                                                              \
-        }                                                                                          \
+#define H5TRY(call, ctx)                                                                                               \
+    do {                                                                                                               \
+        if ((call) < 0) {                                                                                              \
+            g_fail++;                                                                                                  \
+            fprintf(stderr, "[rank %d] FAIL %s: %s returned an error (line %d)\n", g_rank, ctx, #call, __LINE__);      \
+        }                                                                                                              \
     } while (0)
 
 static int all_ok(int ok, const char *what)
@@ -87,8 +86,8 @@ static int all_ok(int ok, const char *what)
         return 1;
     if (sum == 0)
         return 0;
-    fprintf(stderr, "[rank %d] FATAL %s: succeeded on %d of %d ranks (here: %s)\n", g_rank, what, sum,
-            g_size, ok ? "ok" : "failed");
+    fprintf(stderr, "[rank %d] FATAL %s: succeeded on %d of %d ranks (here: %s)\n", g_rank, what, sum, g_size,
+            ok ? "ok" : "failed");
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
     return 0;
@@ -130,10 +129,10 @@ static void write_data(hid_t file, int collective, const char *ctx)
     /* ints: contiguous slab per rank */
     {
         hsize_t dims = NP * I_N, start = R * I_N, count = I_N;
-        hid_t   fs   = H5ID(H5Screate_simple(1, &dims, NULL));
-        hid_t   ms   = H5ID(H5Screate_simple(1, &count, NULL));
-        hid_t   d    = H5ID(H5Dcreate2(file, "ints", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        int    *b    = malloc(sizeof *b * I_N);
+        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL));
+        hid_t   ms = H5ID(H5Screate_simple(1, &count, NULL));
+        hid_t   d  = H5ID(H5Dcreate2(file, "ints", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        int    *b  = malloc(sizeof *b * I_N);
         if (!b)
             fatal(__FILE__, __LINE__, "malloc");
         for (hsize_t i = 0; i < I_N; i++)
@@ -142,7 +141,7 @@ static void write_data(hid_t file, int collective, const char *ctx)
         snprintf(what, sizeof what, "%s write ints", ctx);
         H5TRY(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, b), what);
 
-        hsize_t one = 3;
+        hsize_t one   = 3;
         int     av[3] = {ival(9, 0), ival(9, 1), ival(9, 2)};
         hid_t   as    = H5ID(H5Screate_simple(1, &one, NULL));
         hid_t   a     = H5ID(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
@@ -157,11 +156,11 @@ static void write_data(hid_t file, int collective, const char *ctx)
     /* strided: 4 KiB blocks interleaved across ranks */
     {
         hsize_t dims = NP * D_BLK * D_NB, start = R * D_BLK, stride = NP * D_BLK, count = D_NB, block = D_BLK;
-        hsize_t n    = D_BLK * D_NB;
-        hid_t   fs   = H5ID(H5Screate_simple(1, &dims, NULL));
-        hid_t   ms   = H5ID(H5Screate_simple(1, &n, NULL));
-        hid_t d = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        double *b = malloc(sizeof *b * n);
+        hsize_t n  = D_BLK * D_NB;
+        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL));
+        hid_t   ms = H5ID(H5Screate_simple(1, &n, NULL));
+        hid_t   d  = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        double *b  = malloc(sizeof *b * n);
         if (!b)
             fatal(__FILE__, __LINE__, "malloc");
         for (hsize_t k = 0; k < n; k++)
@@ -177,10 +176,10 @@ static void write_data(hid_t file, int collective, const char *ctx)
     /* grid: 2-D, rows per rank */
     {
         hsize_t dims[2] = {NP * G_ROWS, G_COLS}, start[2] = {R * G_ROWS, 0}, count[2] = {G_ROWS, G_COLS};
-        hid_t   fs      = H5ID(H5Screate_simple(2, dims, NULL));
-        hid_t   ms      = H5ID(H5Screate_simple(2, count, NULL));
-        hid_t   d = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        int    *b = malloc(sizeof *b * G_ROWS * G_COLS);
+        hid_t   fs = H5ID(H5Screate_simple(2, dims, NULL));
+        hid_t   ms = H5ID(H5Screate_simple(2, count, NULL));
+        hid_t   d  = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        int    *b  = malloc(sizeof *b * G_ROWS * G_COLS);
         if (!b)
             fatal(__FILE__, __LINE__, "malloc");
         for (hsize_t k = 0; k < G_ROWS * G_COLS; k++)
@@ -199,14 +198,13 @@ static void write_data(hid_t file, int collective, const char *ctx)
 static void mismatch(const char *ctx, const char *ds, uint64_t g, double got, double want, long *nbad)
 {
     if (++*nbad <= MAX_REPORT)
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n",
-                g_rank, ctx, ds, g, got, want);
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n", g_rank,
+                ctx, ds, g, got, want);
 }
 static void mismatch_done(const char *ctx, const char *ds, long nbad)
 {
     if (nbad > MAX_REPORT)
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", g_rank, ctx, ds,
-                nbad);
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", g_rank, ctx, ds, nbad);
     if (nbad)
         g_fail++;
 }
@@ -312,7 +310,7 @@ static hid_t fapl_for(int drv, int64_t stripe_size, int stripe_count)
         H5X(H5Pget_fapl_ioc(cfg.ioc_fapl_id, &ioc));
         ioc.thread_pool_size = 2;
         H5X(H5Pset_fapl_ioc(cfg.ioc_fapl_id, &ioc));
-        cfg.require_ioc             = true;
+        cfg.require_ioc = true;
         if (stripe_size > 0) /* 0: the built-in's defaults, as H5Pget_fapl_subfiling gave them */
             cfg.shared_cfg.stripe_size = stripe_size;
         if (stripe_count > 0)
@@ -385,8 +383,8 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
     int64_t stripe_size = -1;
     long    count = -1, aggr = -1;
     int     have_h5 = 0, have_dir = 0, listed = 0;
-    char   *lines   = NULL;
-    size_t  llen    = 0;
+    char   *lines = NULL;
+    size_t  llen  = 0;
     while (fgets(line, sizeof line, fp)) {
         if (!strncmp(line, "stripe_size=", 12))
             stripe_size = strtoll(line + 12, NULL, 10);
@@ -434,7 +432,7 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
             bad++;
         }
         /* the config file lists every subfile by name, one per line */
-        size_t nl = strlen(name);
+        size_t nl    = strlen(name);
         int    found = 0;
         for (char *p = lines; p && (p = strstr(p, name)); p += nl)
             if ((p == lines || p[-1] == '\n') && (p[nl] == '\n' || p[nl] == 0))
@@ -459,8 +457,8 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
                 n++;
         closedir(dp);
         if (n != count + 1) {
-            fprintf(stderr, "[rank 0] FAIL %s: %ld files named %s*, expected %ld subfiles + 1 config\n", ctx, n,
-                    prefix, count);
+            fprintf(stderr, "[rank 0] FAIL %s: %ld files named %s*, expected %ld subfiles + 1 config\n", ctx, n, prefix,
+                    count);
             bad++;
         }
     }
@@ -493,17 +491,25 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     if (provided < MPI_THREAD_MULTIPLE) {
         if (g_rank == 0)
-            fprintf(stderr, "t_interop: the built-in subfiling driver needs MPI_THREAD_MULTIPLE (got %d)\n",
-                    provided);
+            fprintf(stderr, "t_interop: the built-in subfiling driver needs MPI_THREAD_MULTIPLE (got %d)\n", provided);
         MPI_Finalize();
         return 1;
     }
 
-    const char *env_knobs[] = {"H5SF_STRIPE_SIZE", "H5SF_STRIPE_COUNT", "H5SF_IOC", "H5SF_CHANNEL",
-                               "H5SF_THREADS", "H5SF_SUBFILE_DIR", "H5SF_CONFIG_DIR",
-                               "H5FD_SUBFILING_STRIPE_SIZE", "H5FD_SUBFILING_IOC_PER_NODE",
-                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "H5FD_SUBFILING_SUBFILE_PREFIX",
-                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX", "HDF5_DRIVER", "HDF5_DRIVER_CONFIG"};
+    const char *env_knobs[] = {"H5SF_STRIPE_SIZE",
+                               "H5SF_STRIPE_COUNT",
+                               "H5SF_IOC",
+                               "H5SF_CHANNEL",
+                               "H5SF_THREADS",
+                               "H5SF_SUBFILE_DIR",
+                               "H5SF_CONFIG_DIR",
+                               "H5FD_SUBFILING_STRIPE_SIZE",
+                               "H5FD_SUBFILING_IOC_PER_NODE",
+                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
+                               "H5FD_SUBFILING_SUBFILE_PREFIX",
+                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
+                               "HDF5_DRIVER",
+                               "HDF5_DRIVER_CONFIG"};
     for (size_t i = 0; i < sizeof env_knobs / sizeof *env_knobs; i++)
         unsetenv(env_knobs[i]);
 
@@ -548,12 +554,12 @@ int main(int argc, char **argv)
     } layouts[] = {{65536, 3}, {4096, 2}, {0, 0}}; /* {0, 0}: each driver's defaults */
     static const struct {
         int writer, reader, coll_write;
-    } cases[] = {{W_BUILTIN, W_BUILTIN, 0},
-                 {W_H5SF_IOC, W_BUILTIN, 1},
-                 {W_H5SF_DIRECT, W_BUILTIN, 0},
-                 {W_BUILTIN, W_H5SF_IOC, 0},
-                 {W_BUILTIN, W_H5SF_DIRECT, 0}};
-    int ncase = 0, nbad = 0;
+    } cases[]       = {{W_BUILTIN, W_BUILTIN, 0},
+                       {W_H5SF_IOC, W_BUILTIN, 1},
+                       {W_H5SF_DIRECT, W_BUILTIN, 0},
+                       {W_BUILTIN, W_H5SF_IOC, 0},
+                       {W_BUILTIN, W_H5SF_DIRECT, 0}};
+    int       ncase = 0, nbad = 0;
     const int dflt_h5sf = default_count(W_H5SF_IOC), dflt_builtin = default_count(W_BUILTIN); /* collective */
 
     for (size_t li = 0; li < sizeof layouts / sizeof *layouts; li++)
@@ -564,8 +570,13 @@ int main(int argc, char **argv)
             char base[256], path[8192], ctx[512];
             long fail0 = g_fail;
             snprintf(base, sizeof base, "io_np%d_s%" PRId64 "_c%d_%s_to_%s.h5", g_size, layouts[li].size,
-                     layouts[li].count, w == W_BUILTIN ? "builtin" : w == W_H5SF_IOC ? "h5sfioc" : "h5sfdirect",
-                     r == W_BUILTIN ? "builtin" : r == W_H5SF_IOC ? "h5sfioc" : "h5sfdirect");
+                     layouts[li].count,
+                     w == W_BUILTIN    ? "builtin"
+                     : w == W_H5SF_IOC ? "h5sfioc"
+                                       : "h5sfdirect",
+                     r == W_BUILTIN    ? "builtin"
+                     : r == W_H5SF_IOC ? "h5sfioc"
+                                       : "h5sfdirect");
             snprintf(path, sizeof path, "%s/%s", dir, base);
             ncase++;
 

@@ -21,14 +21,14 @@
 
 static int rank, nranks, failures;
 
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        if (!(cond)) {                                                                                      \
-            fprintf(stderr, "t_ioc rank %d: %s:%d: ", rank, __FILE__, __LINE__);                            \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            failures++;                                                                                     \
-        }                                                                                                   \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "t_ioc rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                       \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 static uint64_t rng_state;
@@ -65,7 +65,7 @@ static void test_order(const char *dir, const char *cfg)
     enum { SIZE = 1 << 20, PHASES = 12, PER_RANK = 6 };
     char           path[4096];
     unsigned char *model = calloc(SIZE, 1), *got = malloc(SIZE), *src = malloc(SIZE);
-    hsize_t        dims  = SIZE;
+    hsize_t        dims = SIZE;
     snprintf(path, sizeof path, "%s/order.h5", dir);
     hid_t fapl = fapl_for(cfg);
     hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -80,7 +80,7 @@ static void test_order(const char *dir, const char *cfg)
         /* Cut [0, SIZE) into nranks random regions; region r belongs to rank
          * (r + p) % nranks, so regions move between ranks across phases. */
         size_t cut[65];
-        cut[0] = 0;
+        cut[0]      = 0;
         cut[nranks] = SIZE;
         for (int r = 1; r < nranks; r++)
             cut[r] = cut[r - 1] + (rnd() % (SIZE / (size_t)nranks)) + 1;
@@ -89,7 +89,7 @@ static void test_order(const char *dir, const char *cfg)
             size_t lo = cut[r], hi = cut[r + 1];
             for (int k = 0; k < PER_RANK && hi > lo; k++) {
                 /* Overlapping writes by the same rank, in order. */
-                size_t off = lo + rnd() % (hi - lo), len = 1 + rnd() % (hi - off);
+                size_t        off = lo + rnd() % (hi - lo), len = 1 + rnd() % (hi - off);
                 unsigned char v = (unsigned char)(1 + (p * 31 + r * 7 + k) % 251);
                 memset(model + off, v, len);
                 if (owner == rank) {
@@ -129,12 +129,12 @@ static void test_counts(const char *dir, const char *cfg)
     char path[4096], full[1024];
     snprintf(path, sizeof path, "%s/counts.h5", dir);
     snprintf(full, sizeof full, "%s,stripe_size=4096,stripe_count=8", cfg);
-    hid_t   fapl = fapl_for(full);
-    hid_t   f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hsize_t n    = (hsize_t)64 * 1024 * nranks;
-    hid_t   sp   = H5Screate_simple(1, &n, NULL);
-    hid_t   d    = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    unsigned char *buf = malloc(64 * 1024);
+    hid_t              fapl = fapl_for(full);
+    hid_t              f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hsize_t            n    = (hsize_t)64 * 1024 * nranks;
+    hid_t              sp   = H5Screate_simple(1, &n, NULL);
+    hid_t              d    = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    unsigned char     *buf  = malloc(64 * 1024);
     H5FD_h5sf_layout_t lay;
     h5sf_stats_t       s0, s1, s2;
 

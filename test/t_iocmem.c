@@ -140,8 +140,8 @@ static void test_merge(const char *dir)
             /* Unmerged, every block of every rank but the first's run is a
              * call.  Merged, a group of m ranks makes runs of m blocks. */
             CHECK(wcalls <= pieces / 2 && rcalls <= pieces / 2,
-                  "%llu write and %llu read calls for %llu pieces: not merged into runs",
-                  (unsigned long long)wcalls, (unsigned long long)rcalls, (unsigned long long)pieces);
+                  "%llu write and %llu read calls for %llu pieces: not merged into runs", (unsigned long long)wcalls,
+                  (unsigned long long)rcalls, (unsigned long long)pieces);
         }
     }
     H5Dclose(d);
@@ -210,8 +210,8 @@ static void test_rss(const char *dir, int mib)
         uint64_t off = base + w % window;
         fill64(buf, w / window, off, piece);
         ok = rl_io(d, 1, off, piece, buf, H5P_DEFAULT, &t) >= 0;
-        CHECK(ok, "write of pass %llu at %llu failed:\n%s", (unsigned long long)(w / window),
-              (unsigned long long)off, t.buf);
+        CHECK(ok, "write of pass %llu at %llu failed:\n%s", (unsigned long long)(w / window), (unsigned long long)off,
+              t.buf);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     rl_step(600, "rss: read back");
@@ -241,18 +241,19 @@ static void test_rss(const char *dir, int mib)
          * is a budget of its own: the IOC rank maps all of it and the pages
          * it touched count in its RSS (they stay mapped while the context
          * is parked, so their Rss now is what it touched). */
-        const char *shmv  = getenv("H5SF_IOC_SHM");
-        long long   area  = (shmv ? atoll(shmv) : 16ll << 20) * rl_size, shm = shm_rss();
-        long long   rss   = (long long)ru.ru_maxrss * 1024, limit = (long long)cap + (128ll << 20);
+        const char *shmv = getenv("H5SF_IOC_SHM");
+        long long   area = (shmv ? atoll(shmv) : 16ll << 20) * rl_size, shm = shm_rss();
+        long long   rss = (long long)ru.ru_maxrss * 1024, limit = (long long)cap + (128ll << 20);
         printf("t_iocmem rss: %d ranks x %d MiB through one IOC: peak RSS of the IOC rank %lld MiB, of which "
                "%lld MiB the node's shared memory (at most %lld MiB); the rest under cap %lld MiB + 128 MiB; %llu "
                "transfer slots of 8 MiB\n",
-               rl_size, mib, rss >> 20, shm >> 20, area >> 20, (long long)cap >> 20,
-               (unsigned long long)st.ioc_slots);
-        CHECK(shm >= 0 && shm <= area, "h5sf's shared memory %lld MiB is over the shared-memory area of %lld MiB", shm >> 20,
-              area >> 20);
-        CHECK(rss - shm <= limit, "peak RSS %lld MiB less %lld MiB of shared memory is over H5SF_IOC_MEMORY + "
-              "128 MiB = %lld MiB", rss >> 20, shm >> 20, limit >> 20);
+               rl_size, mib, rss >> 20, shm >> 20, area >> 20, (long long)cap >> 20, (unsigned long long)st.ioc_slots);
+        CHECK(shm >= 0 && shm <= area, "h5sf's shared memory %lld MiB is over the shared-memory area of %lld MiB",
+              shm >> 20, area >> 20);
+        CHECK(rss - shm <= limit,
+              "peak RSS %lld MiB less %lld MiB of shared memory is over H5SF_IOC_MEMORY + "
+              "128 MiB = %lld MiB",
+              rss >> 20, shm >> 20, limit >> 20);
         CHECK(st.ioc_slots * (8u << 20) <= (uint64_t)cap / 2, "%llu slots exceed half of H5SF_IOC_MEMORY",
               (unsigned long long)st.ioc_slots);
     }
@@ -308,7 +309,7 @@ static int ioc_threads(pid_t *progress)
 {
     pid_t tids[MAX_THREADS];
     bool  isp[MAX_THREADS];
-    int   n = find_ioc_threads(tids, isp, MAX_THREADS);
+    int   n   = find_ioc_threads(tids, isp, MAX_THREADS);
     *progress = 0;
     for (int i = 0; i < n; i++)
         if (isp[i])
@@ -318,8 +319,8 @@ static int ioc_threads(pid_t *progress)
 
 static void test_affinity(const char *dir)
 {
-    char       path[4200];
-    cpu_set_t  all, one, t;
+    char        path[4200];
+    cpu_set_t   all, one, t;
     const char *a       = getenv("H5SF_IOC_AFFINITY");
     bool        inherit = a && !strcmp(a, "inherit");
     /* What the process may use (the launcher's binding of this rank, or
@@ -354,11 +355,11 @@ static void test_affinity(const char *dir)
         if (thread_cpus(tids[i], &t) < 0)
             continue;
         if (inherit)
-            CHECK(CPU_EQUAL(&t, &one), "%s thread %d: %d CPUs allowed, the main thread's one expected (inherit)",
-                  comm, (int)tids[i], CPU_COUNT(&t));
+            CHECK(CPU_EQUAL(&t, &one), "%s thread %d: %d CPUs allowed, the main thread's one expected (inherit)", comm,
+                  (int)tids[i], CPU_COUNT(&t));
         else
-            CHECK(CPU_EQUAL(&t, &all), "%s thread %d: %d CPUs allowed, %d expected (the process's)", comm,
-                  (int)tids[i], CPU_COUNT(&t), CPU_COUNT(&all));
+            CHECK(CPU_EQUAL(&t, &all), "%s thread %d: %d CPUs allowed, %d expected (the process's)", comm, (int)tids[i],
+                  CPU_COUNT(&t), CPU_COUNT(&all));
     }
     H5FD_h5sf_layout_t lay;
     CHECK(H5FD_h5sf_get_layout(f, &lay) >= 0, "get_layout failed");
@@ -403,8 +404,8 @@ static uint64_t park_round(const char *dir, int round, uint64_t slots[2])
     unsigned char *buf = malloc(n), *got = calloc(1, n);
     h5sf_stats_t   st;
     snprintf(path, sizeof path, "%s/park%d.h5", dir, round);
-    hid_t f = make_file(path, "channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=2",
-                        (hsize_t)n * (hsize_t)row(), &d);
+    hid_t f =
+        make_file(path, "channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=2", (hsize_t)n * (hsize_t)row(), &d);
     park_opened_at = MPI_Wtime();
     ioc_stats(f, &st);
     slots[0] = st.ioc_slots;
@@ -472,7 +473,8 @@ static void test_park(const char *dir)
                   (unsigned long long)sl2[0], parked, (unsigned long long)sl1[1]);
         else
             printf("t_iocmem park: parked %.2f s between the files (loaded machine), past the 1 s keep time: "
-                   "slots kept not checked this run\n", parked);
+                   "slots kept not checked this run\n",
+                   parked);
     }
     /* Parked well past H5SF_IOC_SLOT_KEEP_NS (1 s): the slots are gone.
      * (3 s: under ASan on a loaded machine 1.5 s was seen too short.) */

@@ -61,7 +61,7 @@ static long long status_kib(const char *key)
 /* Forget the peak so far (Linux >= 4.0): VmHWM becomes VmRSS. */
 static int reset_peak(void)
 {
-    FILE *f = fopen("/proc/self/clear_refs", "w");
+    FILE *f  = fopen("/proc/self/clear_refs", "w");
     int   ok = f && fputs("5", f) >= 0;
     if (f)
         ok = fclose(f) == 0 && ok;
@@ -80,8 +80,7 @@ static void vector(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned char 
         lens[i] = 1;
         bufs[i] = mem + i;
     }
-    CHECK(h5sf_ioc_post(ctx, op, 0, file_id, 0, NPIECES, offs, lens, bufs, &q, &e) == 0 &&
-              h5sf_ioc_wait(q, &e) == 0,
+    CHECK(h5sf_ioc_post(ctx, op, 0, file_id, 0, NPIECES, offs, lens, bufs, &q, &e) == 0 && h5sf_ioc_wait(q, &e) == 0,
           "%s of %zu pieces: %s", op == H5SF_IOC_OP_WRITE ? "write" : "read", NPIECES, e.msg);
     free(offs);
     free(lens);
@@ -113,8 +112,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "data")) || size != 2 ||
-        provided < MPI_THREAD_MULTIPLE) {
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "data")) || size != 2 || provided < MPI_THREAD_MULTIPLE) {
         fprintf(stderr, "usage: mpiexec -n 2 t_iocpieces DIR [data] (MPI_THREAD_MULTIPLE)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

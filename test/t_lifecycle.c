@@ -95,7 +95,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 static int write_file(const char *path, hid_t fapl, int rank, int size, hid_t *fout)
 {
     hsize_t dims = (hsize_t)N * size, start = (hsize_t)N * rank, count = N;
-    int    *buf  = malloc(N * sizeof *buf);
+    int    *buf = malloc(N * sizeof *buf);
     for (int i = 0; i < N; i++)
         buf[i] = (int)(start + i) * 3 + 1;
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -144,7 +144,8 @@ int main(int argc, char **argv)
 {
     int rank = 0, size = 1, provided, rc = 0;
     if (argc < 3) {
-        fprintf(stderr, "usage: t_lifecycle funneled|serial|finalize-open|close-finalize|close-collective|check FILE\n");
+        fprintf(stderr,
+                "usage: t_lifecycle funneled|serial|finalize-open|close-finalize|close-collective|check FILE\n");
         return 2;
     }
     const char *mode = argv[1], *path = argv[2];
@@ -167,8 +168,7 @@ int main(int argc, char **argv)
         return rc; /* h5sf finalizes MPI at exit */
     }
 
-    MPI_Init_thread(&argc, &argv, !strcmp(mode, "funneled") ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE,
-                    &provided);
+    MPI_Init_thread(&argc, &argv, !strcmp(mode, "funneled") ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* HDF5 after MPI, as real programs do: HDF5 then closes what is left

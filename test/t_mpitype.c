@@ -19,14 +19,14 @@
 #include "../vfd/internal.h"
 
 static int failures;
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "t_mpitype.c:%d: ", __LINE__);                                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fputc('\n', stderr);                                                                             \
-            failures++;                                                                                      \
-        }                                                                                                    \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "t_mpitype.c:%d: ", __LINE__);                                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 /* ---- the reference ------------------------------------------------------ */
@@ -78,9 +78,9 @@ static h5sf_run_t *to_runs(const MPI_Aint *off, size_t n, size_t *nr)
  * predefined). */
 static void check_type(const char *name, MPI_Datatype t)
 {
-    h5sf_errbuf_t e     = {0};
-    h5sf_run_t   *got   = NULL;
-    size_t        ngot  = 0, nref, nwant;
+    h5sf_errbuf_t e      = {0};
+    h5sf_run_t   *got    = NULL;
+    size_t        ngot   = 0, nref, nwant;
     uint64_t      visits = 0;
     int           ni, na, nd, comb;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
@@ -120,8 +120,8 @@ static MPI_Datatype bytes(int n) { return contig(n, MPI_BYTE); }
 /* H5S__mpio_reg_hyper_type: a regular hyperslab of `rank` dims, element
  * size es, built from the inside out (vector, then start and extent by
  * hindexed + resized). */
-static MPI_Datatype hdf5_hyper(int rank, const int *dims, const int *start, const int *stride,
-                               const int *count, const int *block, int es)
+static MPI_Datatype hdf5_hyper(int rank, const int *dims, const int *start, const int *stride, const int *count,
+                               const int *block, int es)
 {
     MPI_Datatype inner = bytes(es), outer;
     MPI_Aint     offset[8], xtent[8];
@@ -365,8 +365,7 @@ static void check_hdf5_types(void)
         check_type("hdf5 2-D hyperslab, whole rows", hdf5_hyper(2, dims, start, stride, count, block, 8));
     }
     {
-        int dims[] = {6, 7, 9}, start[] = {1, 2, 3}, stride[] = {2, 3, 2}, count[] = {2, 2, 3},
-            block[] = {1, 2, 2};
+        int dims[] = {6, 7, 9}, start[] = {1, 2, 3}, stride[] = {2, 3, 2}, count[] = {2, 2, 3}, block[] = {1, 2, 2};
         check_type("hdf5 3-D hyperslab", hdf5_hyper(3, dims, start, stride, count, block, 2));
     }
     {
@@ -391,19 +390,16 @@ static void check_hdf5_types(void)
         /* Two chunks in file order, the first a hyperslab, the second all of
          * a 4 KiB chunk (MPI_BYTE x 4096), the third points. */
         int          dims[] = {64, 64}, start[] = {0, 8}, stride[] = {1, 1}, count[] = {1, 1}, block[] = {64, 16};
-        MPI_Aint     pd[] = {12, 4, 40};
-        MPI_Datatype ty[] = {hdf5_hyper(2, dims, start, stride, count, block, 1), MPI_BYTE, hdf5_points(3, pd, 4)};
+        MPI_Aint     pd[]  = {12, 4, 40};
+        MPI_Datatype ty[]  = {hdf5_hyper(2, dims, start, stride, count, block, 1), MPI_BYTE, hdf5_points(3, pd, 4)};
         int          cnt[] = {1, 4096, 1};
-        MPI_Aint     d[] = {0, 4096, 3 * 4096};
+        MPI_Aint     d[]   = {0, 4096, 3 * 4096};
         check_type("hdf5 chunks (file)", hdf5_chunks(3, cnt, d, ty));
     }
 }
 
 /* Collect h5sf_coll_extents' extents into a plan. */
-static int plan_cb(void *plan, uint64_t addr, uint64_t len, uint64_t mem)
-{
-    return sf_plan_add(plan, addr, len, mem);
-}
+static int plan_cb(void *plan, uint64_t addr, uint64_t len, uint64_t mem) { return sf_plan_add(plan, addr, len, mem); }
 
 /* h5sf_coll_extents pairs the memory and file streams byte for byte, the
  * file type tiling; the reference pairs MPI_Pack's offsets of both. */
@@ -430,11 +426,12 @@ static void check_extents(const char *name, MPI_Datatype mt, MPI_Datatype ft, si
         for (size_t p = 0; p < plan.lists[0].n; p++) {
             sf_piece_t *pc = &plan.lists[0].v[p];
             for (uint64_t j = 0; j < pc->len && k < bytes; j++, k++) {
-                uint64_t wf = addr + (uint64_t)fo[k], wm = (uint64_t)(uintptr_t)buf + (uint64_t)(mo ? mo[k] : (MPI_Aint)k);
+                uint64_t wf = addr + (uint64_t)fo[k],
+                         wm = (uint64_t)(uintptr_t)buf + (uint64_t)(mo ? mo[k] : (MPI_Aint)k);
                 if (pc->off + j != wf || pc->mem + j != wm) {
                     CHECK(0, "%s: byte %zu goes file %llu <-> memory %llu, MPI_Pack says %llu <-> %llu", name, k,
-                          (unsigned long long)(pc->off + j), (unsigned long long)(pc->mem + j),
-                          (unsigned long long)wf, (unsigned long long)wm);
+                          (unsigned long long)(pc->off + j), (unsigned long long)(pc->mem + j), (unsigned long long)wf,
+                          (unsigned long long)wm);
                     p = plan.lists[0].n;
                     break;
                 }
@@ -481,8 +478,8 @@ static void check_refusals(void)
     MPI_Datatype  t;
     int           sizes[] = {8, 8}, sub[] = {2, 3}, st[] = {1, 1};
     MPI_Type_create_subarray(2, sizes, sub, st, MPI_ORDER_C, MPI_BYTE, &t);
-    CHECK(h5sf_mpitype_runs(t, &r, &n, &v, &e) < 0 && strstr(e.msg, "subarray"),
-          "subarray: not refused by name (%s)", e.msg);
+    CHECK(h5sf_mpitype_runs(t, &r, &n, &v, &e) < 0 && strstr(e.msg, "subarray"), "subarray: not refused by name (%s)",
+          e.msg);
     free(r);
     r = NULL;
     MPI_Type_free(&t);
@@ -497,19 +494,17 @@ static void check_refusals(void)
 /* Regular types of 2^26 bytes: a handful of datatype nodes read, one run. */
 static void check_scale_one(const char *name, MPI_Datatype t, size_t want_runs, MPI_Aint want_len)
 {
-    h5sf_errbuf_t e = {0};
-    h5sf_run_t   *r = NULL;
-    size_t        n = 0;
+    h5sf_errbuf_t e      = {0};
+    h5sf_run_t   *r      = NULL;
+    size_t        n      = 0;
     uint64_t      visits = 0;
     MPI_Type_commit(&t);
     if (h5sf_mpitype_runs(t, &r, &n, &visits, &e) < 0)
         CHECK(0, "%s: refused: %s", name, e.msg);
     else {
         CHECK(n == want_runs, "%s: %zu runs, want %zu", name, n, want_runs);
-        CHECK(n > 0 && r[0].disp == 0 && r[0].len == want_len, "%s: first run is not [0,+%ld)", name,
-              (long)want_len);
-        CHECK(visits <= 16, "%s: %llu datatype nodes read for a type of a few nodes", name,
-              (unsigned long long)visits);
+        CHECK(n > 0 && r[0].disp == 0 && r[0].len == want_len, "%s: first run is not [0,+%ld)", name, (long)want_len);
+        CHECK(visits <= 16, "%s: %llu datatype nodes read for a type of a few nodes", name, (unsigned long long)visits);
     }
     free(r);
     MPI_Type_free(&t);
@@ -527,9 +522,9 @@ static void check_scale(void)
     MPI_Type_free(&a);
     check_scale_one("hvector of 2^13 x 2^13 one-byte types", t, 1, N);
     {
-        int cnt = N;
-        MPI_Aint d = 0;
-        MPI_Datatype ty = MPI_BYTE;
+        int          cnt = N;
+        MPI_Aint     d   = 0;
+        MPI_Datatype ty  = MPI_BYTE;
         MPI_Type_create_struct(1, &cnt, &d, &ty, &t);
         check_scale_one("struct of MPI_BYTE x 2^26 (HDF5's chunk of all)", t, 1, N);
     }

@@ -80,9 +80,12 @@ static struct {
 static void usage_exit(const char *why)
 {
     if (g_rank == 0)
-        fprintf(stderr, "t_multinode: %s\nusage: t_multinode topo|write|read|crash --hosts N "
-                        "[--ioc per_node[:K]|every:N|total:N] [--dir DIR] [--subfile-dir DIR] [--storage ROOT --node-local MOUNT] "
-                        "[--name NAME] [--stripe-count C] [--builtin 0|1|2] [--marker FILE]\n", why);
+        fprintf(
+            stderr,
+            "t_multinode: %s\nusage: t_multinode topo|write|read|crash --hosts N "
+            "[--ioc per_node[:K]|every:N|total:N] [--dir DIR] [--subfile-dir DIR] [--storage ROOT --node-local MOUNT] "
+            "[--name NAME] [--stripe-count C] [--builtin 0|1|2] [--marker FILE]\n",
+            why);
     MPI_Finalize();
     exit(2);
 }
@@ -101,8 +104,8 @@ static void parse(int argc, char **argv)
             O.hosts = atoi(v);
         else if (!strcmp(k, "--ioc")) {
             const char *colon = strchr(v, ':');
-            O.ioc   = v;
-            O.param = colon ? atoi(colon + 1) : 1;
+            O.ioc             = v;
+            O.param           = colon ? atoi(colon + 1) : 1;
             if (!strcmp(v, "per_node") || !strncmp(v, "per_node:", 9))
                 O.mode = SELECT_IOC_ONE_PER_NODE;
             else if (!strncmp(v, "every:", 6))
@@ -148,8 +151,8 @@ static void parse(int argc, char **argv)
 /* ---- topology from hostnames --------------------------------------------- */
 
 static char (*g_host)[HOSTLEN]; /* hostname of every rank        */
-static int  *g_ioc;              /* expected IOC ranks, in order  */
-static int   g_nioc;
+static int *g_ioc;              /* expected IOC ranks, in order  */
+static int  g_nioc;
 
 static int same_host(int a, int b) { return !strcmp(g_host[a], g_host[b]); }
 
@@ -230,8 +233,8 @@ static void topology(void)
     MPI_Allgather(&g_rank, 1, MPI_INT, members, 1, MPI_INT, node);
     for (int i = 0; i < nsize; i++)
         if (!same_host(members[i], g_rank))
-            FAIL("MPI_COMM_TYPE_SHARED puts rank %d (%s) on the node of rank %d (%s)", members[i],
-                 g_host[members[i]], g_rank, me);
+            FAIL("MPI_COMM_TYPE_SHARED puts rank %d (%s) on the node of rank %d (%s)", members[i], g_host[members[i]],
+                 g_rank, me);
     for (int r = 0; r < g_size; r++)
         mine += same_host(r, g_rank);
     if (mine != nsize)
@@ -269,8 +272,10 @@ static hid_t h5sf_fapl(void)
     hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
     H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     /* Small stripes so every dataset crosses every subfile and host. */
-    snprintf(s, sizeof s, "stripe_size=4096,stripe_count=%d,ioc=%s,channel=ioc,threads=2,timeout=60,"
-                          "subfile_dir=%s,config_dir=%s", O.stripe_count, O.ioc, O.subfile_dir, O.dir);
+    snprintf(s, sizeof s,
+             "stripe_size=4096,stripe_count=%d,ioc=%s,channel=ioc,threads=2,timeout=60,"
+             "subfile_dir=%s,config_dir=%s",
+             O.stripe_count, O.ioc, O.subfile_dir, O.dir);
     H5X(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, s));
     return fapl;
 }
@@ -297,7 +302,8 @@ static void builtin_ioc_env(int on)
     snprintf(v, sizeof v, O.mode == SELECT_IOC_ONE_PER_NODE ? "%d" : "%d:%d",
              O.mode == SELECT_IOC_ONE_PER_NODE ? O.param : O.mode, O.param);
     if (setenv(O.mode == SELECT_IOC_ONE_PER_NODE ? "H5FD_SUBFILING_IOC_PER_NODE"
-                                                 : "H5FD_SUBFILING_IOC_SELECTION_CRITERIA", v, 1) < 0)
+                                                 : "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
+               v, 1) < 0)
         fatal(__LINE__, "setenv");
 }
 
@@ -346,14 +352,15 @@ static int default_count(int by_builtin)
 static void check_layout(hid_t file, const char *ctx, int by_builtin)
 {
     H5FD_h5sf_layout_t l;
-    int want_count = O.stripe_count > 0 ? O.stripe_count : default_count(by_builtin);
+    int                want_count = O.stripe_count > 0 ? O.stripe_count : default_count(by_builtin);
     if (H5FD_h5sf_get_layout(file, &l) < 0) {
         FAIL("%s: H5FD_h5sf_get_layout failed", ctx);
         return;
     }
     if (l.ioc_count != g_nioc || l.stripe_count != want_count || l.channel != H5FD_H5SF_CHANNEL_IOC)
         FAIL("%s: h5sf reports %d IOCs, %d subfiles, channel %d; expected %d IOCs (ioc=%s), %d subfiles, "
-             "the IOC channel", ctx, l.ioc_count, l.stripe_count, (int)l.channel, g_nioc, O.ioc, want_count);
+             "the IOC channel",
+             ctx, l.ioc_count, l.stripe_count, (int)l.channel, g_nioc, O.ioc, want_count);
 }
 
 static int exists(const char *p)
@@ -384,8 +391,8 @@ static void check_placement(const char *stub, const char *suffix)
         FAIL("config file %s missing from the shared directory", p);
     for (int s = 0; s < count; s++) {
         const char *want = g_host[g_ioc[s % g_nioc]];
-        if (snprintf(name, sizeof name, H5FD_SUBFILING_FILENAME_TEMPLATE, base, (uint64_t)st.st_ino, digits,
-                     s + 1, count) >= (int)sizeof name)
+        if (snprintf(name, sizeof name, H5FD_SUBFILING_FILENAME_TEMPLATE, base, (uint64_t)st.st_ino, digits, s + 1,
+                     count) >= (int)sizeof name)
             fatal(__LINE__, "subfile name too long");
         snprintf(p, sizeof p, "%s/%s", O.dir, name);
         if (exists(p))
@@ -399,8 +406,8 @@ static void check_placement(const char *stub, const char *suffix)
             snprintf(p, sizeof p, "%s/%s%s/%s", O.storage, g_host[r], rel, name);
             int here = exists(p), should = !strcmp(g_host[r], want);
             if (here != should)
-                FAIL("subfile %d (%s) %s on host %s; its IOC is rank %d on %s", s + 1, name,
-                     here ? "is" : "is missing", g_host[r], g_ioc[s % g_nioc], want);
+                FAIL("subfile %d (%s) %s on host %s; its IOC is rank %d on %s", s + 1, name, here ? "is" : "is missing",
+                     g_host[r], g_ioc[s % g_nioc], want);
         }
     }
     if (!g_fail)
@@ -412,7 +419,7 @@ static void stamp(const char *what)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    double now = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    double        now = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
     static double t0;
     if (t0 == 0)
         t0 = now;
@@ -517,7 +524,7 @@ int main(int argc, char **argv)
     }
     else if (!strcmp(O.phase, "crash")) {
         hid_t fapl = h5sf_fapl();
-        file = H5ID(H5Fcreate(stub, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        file       = H5ID(H5Fcreate(stub, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
         write_data(file, 0);
         for (int it = 1; it <= 600; it++) {
             H5X(H5Fflush(file, H5F_SCOPE_GLOBAL));

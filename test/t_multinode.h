@@ -26,18 +26,18 @@
 extern int  g_rank, g_size;
 extern long g_fail;
 
-#define H5X(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) < 0)                                                                            \
-            fatal(__LINE__, #call);                                                                \
+#define H5X(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0)                                                                                                \
+            fatal(__LINE__, #call);                                                                                    \
     } while (0)
 #define H5ID(call) h5id_at((call), #call, __FILE__, __LINE__)
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        g_fail++;                                                                                  \
-        fprintf(stderr, "[rank %d] FAIL ", g_rank);                                                \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fputc('\n', stderr);                                                                       \
+#define FAIL(...)                                                                                                      \
+    do {                                                                                                               \
+        g_fail++;                                                                                                      \
+        fprintf(stderr, "[rank %d] FAIL ", g_rank);                                                                    \
+        fprintf(stderr, __VA_ARGS__);                                                                                  \
+        fputc('\n', stderr);                                                                                           \
     } while (0)
 
 /* t_multinode.c: print the HDF5 error stack and abort, naming the source

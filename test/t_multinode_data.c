@@ -12,10 +12,10 @@
 
 /* ---- data ---------------------------------------------------------------- */
 
-#define C_N   8011  /* "contig": int64 slab per rank                        */
-#define S_BLK 300   /* "strided": blocks of doubles interleaved over ranks  */
+#define C_N   8011 /* "contig": int64 slab per rank                        */
+#define S_BLK 300  /* "strided": blocks of doubles interleaved over ranks  */
 #define S_NB  9
-#define G_ROW 9     /* "grid": 2-D int, chunked, rows per rank              */
+#define G_ROW 9 /* "grid": 2-D int, chunked, rows per rank              */
 #define G_COL 1001
 
 static uint64_t mix64(uint64_t x)
@@ -39,9 +39,9 @@ void write_data(hid_t file, int iter)
     H5X(H5Pset_dxpl_mpio(coll, H5FD_MPIO_COLLECTIVE));
     H5X(H5Pset_dxpl_mpio(ind, H5FD_MPIO_INDEPENDENT));
     { /* contig, collective; iter > 0 (crash phase) rewrites it */
-        hsize_t dims = NP * C_N, start = R * C_N, count = C_N;
-        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &count, NULL));
-        hid_t   d  = iter ? H5ID(H5Dopen2(file, "contig", H5P_DEFAULT))
+        hsize_t  dims = NP * C_N, start = R * C_N, count = C_N;
+        hid_t    fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &count, NULL));
+        hid_t    d = iter ? H5ID(H5Dopen2(file, "contig", H5P_DEFAULT))
                           : H5ID(H5Dcreate2(file, "contig", H5T_STD_I64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         int64_t *b = malloc(sizeof *b * C_N);
         if (!b)
@@ -52,10 +52,10 @@ void write_data(hid_t file, int iter)
         if (H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, coll, b) < 0)
             FAIL("write contig");
         if (!iter) {
-            hsize_t two = 2;
+            hsize_t two   = 2;
             int     av[2] = {g_size, 4242};
-            hid_t   as = H5ID(H5Screate_simple(1, &two, NULL));
-            hid_t   a  = H5ID(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
+            hid_t   as    = H5ID(H5Screate_simple(1, &two, NULL));
+            hid_t   a     = H5ID(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
             if (H5Awrite(a, H5T_NATIVE_INT, av) < 0)
                 FAIL("write attr");
             H5Aclose(a);
@@ -72,8 +72,8 @@ void write_data(hid_t file, int iter)
         hsize_t dims = NP * S_BLK * S_NB, start = R * S_BLK, stride = NP * S_BLK, count = S_NB, block = S_BLK;
         hsize_t n  = S_BLK * S_NB;
         hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &n, NULL));
-        hid_t   d  = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        double *b  = malloc(sizeof *b * n);
+        hid_t   d = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        double *b = malloc(sizeof *b * n);
         if (!b)
             fatal(__LINE__, "malloc");
         for (hsize_t k = 0; k < n; k++)
@@ -89,11 +89,11 @@ void write_data(hid_t file, int iter)
     { /* grid: 2-D chunked, chunks straddle ranks, collective */
         hsize_t dims[2] = {NP * G_ROW, G_COL}, start[2] = {R * G_ROW, 0}, count[2] = {G_ROW, G_COL};
         hsize_t chunk[2] = {4, 250};
-        hid_t   dcpl = H5ID(H5Pcreate(H5P_DATASET_CREATE));
+        hid_t   dcpl     = H5ID(H5Pcreate(H5P_DATASET_CREATE));
         H5X(H5Pset_chunk(dcpl, 2, chunk));
         hid_t fs = H5ID(H5Screate_simple(2, dims, NULL)), ms = H5ID(H5Screate_simple(2, count, NULL));
-        hid_t d  = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-        int  *b  = malloc(sizeof *b * G_ROW * G_COL);
+        hid_t d = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        int  *b = malloc(sizeof *b * G_ROW * G_COL);
         if (!b)
             fatal(__LINE__, "malloc");
         for (hsize_t k = 0; k < G_ROW * G_COL; k++)
@@ -120,8 +120,8 @@ static void *read_share(hid_t file, const char *ds, hid_t mtype, size_t esize, u
                         const char *ctx)
 {
     hsize_t dims[2] = {0, 1}, start[2] = {0, 0}, count[2];
-    void   *b  = NULL;
-    hid_t   d  = H5Dopen2(file, ds, H5P_DEFAULT), fs = -1, ms = -1;
+    void   *b = NULL;
+    hid_t   d = H5Dopen2(file, ds, H5P_DEFAULT), fs = -1, ms = -1;
     int     nd = 0, share = (g_rank + 1) % g_size;
     if (d < 0 || (fs = H5Dget_space(d)) < 0 || (nd = H5Sget_simple_extent_dims(fs, dims, NULL)) < 1 || nd > 2) {
         FAIL("%s: cannot open dataset %s", ctx, ds);
@@ -135,7 +135,7 @@ static void *read_share(hid_t file, const char *ds, hid_t mtype, size_t esize, u
     if (!(b = calloc(*n ? *n : 1, esize)))
         fatal(__LINE__, "calloc");
     hsize_t mn = *n;
-    ms = H5ID(H5Screate_simple(1, &mn, NULL));
+    ms         = H5ID(H5Screate_simple(1, &mn, NULL));
     H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
     if (H5Dread(d, mtype, ms, fs, H5P_DEFAULT, b) < 0) {
         FAIL("%s: cannot read dataset %s", ctx, ds);
@@ -158,21 +158,21 @@ void check(hid_t file, hid_t ref, const char *ctx)
 {
     long     bad = 0;
     uint64_t f1 = 0, n1 = 0, f2 = 0, n2 = 0;
-#define CMP(type, mtype, ds, want, fmt)                                                            \
-    {                                                                                              \
-        type *x = read_share(file, ds, mtype, sizeof(type), &f1, &n1, ctx);                        \
-        type *y = read_share(ref, ds, mtype, sizeof(type), &f2, &n2, "MPI-IO reference");          \
-        if (x && y && (f1 != f2 || n1 != n2))                                                      \
-            FAIL("%s: dataset %s has another shape than in the MPI-IO reference", ctx, ds);        \
-        else if (x && y)                                                                           \
-            for (uint64_t k = 0, i = f1; k < n1; k++, i++)                                         \
-                if (x[k] != (want) || y[k] != (want)) {                                            \
-                    if (++bad <= MAXREP)                                                           \
-                        FAIL("%s: %s[%" PRIu64 "] = " fmt ", MPI-IO reference " fmt                \
-                             ", pattern " fmt, ctx, ds, i, x[k], y[k], (want));                    \
-                }                                                                                  \
-        free(x);                                                                                   \
-        free(y);                                                                                   \
+#define CMP(type, mtype, ds, want, fmt)                                                                                \
+    {                                                                                                                  \
+        type *x = read_share(file, ds, mtype, sizeof(type), &f1, &n1, ctx);                                            \
+        type *y = read_share(ref, ds, mtype, sizeof(type), &f2, &n2, "MPI-IO reference");                              \
+        if (x && y && (f1 != f2 || n1 != n2))                                                                          \
+            FAIL("%s: dataset %s has another shape than in the MPI-IO reference", ctx, ds);                            \
+        else if (x && y)                                                                                               \
+            for (uint64_t k = 0, i = f1; k < n1; k++, i++)                                                             \
+                if (x[k] != (want) || y[k] != (want)) {                                                                \
+                    if (++bad <= MAXREP)                                                                               \
+                        FAIL("%s: %s[%" PRIu64 "] = " fmt ", MPI-IO reference " fmt ", pattern " fmt, ctx, ds, i,      \
+                             x[k], y[k], (want));                                                                      \
+                }                                                                                                      \
+        free(x);                                                                                                       \
+        free(y);                                                                                                       \
     }
     CMP(int64_t, H5T_NATIVE_INT64, "contig", cval(i), "%" PRId64)
     CMP(double, H5T_NATIVE_DOUBLE, "strided", sval(i), "%g")

@@ -32,10 +32,10 @@
 
 typedef struct {
     const char *name;
-    int         rank3;                          /* 1: file block on the 3-D dataset, else 1-D */
+    int         rank3; /* 1: file block on the 3-D dataset, else 1-D */
     hsize_t     start[3], stride[3], count[3], block[3];
-    int         points;                         /* file selection: these many points instead */
-    int         mem;                            /* memory: 0 a 1-D space, 1 a 2 x n/2 block of the
+    int         points; /* file selection: these many points instead */
+    int         mem;    /* memory: 0 a 1-D space, 1 a 2 x n/2 block of the
                                                  * 10 x 10 space, 2 a 1 x n block ending its row 3 */
 } case_t;
 
@@ -91,7 +91,7 @@ static hid_t mem_space(const case_t *k, hssize_t n, hsize_t *at, int *ok)
         return H5Screate_simple(1, &d, NULL);
     }
     hsize_t d[2] = {MR, MC}, st[2] = {3, 2}, bl[2] = {2, (hsize_t)n / 2}, one[2] = {1, 1};
-    hid_t   ms   = H5Screate_simple(2, d, NULL);
+    hid_t   ms = H5Screate_simple(2, d, NULL);
     if (k->mem == 2) {
         bl[0] = 1, bl[1] = (hsize_t)n, st[1] = MC - (hsize_t)n;
         if (n > MC)
@@ -115,7 +115,7 @@ static hssize_t file_indices(const case_t *k, hsize_t *idx)
             idx[n++] = (hsize_t)(90 - 7 * i);
         return n;
     }
-    int     r = k->rank3 ? 3 : 1;
+    int     r       = k->rank3 ? 3 : 1;
     hsize_t dims[3] = {D0, D1, D2}, e[3];
     if (!k->rank3)
         dims[0] = N1;
@@ -202,8 +202,8 @@ int main(int argc, char **argv)
         memset(buf, 0x5a, sizeof buf);
         CHECK(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "%s: read failed", k->name);
         for (hssize_t i = 0; i < n; i++)
-            CHECK(buf[at[i]] == m[idx[i]], "%s: element %lld read %d, want %d", k->name, (long long)i,
-                  buf[at[i]], m[idx[i]]);
+            CHECK(buf[at[i]] == m[idx[i]], "%s: element %lld read %d, want %d", k->name, (long long)i, buf[at[i]],
+                  m[idx[i]]);
         /* Memory outside the selection is left alone by the read. */
         if (k->mem)
             CHECK(buf[0] == 0x5a5a5a5a && buf[MR * MC - 1] == 0x5a5a5a5a, "%s: read wrote outside the selection",

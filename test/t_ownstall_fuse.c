@@ -39,7 +39,7 @@
 #define GUARD_S   40
 #define LEN       ((size_t)1 << 20)
 
-static const char *trigger;
+static const char     *trigger;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t  cv = PTHREAD_COND_INITIALIZER;
 static bool            done, by_guard;
@@ -108,7 +108,8 @@ int main(int argc, char **argv)
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     snprintf(path, sizeof path, "%s/ownstall.h5", argv[1]);
-    snprintf(cfg, sizeof cfg, "stripe_size=64KiB,stripe_count=2,ioc=ranks:0,threads=1,channel=ioc,timeout=%d,"
+    snprintf(cfg, sizeof cfg,
+             "stripe_size=64KiB,stripe_count=2,ioc=ranks:0,threads=1,channel=ioc,timeout=%d,"
              "subfile_dir=%s",
              TIMEOUT_S, argv[2]);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
     unsigned char *buf = malloc(LEN);
     memset(buf, 0x40 + rank, LEN);
     hsize_t start = (hsize_t)rank * LEN, cnt = LEN;
-    hid_t   fs    = H5Dget_space(d), ms = H5Screate_simple(1, &cnt, NULL);
+    hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(1, &cnt, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL);
     double t0 = now_s();
     herr_t rc = H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, buf);

@@ -94,8 +94,8 @@ static void xfer_slab(hid_t file, const char *dset, int gen, int wr, const char 
         CHECK(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "%s: read of %s failed", what, dset);
         for (hsize_t i = 0; i < cnt; i++)
             bad += buf[i] != value(off + i, gen);
-        CHECK(bad == 0, "%s: %llu of %llu elements of %s wrong (generation %d expected)", what,
-              (unsigned long long)bad, (unsigned long long)cnt, dset, gen);
+        CHECK(bad == 0, "%s: %llu of %llu elements of %s wrong (generation %d expected)", what, (unsigned long long)bad,
+              (unsigned long long)cnt, dset, gen);
     }
     free(buf);
     H5Sclose(ms);
@@ -155,8 +155,7 @@ static void through_h5sf(const char *path)
     CHECK(f >= 0, "h5sf cannot open the plain file %s (%s)", path, mode);
     if (f >= 0) {
         hid_t got = H5Fget_access_plist(f);
-        CHECK(H5Pget_driver(got) != H5FD_MPIO && H5Pget_driver(got) != H5FD_SEC2,
-              "%s: not opened through h5sf", path);
+        CHECK(H5Pget_driver(got) != H5FD_MPIO && H5Pget_driver(got) != H5FD_SEC2, "%s: not opened through h5sf", path);
         H5Pclose(got);
         xfer_slab(f, "d", 0, 0, "h5sf read");
         xfer_slab(f, "d", 1, 1, "h5sf overwrite");

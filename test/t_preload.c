@@ -42,23 +42,23 @@ static int      wrank, grank, gsize, group;
 static MPI_Comm gcomm;
 static long     nfail;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (nfail++ < 5) {                                                                     \
-                fprintf(stderr, "t_preload [rank %d] line %d: ", wrank, __LINE__);                 \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            if (nfail++ < 5) {                                                                                         \
+                fprintf(stderr, "t_preload [rank %d] line %d: ", wrank, __LINE__);                                     \
+                fprintf(stderr, __VA_ARGS__);                                                                          \
+                fputc('\n', stderr);                                                                                   \
+            }                                                                                                          \
+        }                                                                                                              \
     } while (0)
 /* An HDF5 call that must work: stop this rank's checks, keep MPI collective. */
-#define H5OK(call)                                                                                 \
-    do {                                                                                           \
-        if ((call) < 0) {                                                                          \
-            fprintf(stderr, "t_preload [rank %d] line %d: %s failed\n", wrank, __LINE__, #call);   \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
+#define H5OK(call)                                                                                                     \
+    do {                                                                                                               \
+        if ((call) < 0) {                                                                                              \
+            fprintf(stderr, "t_preload [rank %d] line %d: %s failed\n", wrank, __LINE__, #call);                       \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static int       grid_value(long i, long j) { return (int)(i * 7919 + j * 104729 + group * 13) & 0x7fffffff; }
@@ -94,8 +94,7 @@ static void check_comm(MPI_Comm c, const char *where)
     CHECK(c != MPI_COMM_NULL, "%s: no communicator", where);
     if (c != MPI_COMM_NULL)
         MPI_Comm_compare(c, gcomm, &res);
-    CHECK(res == MPI_CONGRUENT || res == MPI_IDENT, "%s: communicator is not the group's (compare %d)", where,
-          res);
+    CHECK(res == MPI_CONGRUENT || res == MPI_IDENT, "%s: communicator is not the group's (compare %d)", where, res);
 }
 
 static void write_file(const char *path)
@@ -158,7 +157,7 @@ static void write_file(const char *path)
         for (long j = 0; j < COLS; j++)
             band[r * COLS + j] = grid_value((long)st[0] + r, j);
     hid_t fs = H5Screate_simple(2, gdims, NULL), ms = H5Screate_simple(2, cnt, NULL);
-    hid_t d  = H5Dcreate2(file, "grid", H5T_NATIVE_INT, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(file, "grid", H5T_NATIVE_INT, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5OK(d);
     H5OK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL));
     H5OK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, band));
@@ -238,8 +237,8 @@ static void verify_file(const char *path, const char *how)
     H5OK(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, grid));
     for (long r = 0; r < (long)rows; r++)
         for (long j = 0; j < COLS; j++)
-            CHECK(grid[r * COLS + j] == grid_value(r, j), "%s %s: grid[%ld][%ld] = %d, expected %d", how, path, r,
-                  j, grid[r * COLS + j], grid_value(r, j));
+            CHECK(grid[r * COLS + j] == grid_value(r, j), "%s %s: grid[%ld][%ld] = %d, expected %d", how, path, r, j,
+                  grid[r * COLS + j], grid_value(r, j));
     int   gs = -1;
     hid_t a  = H5Aopen(d, "group_size", H5P_DEFAULT);
     H5OK(a);
@@ -284,8 +283,7 @@ int main(int argc, char **argv)
 
     if (!strcmp(argv[1], "write"))
         write_file(path);
-    else if (!strcmp(argv[1], "verify-h5sf") || !strcmp(argv[1], "verify-subfiling") ||
-             !strcmp(argv[1], "verify-mpio"))
+    else if (!strcmp(argv[1], "verify-h5sf") || !strcmp(argv[1], "verify-subfiling") || !strcmp(argv[1], "verify-mpio"))
         verify_file(path, argv[1]);
     else if (!strcmp(argv[1], "verify-serial")) {
         if (grank == 0)

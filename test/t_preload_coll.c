@@ -47,14 +47,14 @@ static int         rank, size;
 static long        nfail;
 static const char *step = "start";
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            nfail++;                                                                               \
-            fprintf(stderr, "t_preload_coll [rank %d] %s, line %d: ", rank, step, __LINE__);     \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            nfail++;                                                                                                   \
+            fprintf(stderr, "t_preload_coll [rank %d] %s, line %d: ", rank, step, __LINE__);                           \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
 static void on_alarm(int sig)
@@ -99,7 +99,7 @@ static int write_file(const char *path, hid_t fapl)
         return -1;
     }
     hid_t fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
-    hid_t d  = H5Dcreate2(f, "d", H5T_NATIVE_INT, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(f, "d", H5T_NATIVE_INT, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
     CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "H5Dwrite failed");
     H5Dclose(d);
@@ -114,7 +114,8 @@ static int write_file(const char *path, hid_t fapl)
 static void verify_file(const char *path, hid_t fapl, int nranks)
 {
     hid_t f = -1;
-    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); } H5E_END_TRY
+    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
+    H5E_END_TRY
     CHECK(f >= 0, "H5Fopen %s failed", path);
     if (f < 0)
         return;
@@ -247,9 +248,10 @@ static void mode_configdir(const char *dir)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     start("every rank opens the plain file through the redirect", 120);
-    fapl      = mpio_fapl();
-    hid_t f   = -1;
-    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); } H5E_END_TRY
+    fapl    = mpio_fapl();
+    hid_t f = -1;
+    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
+    H5E_END_TRY
     CHECK(f >= 0, "H5Fopen of the plain %s through the redirect failed", path);
     if (f >= 0)
         CHECK(H5Fclose(f) >= 0, "H5Fclose failed");

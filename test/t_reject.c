@@ -47,7 +47,9 @@ static double now_s(void)
 static void watchdog(int sig)
 {
     (void)sig;
-    static const char msg[] = "t_reject: a write hung past the watchdog (" "30" " s): the refused write's "
+    static const char msg[] = "t_reject: a write hung past the watchdog ("
+                              "30"
+                              " s): the refused write's "
                               "payload was never taken\n";
     if (write(2, msg, sizeof msg - 1) < 0) {
     }
@@ -66,8 +68,7 @@ static void nap_barrier(void)
 }
 
 /* Rank 1: write LEN bytes of pattern p at off; 0 or -1 (message in *e). */
-static int write_one(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int p, uint64_t off, unsigned char *buf,
-                     h5sf_errbuf_t *e)
+static int write_one(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int p, uint64_t off, unsigned char *buf, h5sf_errbuf_t *e)
 {
     h5sf_ioc_req_t *q   = NULL;
     uint64_t        len = LEN;
@@ -99,8 +100,8 @@ static void check_subfile(const char *path)
                 first = first < o ? first : o;
             }
         }
-        CHECK(bad == 0, "subfile MiB %d: %zu of %zu bytes wrong from offset %zu, %zu of them the refused write's",
-              half, bad, LEN, first, stale);
+        CHECK(bad == 0, "subfile MiB %d: %zu of %zu bytes wrong from offset %zu, %zu of them the refused write's", half,
+              bad, LEN, first, stale);
     }
     free(got);
 }

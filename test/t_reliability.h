@@ -66,15 +66,15 @@ static inline void rl_spit(const char *p, const void *b, size_t n)
         rl_die_io("write", p);
 }
 
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        if (!(cond)) {                                                                                      \
-            rl_fail++;                                                                                      \
-            fprintf(stderr, "[%s rank %d] FAIL (%s) line %d: ", rl_prog, rl_rank, rl_step_name, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fflush(stderr);                                                                                 \
-        }                                                                                                   \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            rl_fail++;                                                                                                 \
+            fprintf(stderr, "[%s rank %d] FAIL (%s) line %d: ", rl_prog, rl_rank, rl_step_name, __LINE__);             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fflush(stderr);                                                                                            \
+        }                                                                                                              \
     } while (0)
 
 /* ---- watchdog: a hang becomes a failure that names the step ------------ */
@@ -187,8 +187,8 @@ RL_FN herr_t rl_walk_cb(unsigned n, const H5E_error2_t *err, void *data)
     (void)n;
     /* No HDF5 API calls in here: they would clear the stack being walked. */
     if (t->len < sizeof t->buf) {
-        int w = snprintf(t->buf + t->len, sizeof t->buf - t->len, "  %s(): %s\n",
-                         err->func_name ? err->func_name : "?", err->desc ? err->desc : "");
+        int w = snprintf(t->buf + t->len, sizeof t->buf - t->len, "  %s(): %s\n", err->func_name ? err->func_name : "?",
+                         err->desc ? err->desc : "");
         if (w > 0)
             t->len = t->len + (size_t)w >= sizeof t->buf ? sizeof t->buf - 1 : t->len + (size_t)w;
     }
@@ -274,8 +274,8 @@ RL_FN herr_t rl_io(hid_t d, int write, hsize_t off, hsize_t len, void *buf, hid_
     }
     else
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &len, NULL);
-    herr_t r = write ? H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf)
-                     : H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf);
+    herr_t r =
+        write ? H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf) : H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf);
     if (r < 0 && err)
         rl_errors(err);
     H5Sclose(ms);
@@ -363,8 +363,8 @@ RL_FN int rl_snap_diff(const rl_snap_t *a, const rl_snap_t *b, int with_times, c
             return 1;
         }
         if (x->size != y->size || x->sum != y->sum) {
-            snprintf(why, n, "%s changed: size %lld -> %lld, checksum %016llx -> %016llx", x->name,
-                     (long long)x->size, (long long)y->size, (unsigned long long)x->sum, (unsigned long long)y->sum);
+            snprintf(why, n, "%s changed: size %lld -> %lld, checksum %016llx -> %016llx", x->name, (long long)x->size,
+                     (long long)y->size, (unsigned long long)x->sum, (unsigned long long)y->sum);
             return 1;
         }
         if (x->mode != y->mode) {

@@ -33,19 +33,25 @@
 #include "h5sf.h"
 #include "t_check.h"
 
-#define S       1024   /* stripe size  */
-#define N       5      /* stripe count */
-#define B       64     /* sparse block */
-#define K       160    /* sparse blocks per rank */
-#define DENSE   2748   /* dense bytes per rank   */
-#define DOFF    300    /* dense offset in a rank's slot */
-#define MAXP    (K * 8 + 64)
+#define S     1024 /* stripe size  */
+#define N     5    /* stripe count */
+#define B     64   /* sparse block */
+#define K     160  /* sparse blocks per rank */
+#define DENSE 2748 /* dense bytes per rank   */
+#define DOFF  300  /* dense offset in a rank's slot */
+#define MAXP  (K * 8 + 64)
 
-enum { VIA_REMOTE = H5FD_H5SF_VIA_IOC_REMOTE, VIA_SELF = H5FD_H5SF_VIA_IOC_SELF,
-       VIA_SHORT = H5FD_H5SF_VIA_SHORTCUT, VIA_DIRECT = H5FD_H5SF_VIA_DIRECT };
+enum {
+    VIA_REMOTE = H5FD_H5SF_VIA_IOC_REMOTE,
+    VIA_SELF   = H5FD_H5SF_VIA_IOC_SELF,
+    VIA_SHORT  = H5FD_H5SF_VIA_SHORTCUT,
+    VIA_DIRECT = H5FD_H5SF_VIA_DIRECT
+};
 
 /* One expected piece: subfile offset, length, memory offset. */
-typedef struct { uint64_t off, len, mem; } piece_t;
+typedef struct {
+    uint64_t off, len, mem;
+} piece_t;
 
 typedef struct {
     piece_t  p[N][MAXP];
@@ -67,8 +73,7 @@ static bool env_off(const char *name)
  * previous run when file and memory both continue, else count a new one;
  * cut at stripe boundaries and merge each piece into its subfile's last one
  * when both continue there. */
-static void model_run(model_t *m, uint64_t addr, uint64_t len, uint64_t mem, uint64_t *prev_end,
-                      uint64_t *prev_mem)
+static void model_run(model_t *m, uint64_t addr, uint64_t len, uint64_t mem, uint64_t *prev_end, uint64_t *prev_mem)
 {
     if (!(m->runs && *prev_end == addr && *prev_mem == mem))
         m->runs++;
@@ -76,8 +81,8 @@ static void model_run(model_t *m, uint64_t addr, uint64_t len, uint64_t mem, uin
     *prev_mem = mem + len;
     while (len) {
         uint64_t stripe = addr / S, in = S - addr % S, n = len < in ? len : in;
-        int      s   = (int)(stripe % N);
-        uint64_t off = (stripe / N) * S + addr % S;
+        int      s    = (int)(stripe % N);
+        uint64_t off  = (stripe / N) * S + addr % S;
         piece_t *last = m->n[s] ? &m->p[s][m->n[s] - 1] : NULL;
         if (last && last->off + last->len == off && last->mem + last->len == mem)
             last->len += n;
@@ -99,7 +104,7 @@ static int expect_via(const model_t *m, int s, bool is_write)
     if (local && is_write) {
         uint64_t cnt = (uint64_t)m->n[s], extent = m->p[s][cnt - 1].off + m->p[s][cnt - 1].len - m->p[s][0].off;
         bool     sparse = cnt >= 16 && extent > m->bytes[s] && m->bytes[s] / cnt <= (256u << 10);
-        local = !sparse;
+        local           = !sparse;
     }
     if (local)
         return VIA_SHORT; /* every IOC is on this node */
@@ -157,18 +162,18 @@ static void check_report(hid_t file, const model_t *m, bool is_write, bool coll,
     for (int k = 0; k < 4; k++)
         CHECK(t.via_requests[k] == vreq[k] && t.via_bytes[k] == vbytes[k],
               "%s: via %d: %llu requests / %llu bytes, expected %llu / %llu", what, k,
-              (unsigned long long)t.via_requests[k], (unsigned long long)t.via_bytes[k],
-              (unsigned long long)vreq[k], (unsigned long long)vbytes[k]);
-    CHECK(t.subfiles == touched && t.nsubfile == touched, "%s: %d subfiles / %d entries, expected %d", what,
-          t.subfiles, t.nsubfile, touched);
+              (unsigned long long)t.via_requests[k], (unsigned long long)t.via_bytes[k], (unsigned long long)vreq[k],
+              (unsigned long long)vbytes[k]);
+    CHECK(t.subfiles == touched && t.nsubfile == touched, "%s: %d subfiles / %d entries, expected %d", what, t.subfiles,
+          t.nsubfile, touched);
     /* Requests to IOCs leave in subfile order on every rank, so that the
      * ranks' pieces of one subfile reach its IOC together (channel.c). */
     for (int i = 1, last = -1; i <= t.nsubfile && i <= H5FD_H5SF_TRANSFER_SUBFILES; i++) {
         const H5FD_h5sf_transfer_subfile_t *e = &t.subfile[i - 1];
         if (!(e->via & ((1u << VIA_REMOTE) | (1u << VIA_SELF))))
             continue;
-        CHECK(e->subfile > last, "%s: the request to subfile %d left after the one to subfile %d", what,
-              e->subfile, last);
+        CHECK(e->subfile > last, "%s: the request to subfile %d left after the one to subfile %d", what, e->subfile,
+              last);
         last = e->subfile;
     }
 }
@@ -215,7 +220,7 @@ static const char *opt_name(H5D_mpio_actual_chunk_opt_mode_t m)
 
 /* One row of the table in docs/user-guide.md. */
 typedef struct {
-    const char *layout;  /* "contiguous" or "chunked" */
+    const char *layout; /* "contiguous" or "chunked" */
     bool        coll, selio;
     modes_t     want;
 } row_t;
@@ -223,16 +228,24 @@ typedef struct {
 static const row_t table[] = {
     {"contiguous", true, true, {H5D_MPIO_CONTIGUOUS_COLLECTIVE, H5D_MPIO_LINK_CHUNK, 0, 0}},
     {"contiguous", true, false, {H5D_MPIO_CONTIGUOUS_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, 0, 0}},
-    {"contiguous", false, true, {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, H5D_MPIO_SET_INDEPENDENT,
-                                 H5D_MPIO_SET_INDEPENDENT}},
-    {"contiguous", false, false, {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION,
-                                  H5D_MPIO_SET_INDEPENDENT, H5D_MPIO_SET_INDEPENDENT}},
+    {"contiguous",
+     false,
+     true,
+     {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, H5D_MPIO_SET_INDEPENDENT, H5D_MPIO_SET_INDEPENDENT}},
+    {"contiguous",
+     false,
+     false,
+     {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, H5D_MPIO_SET_INDEPENDENT, H5D_MPIO_SET_INDEPENDENT}},
     {"chunked", true, true, {H5D_MPIO_CHUNK_COLLECTIVE, H5D_MPIO_LINK_CHUNK, 0, 0}},
     {"chunked", true, false, {H5D_MPIO_CHUNK_COLLECTIVE, H5D_MPIO_LINK_CHUNK, 0, 0}},
-    {"chunked", false, true, {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, H5D_MPIO_SET_INDEPENDENT,
-                              H5D_MPIO_SET_INDEPENDENT}},
-    {"chunked", false, false, {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, H5D_MPIO_SET_INDEPENDENT,
-                               H5D_MPIO_SET_INDEPENDENT}},
+    {"chunked",
+     false,
+     true,
+     {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, H5D_MPIO_SET_INDEPENDENT, H5D_MPIO_SET_INDEPENDENT}},
+    {"chunked",
+     false,
+     false,
+     {H5D_MPIO_NO_COLLECTIVE, H5D_MPIO_NO_CHUNK_OPTIMIZATION, H5D_MPIO_SET_INDEPENDENT, H5D_MPIO_SET_INDEPENDENT}},
 };
 
 static void check_modes(hid_t dxpl, const char *layout, bool coll, bool selio, const char *op)
@@ -250,9 +263,8 @@ static void check_modes(hid_t dxpl, const char *layout, bool coll, bool selio, c
         CHECK(got.io == r->want.io && got.opt == r->want.opt && got.local == r->want.local &&
                   got.global == r->want.global,
               "%s %s %s selection I/O %s: HDF5 says io %s opt %s causes 0x%x/0x%x, the table %s %s 0x%x/0x%x", op,
-              layout, coll ? "collective" : "independent", selio ? "on" : "off", io_name(got.io),
-              opt_name(got.opt), got.local, got.global, io_name(r->want.io), opt_name(r->want.opt), r->want.local,
-              r->want.global);
+              layout, coll ? "collective" : "independent", selio ? "on" : "off", io_name(got.io), opt_name(got.opt),
+              got.local, got.global, io_name(r->want.io), opt_name(r->want.opt), r->want.local, r->want.global);
     }
 }
 
@@ -283,7 +295,7 @@ static hid_t select_mine(hid_t fspace, bool sparse, haddr_t A, uint64_t sparse_l
 static void transfers(hid_t file, hid_t dset, bool coll, bool selio, int salt, uint64_t *call)
 {
     hid_t    fspace = H5Dget_space(dset), dxpl = H5Pcreate(H5P_DATASET_XFER);
-    haddr_t  A      = H5Dget_offset(dset);
+    haddr_t  A          = H5Dget_offset(dset);
     uint64_t sparse_len = (uint64_t)K * B * (uint64_t)size;
     char     what[128];
     CHECK(A != HADDR_UNDEF, "no dataset address");
@@ -291,10 +303,10 @@ static void transfers(hid_t file, hid_t dset, bool coll, bool selio, int salt, u
     H5Pset_selection_io(dxpl, selio ? H5D_SELECTION_IO_MODE_ON : H5D_SELECTION_IO_MODE_OFF);
     for (int sparse = 1; sparse >= 0; sparse--) {
         static model_t m;
-        hid_t          sp = select_mine(fspace, sparse, A, sparse_len, &m);
-        size_t         len = sparse ? (size_t)K * B : DENSE;
+        hid_t          sp   = select_mine(fspace, sparse, A, sparse_len, &m);
+        size_t         len  = sparse ? (size_t)K * B : DENSE;
         hsize_t        mlen = len;
-        hid_t          ms = H5Screate_simple(1, &mlen, NULL);
+        hid_t          ms   = H5Screate_simple(1, &mlen, NULL);
         unsigned char *buf = malloc(len), *back = calloc(1, len);
         for (size_t i = 0; i < len; i++)
             buf[i] = pat(i, salt + sparse + rank);
@@ -323,9 +335,10 @@ static void transfers(hid_t file, hid_t dset, bool coll, bool selio, int salt, u
 static void chunked_modes(hid_t file, bool coll, bool selio)
 {
     hsize_t dim = 4096 * (hsize_t)size, chunk = 4096, start = 4096 * (hsize_t)rank, count = 4096;
-    hid_t   dcpl = H5Pcreate(H5P_DATASET_CREATE), fs = H5Screate_simple(1, &dim, NULL), ms = H5Screate_simple(1, &count, NULL);
-    hid_t   dxpl = H5Pcreate(H5P_DATASET_XFER);
-    char    name[64];
+    hid_t   dcpl = H5Pcreate(H5P_DATASET_CREATE), fs = H5Screate_simple(1, &dim, NULL),
+          ms            = H5Screate_simple(1, &count, NULL);
+    hid_t          dxpl = H5Pcreate(H5P_DATASET_XFER);
+    char           name[64];
     unsigned char *buf = calloc(1, 4096);
     snprintf(name, sizeof name, "chunked_%d_%d", coll, selio);
     H5Pset_chunk(dcpl, 1, &chunk);
@@ -375,7 +388,7 @@ int main(int argc, char **argv)
     cfg.ioc_mode     = H5FD_H5SF_IOC_EVERY_NTH;
     cfg.ioc_param    = 1;
     cfg.comm         = MPI_COMM_WORLD;
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t fapl       = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_h5sf(fapl, &cfg);
     snprintf(path, sizeof path, "%s/report.h5", argv[1]);
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -384,8 +397,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
 
     H5FD_h5sf_layout_t lay;
-    CHECK(H5FD_h5sf_get_layout(file, &lay) >= 0 && lay.stripe_size == S && lay.stripe_count == N,
-          "unexpected layout");
+    CHECK(H5FD_h5sf_get_layout(file, &lay) >= 0 && lay.stripe_size == S && lay.stripe_count == N, "unexpected layout");
     CHECK(!strcmp(channel, "direct") ? lay.channel == H5FD_H5SF_CHANNEL_DIRECT
                                      : lay.channel == H5FD_H5SF_CHANNEL_IOC && lay.ioc_count == size,
           "channel %d with %d IOCs, expected %s with %d", lay.channel, lay.ioc_count, channel, size);
@@ -416,11 +428,11 @@ int main(int argc, char **argv)
     {
         hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
         H5Pset_selection_io(dxpl, H5D_SELECTION_IO_MODE_OFF);
-        static model_t m;
-        hid_t          sp = select_mine(fs, true, 0, (uint64_t)K * B * (uint64_t)size, &m);
-        hsize_t        mlen = (hsize_t)K * B;
-        hid_t          ms = H5Screate_simple(1, &mlen, NULL);
-        unsigned char *buf = calloc(1, (size_t)mlen);
+        static model_t       m;
+        hid_t                sp   = select_mine(fs, true, 0, (uint64_t)K * B * (uint64_t)size, &m);
+        hsize_t              mlen = (hsize_t)K * B;
+        hid_t                ms   = H5Screate_simple(1, &mlen, NULL);
+        unsigned char       *buf  = calloc(1, (size_t)mlen);
         H5FD_h5sf_transfer_t a, b;
         H5FD_h5sf_get_last_transfer(file, &a);
         CHECK(H5Dread(dset, H5T_NATIVE_UCHAR, ms, sp, dxpl, buf) >= 0, "independent read, selection I/O off");

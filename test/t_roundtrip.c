@@ -68,8 +68,8 @@ int all_ok(int ok, const char *what)
         return 1;
     if (sum == 0)
         return 0;
-    fprintf(stderr, "[rank %d] FATAL %s: succeeded on %d of %d ranks (here: %s)\n", g_rank, what, sum,
-            g_size, ok ? "ok" : "failed");
+    fprintf(stderr, "[rank %d] FATAL %s: succeeded on %d of %d ranks (here: %s)\n", g_rank, what, sum, g_size,
+            ok ? "ok" : "failed");
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
     return 0;
@@ -117,7 +117,7 @@ static void free_bufs(double *b[DS_COUNT])
 
 /* The layout the open file reports (H5FD_h5sf_get_layout): stripe settings
  * and the channel actually in use.  want_count 0: any. */
-static int g_thread_multiple;
+static int  g_thread_multiple;
 static void check_layout(hid_t f, const char *ctx, int64_t want_size, int want_count, int want_ioc)
 {
     H5FD_h5sf_layout_t lay;
@@ -147,15 +147,23 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     g_thread_multiple = provided >= MPI_THREAD_MULTIPLE;
     if (provided < MPI_THREAD_MULTIPLE && g_rank == 0)
-        fprintf(stderr, "warning: MPI_THREAD_MULTIPLE not provided (%d); h5sf will use the direct channel\n",
-                provided);
+        fprintf(stderr, "warning: MPI_THREAD_MULTIPLE not provided (%d); h5sf will use the direct channel\n", provided);
 
     /* The test sets every layout knob itself. */
-    const char *env_knobs[] = {"H5SF_STRIPE_SIZE", "H5SF_STRIPE_COUNT", "H5SF_IOC", "H5SF_CHANNEL",
-                               "H5SF_THREADS", "H5SF_SUBFILE_DIR", "H5SF_CONFIG_DIR",
-                               "H5FD_SUBFILING_STRIPE_SIZE", "H5FD_SUBFILING_IOC_PER_NODE",
-                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "H5FD_SUBFILING_SUBFILE_PREFIX",
-                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX", "HDF5_DRIVER", "HDF5_DRIVER_CONFIG"};
+    const char *env_knobs[] = {"H5SF_STRIPE_SIZE",
+                               "H5SF_STRIPE_COUNT",
+                               "H5SF_IOC",
+                               "H5SF_CHANNEL",
+                               "H5SF_THREADS",
+                               "H5SF_SUBFILE_DIR",
+                               "H5SF_CONFIG_DIR",
+                               "H5FD_SUBFILING_STRIPE_SIZE",
+                               "H5FD_SUBFILING_IOC_PER_NODE",
+                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
+                               "H5FD_SUBFILING_SUBFILE_PREFIX",
+                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
+                               "HDF5_DRIVER",
+                               "HDF5_DRIVER_CONFIG"};
     for (size_t i = 0; i < sizeof env_knobs / sizeof *env_knobs; i++)
         unsetenv(env_knobs[i]);
 
@@ -276,7 +284,8 @@ int main(int argc, char **argv)
                         }
 
                         /* other channel, other stripe settings, collective */
-                        snprintf(ctx, sizeof ctx, "%s: reopen via %s channel with stripe_size=32KiB,stripe_count=2, collective read",
+                        snprintf(ctx, sizeof ctx,
+                                 "%s: reopen via %s channel with stripe_size=32KiB,stripe_count=2, collective read",
                                  base, ioc ? "direct" : "ioc");
                         f = H5Fopen(path, H5F_ACC_RDONLY, fapl2);
                         if (all_ok(f >= 0, "H5Fopen")) {

@@ -14,7 +14,7 @@ dsinfo_t g_ds[DS_COUNT];
 
 void ds_setup(int np)
 {
-    const hsize_t n = (hsize_t)np;
+    const hsize_t n  = (hsize_t)np;
     g_ds[DS_CONTIG]  = (dsinfo_t){"contig", DS_CONTIG, 0, 1, {n * N1, 0}};
     g_ds[DS_STRIDED] = (dsinfo_t){"strided", DS_STRIDED, 0, 1, {n * NB * BLK, 0}};
     g_ds[DS_POINTS]  = (dsinfo_t){"points", DS_POINTS, 1, 1, {n * NP, 0}};
@@ -54,15 +54,15 @@ int owner(const dsinfo_t *d, uint64_t g)
 {
     const uint64_t np = (uint64_t)g_size;
     switch (d->kind) {
-        case DS_CONTIG:  return (int)(g / N1);
+        case DS_CONTIG: return (int)(g / N1);
         case DS_STRIDED: return (int)((g / BLK) % np);
-        case DS_POINTS:  return (int)(mix64(g + 12345) % np);
+        case DS_POINTS: return (int)(mix64(g + 12345) % np);
         case DS_UNION: {
             uint64_t i = g / U_COLS, j = g % U_COLS;
             return union_has(i % U_ROWS, j) ? (int)(i / U_ROWS) : -1;
         }
         case DS_CHUNKED: return (int)(g / C_COLS / C_ROWS);
-        case DS_SLAB2D:  return (int)((g % (np * S_COLS)) / S_COLS);
+        case DS_SLAB2D: return (int)((g % (np * S_COLS)) / S_COLS);
         case DS_COMPACT: return OWN_ALL;
     }
     return -1;
@@ -121,9 +121,9 @@ void sel_make(const dsinfo_t *d, int r, sel_t *s)
             /* Unsorted: a deterministic shuffle per rank. */
             uint64_t st = 0x9e3779b97f4a7c15ULL * (R + 1);
             for (size_t k = s->n; k > 1; k--) {
-                st         = st * 6364136223846793005ULL + 1442695040888963407ULL;
-                size_t   j = (size_t)((st >> 33) % k);
-                uint64_t t = s->gidx[k - 1];
+                st             = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                size_t   j     = (size_t)((st >> 33) % k);
+                uint64_t t     = s->gidx[k - 1];
                 s->gidx[k - 1] = s->gidx[j];
                 s->gidx[j]     = t;
             }
@@ -159,9 +159,7 @@ void sel_make(const dsinfo_t *d, int r, sel_t *s)
             H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL));
             break;
         }
-        case DS_COMPACT:
-            H5X(H5Sselect_all(s->fspace));
-            break;
+        case DS_COMPACT: H5X(H5Sselect_all(s->fspace)); break;
     }
     if ((size_t)H5Sget_select_npoints(s->fspace) != s->n) {
         fprintf(stderr, "[rank %d] test bug: %s selects %lld elements, expected %zu\n", g_rank, d->name,
@@ -221,15 +219,15 @@ void report(const char *ctx, const dsinfo_t *d, uint64_t g, double got, double w
                 "): got %.17g expected %.17g\n",
                 g_rank, ctx, d->name, g, g / d->dims[1], g % d->dims[1], got, want);
     else
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n",
-                g_rank, ctx, d->name, g, got, want);
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n", g_rank,
+                ctx, d->name, g, got, want);
 }
 
 void report_done(const char *ctx, const dsinfo_t *d, long nbad)
 {
     if (nbad > MAX_REPORT)
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", g_rank, ctx,
-                d->name, nbad);
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", g_rank, ctx, d->name,
+                nbad);
     if (nbad)
         g_fail++;
 }

@@ -135,8 +135,7 @@ void check_attrs(hid_t file, const char *ctx)
 /* Read every dataset (own selection, then whole) and check it against the
  * pattern and, if ref is given, element-wise against the reference data.
  * If keep is given, the whole-dataset contents are returned in it. */
-void read_check(hid_t file, int collective, const char *ctx, double *const ref[DS_COUNT],
-                       double *keep[DS_COUNT])
+void read_check(hid_t file, int collective, const char *ctx, double *const ref[DS_COUNT], double *keep[DS_COUNT])
 {
     hid_t dxpl = make_dxpl(collective);
     char  what[1024];
@@ -162,7 +161,7 @@ void read_check(hid_t file, int collective, const char *ctx, double *const ref[D
         size_t k2   = 0;
         for (size_t i = 0; i < s.memn; i++) {
             /* memoff is increasing, so walk the two in step */
-            double want, got = buf_get(d, buf, i);
+            double   want, got = buf_get(d, buf, i);
             uint64_t g;
             if (k2 < s.n && s.memoff[k2] == i) {
                 g    = s.gidx[k2++];
@@ -263,8 +262,8 @@ int check_disk(const char *dir, const char *base, int64_t want_size, int want_co
         return 1;
     }
     if (want_size > 0 && stripe_size != want_size) {
-        fprintf(stderr, "[rank 0] FAIL layout: %s: stripe_size=%" PRId64 ", expected %" PRId64 "\n", path,
-                stripe_size, want_size);
+        fprintf(stderr, "[rank 0] FAIL layout: %s: stripe_size=%" PRId64 ", expected %" PRId64 "\n", path, stripe_size,
+                want_size);
         bad++;
     }
     if (want_count > 0 && count != want_count) {
@@ -272,8 +271,9 @@ int check_disk(const char *dir, const char *base, int64_t want_size, int want_co
         bad++;
     }
     for (int i = 1; i <= count; i++) {
-        if (snprintf(path, sizeof path, "%s/%s.subfile_%" PRIu64 "_%0*d_of_%d", dir, base, ino,
-                     ndigits((int)count), i, (int)count) >= (int)sizeof path || stat(path, &st) < 0) {
+        if (snprintf(path, sizeof path, "%s/%s.subfile_%" PRIu64 "_%0*d_of_%d", dir, base, ino, ndigits((int)count), i,
+                     (int)count) >= (int)sizeof path ||
+            stat(path, &st) < 0) {
             fprintf(stderr, "[rank 0] FAIL layout: subfile %s: %s\n", path, strerror(errno));
             bad++;
         }

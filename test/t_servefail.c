@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     if (argc != 4 || (strcmp(argv[3], "reopen") && strcmp(argv[3], "finalize")))
         MPI_Abort(MPI_COMM_WORLD, 2);
     bool reopen = !strcmp(argv[3], "reopen");
-    alarm(60); /* a hang is the defect */
+    alarm(60);     /* a hang is the defect */
     if (rank == 0) /* no file of an earlier run: HDF5 would probe it first */
         t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);

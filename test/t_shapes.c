@@ -19,17 +19,17 @@
 #include <sys/stat.h>
 
 static int rank, nranks, fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "t_shapes rank %d line %d: ", rank, __LINE__);                                  \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "t_shapes rank %d line %d: ", rank, __LINE__);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
-#define NX 24 /* rows per rank (first dimension) */
+#define NX 24                                                 /* rows per rank (first dimension) */
 static const hsize_t TAIL[3][2] = {{1, 1}, {37, 1}, {9, 11}}; /* extra dims of 1-, 2-, 3-D */
 
 static double val(int d, hsize_t i) { return (double)(d + 1) * 1e6 + (double)i * 0.5; }
@@ -59,12 +59,12 @@ static void read_multi(const char *path, hid_t fapl, int coll)
     for (int d = 0; d < n; d++) {
         char name[48];
         snprintf(name, sizeof name, d == 3 ? "grp/deflate3d" : "grp/d%dd", d + 1);
-        dset[d] = H5Dopen2(f, name, H5P_DEFAULT);
-        fs[d]   = H5Dget_space(dset[d]);
+        dset[d]         = H5Dopen2(f, name, H5P_DEFAULT);
+        fs[d]           = H5Dget_space(dset[d]);
         hsize_t dims[3] = {1, 1, 1}, start[3] = {(hsize_t)from * NX, 0, 0};
-        int     nd = H5Sget_simple_extent_dims(fs[d], dims, NULL);
+        int     nd       = H5Sget_simple_extent_dims(fs[d], dims, NULL);
         hsize_t count[3] = {NX, dims[1], dims[2]};
-        rowsz[d] = (nd > 1 ? dims[1] : 1) * (nd > 2 ? dims[2] : 1);
+        rowsz[d]         = (nd > 1 ? dims[1] : 1) * (nd > 2 ? dims[2] : 1);
         H5Sselect_hyperslab(fs[d], H5S_SELECT_SET, start, NULL, count, NULL);
         ms[d]   = H5Screate_simple(nd, count, NULL);
         mt[d]   = H5T_NATIVE_DOUBLE;
@@ -102,15 +102,15 @@ static void run(const char *dir, size_t stripe)
         MPI_Abort(MPI_COMM_WORLD, 2);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "create %s", path);
-    hid_t g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g  = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t dx = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE);
 
-    hid_t  dset[4], mt[4], ms[4], fs[4];
-    double *buf[4];
+    hid_t       dset[4], mt[4], ms[4], fs[4];
+    double     *buf[4];
     const void *cbuf[4];
     for (int d = 0; d < 4; d++) {
-        int     nd = d < 3 ? d + 1 : 3;
+        int     nd      = d < 3 ? d + 1 : 3;
         hsize_t dims[3] = {(hsize_t)NX * nranks, d < 3 ? TAIL[d][0] : 9, d < 3 ? TAIL[d][1] : 11};
         hsize_t rowsz; /* elements per row of the first dimension */
         if (nd == 1)
@@ -119,7 +119,7 @@ static void run(const char *dir, size_t stripe)
             rowsz = dims[1];
         else
             rowsz = dims[1] * dims[2];
-        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hid_t  dcpl = H5Pcreate(H5P_DATASET_CREATE);
         double fill = -1;
         H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fill);
         if (d == 3) { /* compressed, chunked */
@@ -147,8 +147,7 @@ static void run(const char *dir, size_t stripe)
         cbuf[d] = buf[d];
     }
     CHECK(H5Dwrite_multi(3, dset, mt, ms, fs, dx, cbuf) >= 0, "H5Dwrite_multi (stripe %zu)", stripe);
-    CHECK(H5Dwrite(dset[3], H5T_NATIVE_DOUBLE, ms[3], fs[3], dx, buf[3]) >= 0, "deflate write (stripe %zu)",
-          stripe);
+    CHECK(H5Dwrite(dset[3], H5T_NATIVE_DOUBLE, ms[3], fs[3], dx, buf[3]) >= 0, "deflate write (stripe %zu)", stripe);
     for (int d = 0; d < 4; d++) {
         H5Dclose(dset[d]);
         H5Sclose(ms[d]);
@@ -168,18 +167,17 @@ static void run(const char *dir, size_t stripe)
         for (int d = 0; d < 4 && f >= 0; d++) {
             char name[48];
             snprintf(name, sizeof name, d == 3 ? "grp/deflate3d" : "grp/d%dd", d + 1);
-            hid_t   ds = H5Dopen2(f, name, H5P_DEFAULT);
-            hid_t   sp = H5Dget_space(ds);
-            hssize_t n = H5Sget_simple_extent_npoints(sp);
-            double *all = malloc((size_t)n * sizeof *all);
+            hid_t    ds  = H5Dopen2(f, name, H5P_DEFAULT);
+            hid_t    sp  = H5Dget_space(ds);
+            hssize_t n   = H5Sget_simple_extent_npoints(sp);
+            double  *all = malloc((size_t)n * sizeof *all);
             CHECK(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0, "read %s", name);
             hsize_t per = (hsize_t)n / ((hsize_t)NX * nranks) * NX; /* elements per rank */
             for (hsize_t i = 0; i < (hsize_t)n; i++) {
                 int    r    = (int)(i / per);
                 double want = writes_rows(r) ? val(d, i) : -1;
                 if (all[i] != want) {
-                    CHECK(0, "stripe %zu, %s[%llu] = %g, want %g", stripe, name, (unsigned long long)i, all[i],
-                          want);
+                    CHECK(0, "stripe %zu, %s[%llu] = %g, want %g", stripe, name, (unsigned long long)i, all[i], want);
                     break;
                 }
             }

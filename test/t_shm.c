@@ -32,8 +32,8 @@
 #include "t_check.h"
 
 #define BLOCK   ((uint64_t)4096)
-#define NBLOCKS ((uint64_t)6144)          /* 24 MiB per rank */
-#define BIG     ((uint64_t)20 << 20)      /* one piece past half a segment */
+#define NBLOCKS ((uint64_t)6144)     /* 24 MiB per rank */
+#define BIG     ((uint64_t)20 << 20) /* one piece past half a segment */
 
 static atomic_ullong payload_bytes;
 
@@ -56,7 +56,10 @@ int MPI_Irecv(void *buf, int n, MPI_Datatype dt, int src, int tag, MPI_Comm comm
     return PMPI_Irecv(buf, n, dt, src, tag, comm, req);
 }
 
-static unsigned char pattern(int r, uint64_t i) { return (unsigned char)(1 + (i * 131 + (uint64_t)r * 17 + (i >> 12)) % 251); }
+static unsigned char pattern(int r, uint64_t i)
+{
+    return (unsigned char)(1 + (i * 131 + (uint64_t)r * 17 + (i >> 12)) % 251);
+}
 
 /* Subfile offset of rank r's byte i: its strided blocks, then its big piece. */
 static uint64_t file_off(int r, uint64_t i)
@@ -92,10 +95,10 @@ static void transfer(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned cha
 static void check_subfile(const char *path)
 {
     uint64_t       mine = NBLOCKS * BLOCK + BIG, len = mine * (uint64_t)size;
-    unsigned char *got  = malloc(len);
-    int            fd   = open(path, O_RDONLY);
-    ssize_t        n    = fd >= 0 ? pread(fd, got, len, 0) : -1;
-    size_t         bad  = 0;
+    unsigned char *got = malloc(len);
+    int            fd  = open(path, O_RDONLY);
+    ssize_t        n   = fd >= 0 ? pread(fd, got, len, 0) : -1;
+    size_t         bad = 0;
     CHECK(n == (ssize_t)len, "%s: %zd bytes, expected %llu", path, n, (unsigned long long)len);
     for (int r = 0; n == (ssize_t)len && r < size; r++)
         for (uint64_t i = 0; i < mine; i++)

@@ -34,14 +34,14 @@ static int  rank, size;
 static long fails;
 static bool fail_bcast; /* the next MPI_Bcast of a name fails */
 
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "t_shmsetup [rank %d] line %d: ", rank, __LINE__);                              \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "t_shmsetup [rank %d] line %d: ", rank, __LINE__);                                         \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* The name broadcast of make_object (64 chars) fails on every rank, before
@@ -86,15 +86,14 @@ static h5sf_ioc_ctx_t *new_ctx(void)
 static void check_regions(h5sf_ioc_ctx_t *ctx, const char *what)
 {
     uint64_t        off = UINT64_MAX, n = 8192, peer_off = 0;
-    h5sf_ioc_req_t *q   = (h5sf_ioc_req_t *)&n; /* a tag for the region only */
-    int             ok  = ioc_shm_take(ctx, q, n, &off) == 0;
+    h5sf_ioc_req_t *q  = (h5sf_ioc_req_t *)&n; /* a tag for the region only */
+    int             ok = ioc_shm_take(ctx, q, n, &off) == 0;
     CHECK(ok, "%s: cannot take a region of this rank's segment (%llu bytes)", what,
           (unsigned long long)ioc_shm_seg_size(ctx));
     if (ok)
         memset(ioc_shm_own(ctx, off), 'a' + rank, n);
     int from = (rank + size - 1) % size, to = (rank + 1) % size;
-    MPI_Sendrecv(&off, 1, MPI_UINT64_T, to, 7, &peer_off, 1, MPI_UINT64_T, from, 7, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&off, 1, MPI_UINT64_T, to, 7, &peer_off, 1, MPI_UINT64_T, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all) {
@@ -138,10 +137,11 @@ static void case_overflow(long pid0)
     h5sf_errbuf_t   e   = {0};
     h5sf_ioc_ctx_t *ctx = new_ctx();
     int             r   = ioc_shm_setup(ctx, (uint64_t)1 << 63, &e);
-    CHECK(r < 0 && strstr(e.msg, "H5SF_IOC_SHM"), "overflow: setup returned %d (message \"%s\"), expected a "
-          "failure naming H5SF_IOC_SHM", r, e.msg);
-    CHECK(ioc_shm_seg_size(ctx) == 0, "overflow: a segment of %llu bytes",
-          (unsigned long long)ioc_shm_seg_size(ctx));
+    CHECK(r < 0 && strstr(e.msg, "H5SF_IOC_SHM"),
+          "overflow: setup returned %d (message \"%s\"), expected a "
+          "failure naming H5SF_IOC_SHM",
+          r, e.msg);
+    CHECK(ioc_shm_seg_size(ctx) == 0, "overflow: a segment of %llu bytes", (unsigned long long)ioc_shm_seg_size(ctx));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK(leftovers(pid0) == 0, "overflow: %d object(s) left in /dev/shm", leftovers(pid0));
@@ -159,8 +159,7 @@ static void case_bcast(long pid0)
     CHECK(ioc_shm_seg_size(ctx) == 0, "bcast: a segment of %llu bytes", (unsigned long long)ioc_shm_seg_size(ctx));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-        CHECK(leftovers(pid0) == 0, "bcast: %d object(s) left in /dev/shm after a failed broadcast",
-              leftovers(pid0));
+        CHECK(leftovers(pid0) == 0, "bcast: %d object(s) left in /dev/shm after a failed broadcast", leftovers(pid0));
     ioc_ctx_free(ctx, true);
 }
 

@@ -59,20 +59,20 @@
 static int  rank, size;
 static long nfail;
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        nfail++;                                                                                   \
-        fprintf(stderr, "[rank %d] FAIL ", rank);                                                  \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fputc('\n', stderr);                                                                       \
+#define FAIL(...)                                                                                                      \
+    do {                                                                                                               \
+        nfail++;                                                                                                       \
+        fprintf(stderr, "[rank %d] FAIL ", rank);                                                                      \
+        fprintf(stderr, __VA_ARGS__);                                                                                  \
+        fputc('\n', stderr);                                                                                           \
     } while (0)
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) < 0) {                                                                          \
-            fprintf(stderr, "[rank %d] FATAL line %d: %s failed\n", rank, __LINE__, #call);       \
-            H5Eprint2(H5E_DEFAULT, stderr);                                                        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0) {                                                                                              \
+            fprintf(stderr, "[rank %d] FATAL line %d: %s failed\n", rank, __LINE__, #call);                            \
+            H5Eprint2(H5E_DEFAULT, stderr);                                                                            \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static struct {
@@ -81,15 +81,16 @@ static struct {
 } O = {.ioc = "per_node", .stripe_count = 8, .launcher = "mpirun"};
 
 static char (*node)[NAMELEN]; /* Slurm node of every rank */
-static int  *seq;             /* the ranks node by node   */
-static int   nnodes;
+static int *seq;              /* the ranks node by node   */
+static int  nnodes;
 
 static void usage_exit(const char *why)
 {
     if (rank == 0)
-        fprintf(stderr, "t_slurm: %s\nusage: t_slurm --dir DIR [--ioc SPEC] [--stripe-count N] "
-                        "[--channel ioc|direct] [--subfile-dir DIR] [--launcher srun|mpirun] [--job-nodes LIST] "
-                        "[--same-hostname]\n",
+        fprintf(stderr,
+                "t_slurm: %s\nusage: t_slurm --dir DIR [--ioc SPEC] [--stripe-count N] "
+                "[--channel ioc|direct] [--subfile-dir DIR] [--launcher srun|mpirun] [--job-nodes LIST] "
+                "[--same-hostname]\n",
                 why);
     MPI_Finalize();
     exit(2);
@@ -205,7 +206,7 @@ static void slurm_layout(void)
     free(ids);
 
     /* The sequence every IOC mode picks from: node by node. */
-    int n = 0;
+    int n  = 0;
     nnodes = 0;
     for (int r = 0; r < size; r++) {
         int first = 1;
@@ -301,7 +302,7 @@ static int value(long g) { return (int)(g * 5 + 11); }
 static hid_t fapl_for(void)
 {
     char  cfg[4096];
-    int   w = snprintf(cfg, sizeof cfg, "stripe_size=4KiB,stripe_count=%d,ioc=%s", O.stripe_count, O.ioc);
+    int   w    = snprintf(cfg, sizeof cfg, "stripe_size=4KiB,stripe_count=%d,ioc=%s", O.stripe_count, O.ioc);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (O.channel)
         w += snprintf(cfg + w, sizeof cfg - (size_t)w, ",channel=%s", O.channel);

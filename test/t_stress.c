@@ -20,11 +20,11 @@
 #include "t_reliability.h"
 #include "h5sf.h"
 
-#define SIZE      (2 * 1024 * 1024) /* dataset bytes */
-#define PHASES    10
-#define PHASE_S   60                /* watchdog per phase, seconds */
-#define OPS       50                /* independent writes per rank per phase */
-#define NFILES    64
+#define SIZE    (2 * 1024 * 1024) /* dataset bytes */
+#define PHASES  10
+#define PHASE_S 60 /* watchdog per phase, seconds */
+#define OPS     50 /* independent writes per rank per phase */
+#define NFILES  64
 
 static uint64_t rs;
 static uint64_t rnd(void)
@@ -53,17 +53,13 @@ static op_t plan_write(uint64_t lo, uint64_t hi, unsigned seed)
     op_t     o   = {lo, 0, 0, 1, seed};
     uint64_t len = hi - lo;
     switch (rnd_below(5)) {
-        case 0: /* tiny, unaligned */
-            o.blk = 1 + rnd_below(len < 64 ? len : 64);
-            break;
-        case 1: /* medium, unaligned */
-            o.blk = 1 + rnd_below(len < 20000 ? len : 20000);
-            break;
+        case 0: /* tiny, unaligned */ o.blk = 1 + rnd_below(len < 64 ? len : 64); break;
+        case 1: /* medium, unaligned */ o.blk = 1 + rnd_below(len < 20000 ? len : 20000); break;
         case 2: /* aligned to 4 KiB, in whole pages */
             if (len >= 8192) {
                 uint64_t first = (lo + 4095) / 4096 * 4096, pages = (hi - first) / 4096;
-                o.off          = first + 4096 * rnd_below(pages);
-                o.blk          = 4096 * (1 + rnd_below((hi - o.off) / 4096));
+                o.off = first + 4096 * rnd_below(pages);
+                o.blk = 4096 * (1 + rnd_below((hi - o.off) / 4096));
                 return o;
             }
             o.blk = 1 + rnd_below(len);
@@ -75,10 +71,10 @@ static op_t plan_write(uint64_t lo, uint64_t hi, unsigned seed)
             break;
         default: { /* strided: up to 64 blocks of up to 300 bytes */
             uint64_t blk = 1 + rnd_below(len < 300 ? len : 300), stride = blk + rnd_below(700);
-            uint64_t max = (len - blk) / stride + 1;
-            o.blk        = blk;
-            o.stride     = stride;
-            o.count      = 1 + rnd_below(max < 64 ? max : 64);
+            uint64_t max  = (len - blk) / stride + 1;
+            o.blk         = blk;
+            o.stride      = stride;
+            o.count       = 1 + rnd_below(max < 64 ? max : 64);
             uint64_t span = (o.count - 1) * stride + blk;
             o.off         = lo + rnd_below(len - span + 1);
             return o;
@@ -100,9 +96,9 @@ static void model_apply(const op_t *o)
  * with an empty selection). */
 static herr_t do_write(hid_t d, const op_t *o, hid_t dxpl, rl_errtext_t *t)
 {
-    hid_t          fs = H5Dget_space(d);
-    hsize_t        n  = o ? o->blk * o->count : 1;
-    hid_t          ms = H5Screate_simple(1, &n, NULL);
+    hid_t          fs  = H5Dget_space(d);
+    hsize_t        n   = o ? o->blk * o->count : 1;
+    hid_t          ms  = H5Screate_simple(1, &n, NULL);
     unsigned char *buf = malloc(n);
     if (!o) {
         H5Sselect_none(fs);
@@ -136,8 +132,8 @@ static void check_range(hid_t d, uint64_t off, uint64_t len, const char *when)
     else
         for (uint64_t i = 0; i < len; i++)
             if (buf[i] != model[off + i]) {
-                CHECK(0, "%s: byte %llu is %u, the serial model says %u", when, (unsigned long long)(off + i),
-                      buf[i], model[off + i]);
+                CHECK(0, "%s: byte %llu is %u, the serial model says %u", when, (unsigned long long)(off + i), buf[i],
+                      model[off + i]);
                 break;
             }
     free(buf);
@@ -169,7 +165,7 @@ static void test_random(unsigned seed)
         free(z);
     }
 
-    rs = 0x9E3779B97F4A7C15ull ^ seed; /* same sequence on every rank */
+    rs             = 0x9E3779B97F4A7C15ull ^ seed; /* same sequence on every rank */
     double slowest = 0, t_phase = 0;
     int    slowest_p = 0;
     for (int p = 0; p < PHASES; p++) {
@@ -204,7 +200,7 @@ static void test_random(unsigned seed)
         /* One collective write per phase: a random piece of each region. */
         op_t mine = {0};
         for (int r = 0; r < rl_size; r++) {
-            op_t o = plan_write(cut[r], cut[r + 1], (unsigned)(p * 100000 + r * 1000 + 999));
+            op_t o  = plan_write(cut[r], cut[r + 1], (unsigned)(p * 100000 + r * 1000 + 999));
             o.count = 1; /* collective: single blocks */
             if (o.off + o.blk > cut[r + 1])
                 o.blk = cut[r + 1] - o.off;
@@ -239,8 +235,10 @@ static void test_random(unsigned seed)
     MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     const char *lw = getenv("H5SF_IOC_LOCAL_WRITES");
     if (lw && !strcmp(lw, "1"))
-        CHECK(all[0] > 0 && all[0] < all[1], "H5SF_IOC_LOCAL_WRITES=1: %llu of %llu subfile requests were local "
-              "writes; expected some, not all", (unsigned long long)all[0], (unsigned long long)all[1]);
+        CHECK(all[0] > 0 && all[0] < all[1],
+              "H5SF_IOC_LOCAL_WRITES=1: %llu of %llu subfile requests were local "
+              "writes; expected some, not all",
+              (unsigned long long)all[0], (unsigned long long)all[1]);
     if (lw && !strcmp(lw, "0"))
         CHECK(all[0] == 0, "H5SF_IOC_LOCAL_WRITES=0, yet %llu writes skipped the IOC", (unsigned long long)all[0]);
     H5Dclose(d);
@@ -300,7 +298,7 @@ static void test_many(void)
     char           path[4200];
     rl_errtext_t   t;
     uint64_t       per = MANY_BYTES / (uint64_t)rl_size, off = per * (uint64_t)rl_rank;
-    unsigned char *buf = malloc(MANY_BYTES);
+    unsigned char *buf  = malloc(MANY_BYTES);
     int            fds0 = rl_count_fds();
 
     rl_step(120, "many: create %d files", NFILES);
@@ -325,11 +323,9 @@ static void test_many(void)
     const char *cap = getenv("H5SF_IOC_MAX_FDS");
     if (cap && *cap) {
         int sub = count_subfile_fds();
-        CHECK(sub <= 2 * atoi(cap), "%d subfile descriptors open with %d files, H5SF_IOC_MAX_FDS=%s", sub, NFILES,
-              cap);
+        CHECK(sub <= 2 * atoi(cap), "%d subfile descriptors open with %d files, H5SF_IOC_MAX_FDS=%s", sub, NFILES, cap);
         if (rl_rank == 0)
-            printf("t_stress many: %d subfile descriptors on rank 0 with %d files open (cap %s)\n", sub, NFILES,
-                   cap);
+            printf("t_stress many: %d subfile descriptors on rank 0 with %d files open (cap %s)\n", sub, NFILES, cap);
     }
     rl_step(120, "many: read back with all files open");
     for (int i = 0; i < NFILES; i++) {
@@ -368,11 +364,11 @@ static void test_many(void)
     /* The same file twice in one process. */
     rl_step(60, "twice: open the same file twice");
     snprintf(path, sizeof path, "%s/twice.h5", dir);
-    hid_t a = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t a  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     hid_t da = rl_dset_create(a, "d", MANY_BYTES);
     H5Dclose(da);
     H5Fclose(a);
-    a      = H5Fopen(path, H5F_ACC_RDWR, fapl);
+    a       = H5Fopen(path, H5F_ACC_RDWR, fapl);
     hid_t b = H5Fopen(path, H5F_ACC_RDWR, fapl);
     if (b < 0)
         rl_errors(&t);
@@ -387,15 +383,16 @@ static void test_many(void)
         rl_fill(buf, off, (size_t)per, 77);
         CHECK(rl_io(da, 1, off, per, buf, H5P_DEFAULT, &t) >= 0, "write through the first id failed:\n%s", t.buf);
         MPI_Barrier(MPI_COMM_WORLD);
-        CHECK(rl_io(db, 0, 0, MANY_BYTES, buf, H5P_DEFAULT, &t) >= 0, "read through the second id failed:\n%s",
-              t.buf);
+        CHECK(rl_io(db, 0, 0, MANY_BYTES, buf, H5P_DEFAULT, &t) >= 0, "read through the second id failed:\n%s", t.buf);
         CHECK(rl_mismatch(buf, 0, MANY_BYTES, 77) == MANY_BYTES, "the second id does not see the first id's data");
         if (c >= 0) {
             hid_t dc = H5Dopen2(c, "d", H5P_DEFAULT);
             CHECK(rl_io(dc, 0, 0, MANY_BYTES, buf, H5P_DEFAULT, &t) >= 0, "read through the third id failed");
             size_t bad = rl_mismatch(buf, 0, MANY_BYTES, 77);
-            CHECK(bad == MANY_BYTES, "the read-only id does not see the data written through the first: byte %zu "
-                  "is %u, want %u", bad, bad < MANY_BYTES ? buf[bad] : 0, bad < MANY_BYTES ? rl_pat(bad, 77) : 0);
+            CHECK(bad == MANY_BYTES,
+                  "the read-only id does not see the data written through the first: byte %zu "
+                  "is %u, want %u",
+                  bad, bad < MANY_BYTES ? buf[bad] : 0, bad < MANY_BYTES ? rl_pat(bad, 77) : 0);
             H5Dclose(dc);
         }
         H5Dclose(da);

@@ -28,7 +28,9 @@ static char dir[4096], cfg[512];
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
-    (void)st; (void)flag; (void)ftw;
+    (void)st;
+    (void)flag;
+    (void)ftw;
     return remove(p) < 0 && errno != ENOENT ? -1 : 0;
 }
 
@@ -249,8 +251,10 @@ static void bad_names(void)
         else
             H5Fclose(f);
         H5Pclose(fapl);
-        CHECK(rl_count(f < 0) == rl_size, "bad_names: %s open of a config file with an edited subfile name "
-              "succeeded on %d of %d ranks", rw ? "read-write" : "read-only", rl_size - rl_count(f < 0), rl_size);
+        CHECK(rl_count(f < 0) == rl_size,
+              "bad_names: %s open of a config file with an edited subfile name "
+              "succeeded on %d of %d ranks",
+              rw ? "read-write" : "read-only", rl_size - rl_count(f < 0), rl_size);
         if (f < 0)
             CHECK(strstr(t.buf, "is not the name of subfile 1") != NULL, "bad_names: error does not say why:\n%s",
                   t.buf);
@@ -266,7 +270,7 @@ static void bad_names(void)
               t.buf);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rl_rank == 0) {
-        char why[700];
+        char        why[700];
         struct stat st;
         rl_snapshot(sdir, "names.h5", after);
         CHECK(!rl_snap_diff(before, after, false, why, sizeof why), "bad_names: files changed: %s", why);

@@ -47,7 +47,10 @@ static void nap_barrier(void)
         nanosleep(&ts, NULL);
 }
 
-static void subfile_path(const char *dir, int s, char *out, size_t n) { snprintf(out, n, "%s/tagreuse_%d.sub", dir, s); }
+static void subfile_path(const char *dir, int s, char *out, size_t n)
+{
+    snprintf(out, n, "%s/tagreuse_%d.sub", dir, s);
+}
 
 /* Rank 1: post the writes of `subs` in order, then wait for all of them. */
 static void write_together(h5sf_ioc_ctx_t *ctx, uint32_t file_id, const int *subs, int n, unsigned char **bufs)
@@ -56,7 +59,7 @@ static void write_together(h5sf_ioc_ctx_t *ctx, uint32_t file_id, const int *sub
     h5sf_errbuf_t   e;
     for (int i = 0; i < n; i++) {
         uint64_t off = 0, len = LEN;
-        void    *b   = bufs[subs[i]];
+        void    *b = bufs[subs[i]];
         CHECK(h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, subs[i] % size, file_id, (uint32_t)subs[i], 1, &off, &len, &b,
                             &q[i], &e) == 0,
               "post to subfile %d: %s", subs[i], e.msg);
@@ -142,8 +145,7 @@ int main(int argc, char **argv)
     CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0, "serve: %s", e.msg);
     for (int s = rank; s < NSUB; s += size) {
         subfile_path(argv[1], s, path, sizeof path);
-        CHECK(h5sf_ioc_subfile_open(ctx, file_id, (uint32_t)s, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0, "%s",
-              e.msg);
+        CHECK(h5sf_ioc_subfile_open(ctx, file_id, (uint32_t)s, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0, "%s", e.msg);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 

@@ -56,8 +56,8 @@ static void timed_out(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned ch
     }
     CHECK(h5sf_ioc_post(ctx, op, 0, file_id, 0, NPIECE, offs, lens, bufs, &q, &e) == 0, "post: %s", e.msg);
     int rc = h5sf_ioc_wait(q, &e);
-    CHECK(rc < 0 && e.err_no == ETIMEDOUT, "the stalled request did not time out (rc %d, errno %d: %s)", rc,
-          e.err_no, rc < 0 ? e.msg : "");
+    CHECK(rc < 0 && e.err_no == ETIMEDOUT, "the stalled request did not time out (rc %d, errno %d: %s)", rc, e.err_no,
+          rc < 0 ? e.msg : "");
 }
 
 /* Rank 1: call MPI (receiving late messages from the IOC into scratch)
@@ -96,8 +96,8 @@ static void wait_served(h5sf_ioc_ctx_t *ctx)
 
 static void check_subfile(const char *path, unsigned char *buf)
 {
-    int     fd  = open(path, O_RDONLY);
-    ssize_t got = fd >= 0 ? pread(fd, buf, TOTAL, 0) : -1;
+    int     fd     = open(path, O_RDONLY);
+    ssize_t got    = fd >= 0 ? pread(fd, buf, TOTAL, 0) : -1;
     size_t  canary = 0, other = 0;
     CHECK(got == (ssize_t)TOTAL, "cannot read %s back", path);
     for (ssize_t i = 0; i < got; i++) {
@@ -145,8 +145,8 @@ int main(int argc, char **argv)
     }
     uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
     if (rank == 0)
-        CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 && h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR, &e) == 0,
-              "%s", e.msg);
+        CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 && h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR, &e) == 0, "%s",
+              e.msg);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
         memset(buf, op == H5SF_IOC_OP_WRITE ? NEW : 0, TOTAL);

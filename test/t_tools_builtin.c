@@ -20,7 +20,7 @@
 #include <H5FDsubfiling.h>
 #endif
 
-static int rank, failures, datasets, attributes;
+static int   rank, failures, datasets, attributes;
 static hid_t subfiled;
 
 static void bad(const char *what, const char *name)
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     H5Pclose(cfg.ioc_fapl_id);
-    subfiled = H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
+    subfiled  = H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
     hid_t ref = H5Fopen(argv[2], H5F_ACC_RDONLY, H5P_DEFAULT);
     if (subfiled < 0 || ref < 0) {
         bad("cannot open", subfiled < 0 ? argv[1] : argv[2]);

@@ -31,21 +31,21 @@
 #include <H5FDsubfiling.h>
 #endif
 
-#define COLS      256
-#define BLOCK     1024 /* ints per strided block */
-#define BLOCKS    16   /* strided blocks per rank */
-#define CH_ROWS   300
-#define CH_COLS   200
-#define SPARSE_N  (1 << 16)
+#define COLS     256
+#define BLOCK    1024 /* ints per strided block */
+#define BLOCKS   16   /* strided blocks per rank */
+#define CH_ROWS  300
+#define CH_COLS  200
+#define SPARSE_N (1 << 16)
 
 static int rank, nranks;
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) < 0) {                                                                             \
-            fprintf(stderr, "[rank %d] t_tools_writer: %s failed (line %d)\n", rank, #x, __LINE__); \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
+#define CHECK(x)                                                                                                       \
+    do {                                                                                                               \
+        if ((x) < 0) {                                                                                                 \
+            fprintf(stderr, "[rank %d] t_tools_writer: %s failed (line %d)\n", rank, #x, __LINE__);                    \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static float   field_value(hsize_t i, hsize_t j) { return (float)i * 0.5f + (float)j * 0.001f; }
@@ -97,8 +97,8 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
     {
         hsize_t dims[2] = {N * rows, COLS}, start[2] = {R * rows, 0}, count[2] = {rows, COLS};
         hid_t   fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, count, NULL);
-        hid_t   d  = H5Dcreate2(f, "field", H5T_IEEE_F32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        float  *b  = malloc(sizeof *b * rows * COLS);
+        hid_t   d = H5Dcreate2(f, "field", H5T_IEEE_F32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        float  *b = malloc(sizeof *b * rows * COLS);
         CHECK(d);
         if (!b)
             MPI_Abort(MPI_COMM_WORLD, 1);
@@ -109,8 +109,8 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
             b[0] += 1.0f;
         CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
         CHECK(H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, coll, b));
-        hid_t s = H5Screate(H5S_SCALAR);
-        hid_t a = H5Acreate2(d, "scale", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t  s = H5Screate(H5S_SCALAR);
+        hid_t  a = H5Acreate2(d, "scale", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT);
         double v = 0.5;
         CHECK(H5Awrite(a, H5T_NATIVE_DOUBLE, &v));
         H5Aclose(a);
@@ -148,11 +148,11 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
         CHECK(H5Pset_chunk(dcpl, 2, chunk));
         hid_t d = H5Dcreate2(g, "chunked", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         CHECK(d);
-        hsize_t mine = (CH_ROWS - R + N - 1) / N;
+        hsize_t mine     = (CH_ROWS - R + N - 1) / N;
         hsize_t start[2] = {R, 0}, stride[2] = {N, 1}, count[2] = {mine, 1}, block[2] = {1, CH_COLS};
         hsize_t mdims[2] = {mine, CH_COLS};
-        hid_t   ms = H5Screate_simple(2, mdims, NULL);
-        int    *b  = malloc(sizeof *b * (mine ? mine : 1) * CH_COLS);
+        hid_t   ms       = H5Screate_simple(2, mdims, NULL);
+        int    *b        = malloc(sizeof *b * (mine ? mine : 1) * CH_COLS);
         for (hsize_t i = 0; i < mine; i++)
             for (hsize_t j = 0; j < CH_COLS; j++)
                 b[i * CH_COLS + j] = chunked_value(R + i * N, j);

@@ -25,10 +25,10 @@
 #include <unistd.h>
 #include "t_check.h"
 
-#define DIM1 64 /* rows per rank */
-#define DIM2 1000
+#define DIM1   64 /* rows per rank */
+#define DIM2   1000
 #define STRIPE 65536
-#define NSUB 3
+#define NSUB   3
 
 
 static int value(size_t i) { return (int)(i * 2654435761u % 1000003u) + 1; }
@@ -52,8 +52,8 @@ static hid_t make_fapl(int h5sf)
 static haddr_t write_file(const char *path, hid_t fapl, hsize_t ub)
 {
     hsize_t dims[2] = {(hsize_t)DIM1 * size, DIM2}, start[2] = {(hsize_t)DIM1 * rank, 0}, count[2] = {DIM1, DIM2};
-    int    *buf     = malloc(sizeof(int) * DIM1 * DIM2);
-    haddr_t off     = HADDR_UNDEF;
+    int    *buf = malloc(sizeof(int) * DIM1 * DIM2);
+    haddr_t off = HADDR_UNDEF;
     for (size_t i = 0; i < (size_t)DIM1 * DIM2; i++)
         buf[i] = value((size_t)DIM1 * DIM2 * rank + i);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -65,7 +65,7 @@ static haddr_t write_file(const char *path, hid_t fapl, hsize_t ub)
         return HADDR_UNDEF;
     }
     hid_t sp = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, count, NULL);
-    hid_t d  = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, count, NULL);
     if (H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0)
         off = H5Dget_offset(d);
@@ -118,8 +118,7 @@ static int open_subfile(const char *dir, const char *base, int k, int flags)
 }
 
 /* pread/pwrite len logical bytes at off: the file itself, or striped. */
-static int logical_io(const char *dir, const char *base, int striped, int write, void *buf, size_t len,
-                      off_t off)
+static int logical_io(const char *dir, const char *base, int striped, int write, void *buf, size_t len, off_t off)
 {
     char *p = buf;
     while (len > 0) {

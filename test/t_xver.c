@@ -73,9 +73,9 @@ int main(int argc, char **argv)
 #endif
     H5get_libversion(&maj, &min, &rel);
     snprintf(mine, sizeof mine, "%u.%u.%u", maj, min, rel);
-    hid_t   fapl = make_fapl(argv[2], writing);
-    hsize_t n = (hsize_t)size * PER_RANK, start = (hsize_t)rank * PER_RANK, cnt = PER_RANK;
-    int64_t *buf = malloc((size_t)n * sizeof *buf);
+    hid_t    fapl = make_fapl(argv[2], writing);
+    hsize_t  n = (hsize_t)size * PER_RANK, start = (hsize_t)rank * PER_RANK, cnt = PER_RANK;
+    int64_t *buf  = malloc((size_t)n * sizeof *buf);
     hid_t    dxpl = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(dxpl, argc == 5 ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
     if (fapl < 0 || !buf)
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     else if (writing) {
         hid_t f  = H5Fcreate(argv[3], H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         hid_t fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
-        hid_t d  = f < 0 ? -1 : H5Dcreate2(f, "v", H5T_NATIVE_INT64, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t d = f < 0 ? -1 : H5Dcreate2(f, "v", H5T_NATIVE_INT64, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         for (hsize_t i = 0; i < cnt; i++)
             buf[i] = value(start + i);
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL);
@@ -92,14 +92,18 @@ int main(int argc, char **argv)
         hid_t a = d < 0 ? -1 : H5Acreate2(d, "writer", st, as, H5P_DEFAULT, H5P_DEFAULT);
         if (d < 0 || H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, dxpl, buf) < 0 || a < 0 || H5Awrite(a, st, mine) < 0)
             bad = 1;
-        H5Aclose(a); H5Sclose(as); H5Tclose(st);
-        H5Dclose(d); H5Sclose(fs); H5Sclose(ms);
+        H5Aclose(a);
+        H5Sclose(as);
+        H5Tclose(st);
+        H5Dclose(d);
+        H5Sclose(fs);
+        H5Sclose(ms);
         if (f < 0 || H5Fclose(f) < 0)
             bad = 1;
     }
     else {
-        hid_t f = H5Fopen(argv[3], H5F_ACC_RDONLY, fapl);
-        hid_t d = f < 0 ? -1 : H5Dopen2(f, "v", H5P_DEFAULT);
+        hid_t f  = H5Fopen(argv[3], H5F_ACC_RDONLY, fapl);
+        hid_t d  = f < 0 ? -1 : H5Dopen2(f, "v", H5P_DEFAULT);
         hid_t st = H5Tcopy(H5T_C_S1);
         H5Tset_size(st, sizeof writer);
         hid_t a = d < 0 ? -1 : H5Aopen(d, "writer", H5P_DEFAULT);
@@ -112,7 +116,9 @@ int main(int argc, char **argv)
                         (long long)buf[i], (long long)value(i));
                 bad = 1;
             }
-        H5Aclose(a); H5Tclose(st); H5Dclose(d);
+        H5Aclose(a);
+        H5Tclose(st);
+        H5Dclose(d);
         if (f < 0 || H5Fclose(f) < 0)
             bad = 1;
     }

@@ -8,8 +8,15 @@
 #include "config.h"
 
 static int failures;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL line %d: ", __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            failures++;                                                                                                \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
+    } while (0)
 
 /* Every variable the code reads, so the environment of the runner cannot leak in. */
 static void clear_env(void)
@@ -33,8 +40,8 @@ static int parse(const char *str, h5sf_settings_t *c, h5sf_errbuf_t *e)
 /* str must fail, with a message containing each of the given words. */
 static void bad(int line, const char *str, const char *w1, const char *w2)
 {
-    h5sf_settings_t    c, before;
-    h5sf_errbuf_t      e;
+    h5sf_settings_t c, before;
+    h5sf_errbuf_t   e;
     h5sf_settings_defaults(&before);
     int rc = parse(str, &c, &e);
     if (rc == 0 || !strstr(e.msg, w1) || (w2 && !strstr(e.msg, w2))) {
@@ -52,8 +59,8 @@ static void bad(int line, const char *str, const char *w1, const char *w2)
 
 static h5sf_settings_t good(int line, const char *str)
 {
-    h5sf_settings_t    c;
-    h5sf_errbuf_t      e;
+    h5sf_settings_t c;
+    h5sf_errbuf_t   e;
     if (parse(str, &c, &e) != 0) {
         failures++;
         fprintf(stderr, "FAIL line %d: parse(\"%s\"): %s\n", line, str, e.msg);
@@ -72,20 +79,57 @@ static void test_sizes(void)
         const char *s;
         int64_t     v;
     } ok[] = {
-        {"1", 1}, {"4096", 4096}, {"+7", 7}, {" 12 ", 12}, {"1B", 1}, {"3b", 3}, {"1K", 1024}, {"2k", 2048},
-        {"1KiB", 1024}, {"1kib", 1024}, {"1KIB", 1024}, {"2M", 2 << 20}, {"3MiB", 3 << 20}, {"32 MiB", 32 << 20},
-        {"1G", (int64_t)1 << 30}, {"1GiB", (int64_t)1 << 30}, {"1T", (int64_t)1 << 40}, {"2TiB", (int64_t)2 << 40},
-        {"9223372036854775807", INT64_MAX}, {"8388607TiB", (int64_t)8388607 << 40}, {"007", 7},
+        {"1", 1},
+        {"4096", 4096},
+        {"+7", 7},
+        {" 12 ", 12},
+        {"1B", 1},
+        {"3b", 3},
+        {"1K", 1024},
+        {"2k", 2048},
+        {"1KiB", 1024},
+        {"1kib", 1024},
+        {"1KIB", 1024},
+        {"2M", 2 << 20},
+        {"3MiB", 3 << 20},
+        {"32 MiB", 32 << 20},
+        {"1G", (int64_t)1 << 30},
+        {"1GiB", (int64_t)1 << 30},
+        {"1T", (int64_t)1 << 40},
+        {"2TiB", (int64_t)2 << 40},
+        {"9223372036854775807", INT64_MAX},
+        {"8388607TiB", (int64_t)8388607 << 40},
+        {"007", 7},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         int64_t       v = -1;
         h5sf_errbuf_t e = {0};
-        CHECK(h5sf_parse_size(ok[i].s, &v, &e, "stripe_size") == 0 && v == ok[i].v, "size \"%s\": %lld (%s)",
-              ok[i].s, (long long)v, e.msg);
+        CHECK(h5sf_parse_size(ok[i].s, &v, &e, "stripe_size") == 0 && v == ok[i].v, "size \"%s\": %lld (%s)", ok[i].s,
+              (long long)v, e.msg);
     }
-    static const char *const no[] = {"0",   "-1",   "-0",    "abc", "",       "  ",    "12Q",   "1.5MiB", "12MiBx",
-                                     "MiB", "1MB",  "1 2",   "1KB", "0x10",   "1e6",   "1,5M",  "9223372036854775808",
-                                     "8388608TiB",  "99999999999999999999999", "1 MiB x", "0KiB", "--1", "KiB5"};
+    static const char *const no[] = {"0",
+                                     "-1",
+                                     "-0",
+                                     "abc",
+                                     "",
+                                     "  ",
+                                     "12Q",
+                                     "1.5MiB",
+                                     "12MiBx",
+                                     "MiB",
+                                     "1MB",
+                                     "1 2",
+                                     "1KB",
+                                     "0x10",
+                                     "1e6",
+                                     "1,5M",
+                                     "9223372036854775808",
+                                     "8388608TiB",
+                                     "99999999999999999999999",
+                                     "1 MiB x",
+                                     "0KiB",
+                                     "--1",
+                                     "KiB5"};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         int64_t       v = 42;
         h5sf_errbuf_t e = {0};
@@ -115,8 +159,8 @@ static void test_ints(void)
     CHECK(h5sf_parse_int(" -3 ", -5, 10, &v, &e, "x") == 0 && v == -3, "-3");
     CHECK(h5sf_parse_int("2147483647", 0, INT32_MAX, &v, &e, "x") == 0 && v == INT32_MAX, "max");
     CHECK(h5sf_parse_int("-2147483648", INT32_MIN, 0, &v, &e, "x") == 0 && v == INT32_MIN, "min");
-    static const char *const no[] = {"", "x", "1x", "11", "0", "2147483648", "-2147483649", "1 1", "0x5", "1.0",
-                                     "99999999999999999999999999"};
+    static const char *const no[] = {
+        "", "x", "1x", "11", "0", "2147483648", "-2147483649", "1 1", "0x5", "1.0", "99999999999999999999999999"};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         v = 77;
         CHECK(h5sf_parse_int(no[i], 1, 10, &v, &e, "H5SF_THREADS") < 0 && v == 77, "int \"%s\" accepted", no[i]);
@@ -139,22 +183,30 @@ static void test_rank_list(void)
     static const struct {
         const char *s;
         const char *why;
-    } no[] = {{"0;4;4", "twice"}, {"4;0;4", "twice"}, {"0;9", "out of range"}, {"-1", "negative"},
-              {"", "expected"},   {";", "expected"},  {"0;;1", "expected"},   {"0;", "expected"},
-              {"a", "expected"},  {"1;x", "expected"}, {"1 2", "unexpected"}, {"1,2", "unexpected"},
+    } no[] = {{"0;4;4", "twice"},
+              {"4;0;4", "twice"},
+              {"0;9", "out of range"},
+              {"-1", "negative"},
+              {"", "expected"},
+              {";", "expected"},
+              {"0;;1", "expected"},
+              {"0;", "expected"},
+              {"a", "expected"},
+              {"1;x", "expected"},
+              {"1 2", "unexpected"},
+              {"1,2", "unexpected"},
               {"99999999999", "out of range"}};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         r = (int *)&n; /* must be reset */
-        CHECK(h5sf_parse_rank_list(no[i].s, 9, &r, &n, &e) < 0 && r == NULL && n == 0, "list \"%s\" accepted",
-              no[i].s);
+        CHECK(h5sf_parse_rank_list(no[i].s, 9, &r, &n, &e) < 0 && r == NULL && n == 0, "list \"%s\" accepted", no[i].s);
         CHECK(strstr(e.msg, no[i].why) && strstr(e.msg, no[i].s), "list \"%s\": %s", no[i].s, e.msg);
     }
 }
 
 static void test_strings(void)
 {
-    h5sf_settings_t    c;
-    h5sf_errbuf_t      e;
+    h5sf_settings_t c;
+    h5sf_errbuf_t   e;
 
     c = GOOD("");
     h5sf_settings_t d;
@@ -261,8 +313,9 @@ static void test_strings(void)
     BAD("ioc=ranks:a", "ioc", "ranks:a");
     BAD("ioc=ranks:0,1", "\"1\"", "key=value");
     BAD("ioc=per_nodes", "ioc", "per_nodes");
-    BAD("bogus=1", "unknown key \"bogus\"", "stripe_size, stripe_count, ioc, threads, channel, fsync, timeout, "
-                                             "subfile_dir, config_dir");
+    BAD("bogus=1", "unknown key \"bogus\"",
+        "stripe_size, stripe_count, ioc, threads, channel, fsync, timeout, "
+        "subfile_dir, config_dir");
     BAD("stripe_size", "stripe_size", "key=value");
     BAD("=5", "unknown key \"\"", NULL);
     BAD("threads=4,junk", "junk", "key=value");
@@ -278,7 +331,7 @@ static void test_strings(void)
     BAD(lng, "subfile_dir", "longer than");
     /* a path of exactly PATH_MAX-1 characters fits */
     lng[13 + H5SF_PATH_MAX - 2] = '\0';
-    c = GOOD(lng);
+    c                           = GOOD(lng);
     CHECK(strlen(c.subfile_dir) == H5SF_PATH_MAX - 1, "longest path");
     free(lng);
     /* a rank list longer than ioc_list */
@@ -292,14 +345,14 @@ static void test_strings(void)
 
 static void test_validate(void)
 {
-    h5sf_settings_t    c;
-    h5sf_errbuf_t      e;
-#define INVALID(stmt, word)                                                                                 \
-    do {                                                                                                    \
-        h5sf_settings_defaults(&c);                                                                           \
-        stmt;                                                                                               \
-        memset(&e, 0, sizeof e);                                                                            \
-        CHECK(h5sf_settings_validate(&c, &e) < 0 && strstr(e.msg, word), "validate %s: %s", #stmt, e.msg); \
+    h5sf_settings_t c;
+    h5sf_errbuf_t   e;
+#define INVALID(stmt, word)                                                                                            \
+    do {                                                                                                               \
+        h5sf_settings_defaults(&c);                                                                                    \
+        stmt;                                                                                                          \
+        memset(&e, 0, sizeof e);                                                                                       \
+        CHECK(h5sf_settings_validate(&c, &e) < 0 && strstr(e.msg, word), "validate %s: %s", #stmt, e.msg);             \
     } while (0)
     /* magic and version are the public struct's: t_config (H5Pset_fapl_h5sf). */
     INVALID(c.stripe_size = -1, "stripe_size");
@@ -336,8 +389,8 @@ static void set(const char *k, const char *v) { setenv(k, v, 1); }
 
 static h5sf_settings_t env_result(int line, const char *str)
 {
-    h5sf_settings_t    c = good(line, str);
-    h5sf_errbuf_t      e = {0};
+    h5sf_settings_t c = good(line, str);
+    h5sf_errbuf_t   e = {0};
     if (h5sf_settings_apply_env(&c, &e) != 0) {
         failures++;
         fprintf(stderr, "FAIL line %d: apply_env: %s\n", line, e.msg);
@@ -348,8 +401,8 @@ static h5sf_settings_t env_result(int line, const char *str)
 
 static void env_bad(int line, const char *want1, const char *want2)
 {
-    h5sf_settings_t    c, before;
-    h5sf_errbuf_t      e = {0};
+    h5sf_settings_t c, before;
+    h5sf_errbuf_t   e = {0};
     h5sf_settings_defaults(&c);
     before = c;
     if (h5sf_settings_apply_env(&c, &e) == 0 || !strstr(e.msg, want1) || (want2 && !strstr(e.msg, want2))) {
@@ -475,7 +528,8 @@ static void test_env(void)
     ENV_BAD("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "1:");
     set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "abc");
     ENV_BAD("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "abc");
-    set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "00000000000000000000000000000000000000000000000000000000000000000001:4");
+    set("H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
+        "00000000000000000000000000000000000000000000000000000000000000000001:4");
     ENV_BAD("H5FD_SUBFILING_IOC_SELECTION_CRITERIA", "unknown selection criteria");
     unsetenv("H5FD_SUBFILING_IOC_SELECTION_CRITERIA");
     set("H5FD_SUBFILING_IOC_PER_NODE", "-2");
@@ -492,10 +546,10 @@ static void test_env(void)
 /* format -> parse -> format is a fixed point; explicit settings survive exactly. */
 static void roundtrip(int line, const char *str)
 {
-    h5sf_settings_t    c = good(line, str), r;
-    h5sf_errbuf_t      e = {0};
-    char               s1[12000], s2[12000];
-    int                n1 = h5sf_settings_format(&c, s1, sizeof s1);
+    h5sf_settings_t c = good(line, str), r;
+    h5sf_errbuf_t   e = {0};
+    char            s1[12000], s2[12000];
+    int             n1 = h5sf_settings_format(&c, s1, sizeof s1);
     CHECK(n1 > 0 && (size_t)n1 == strlen(s1), "format(%s) = %d (line %d)", str, n1, line);
     h5sf_settings_defaults(&r);
     CHECK(h5sf_settings_parse(s1, &r, &e) == 0, "parse(format(%s)) = parse(%s): %s (line %d)", str, s1, e.msg, line);
@@ -505,8 +559,8 @@ static void roundtrip(int line, const char *str)
     if (c.stripe_size)
         CHECK(r.stripe_size == c.stripe_size, "stripe_size (line %d)", line);
     CHECK(r.stripe_count == c.stripe_count && r.ioc_mode == c.ioc_mode && r.channel == c.channel &&
-              r.fsync == c.fsync && strcmp(r.ioc_list, c.ioc_list) == 0 &&
-              strcmp(r.subfile_dir, c.subfile_dir) == 0 && strcmp(r.config_dir, c.config_dir) == 0,
+              r.fsync == c.fsync && strcmp(r.ioc_list, c.ioc_list) == 0 && strcmp(r.subfile_dir, c.subfile_dir) == 0 &&
+              strcmp(r.config_dir, c.config_dir) == 0,
           "fields differ after round trip of \"%s\" via \"%s\" (line %d)", str, s1, line);
     if (c.ioc_param)
         CHECK(r.ioc_param == c.ioc_param, "ioc_param (line %d)", line);
@@ -519,8 +573,8 @@ static void roundtrip(int line, const char *str)
 
 static void test_format(void)
 {
-    char               buf[4096];
-    h5sf_settings_t    c;
+    char            buf[4096];
+    h5sf_settings_t c;
     h5sf_settings_defaults(&c);
     int n = h5sf_settings_format(&c, buf, sizeof buf);
     CHECK(n > 0 && strcmp(buf, "stripe_size=32MiB,stripe_count=0,ioc=per_node,threads=4,channel=auto,fsync=0,"
@@ -553,8 +607,8 @@ static void test_tables(void)
         /* the key is accepted by the parser (with a value from its default where numeric) */
     }
     CHECK(n == 9, "%zu options", n);
-    static const char *const rt[] = {"H5SF_STATS", "H5SF_LOG", "H5SF_FAULT", "H5SF_REDIRECT_MPIO", "HDF5_DRIVER",
-                                     "HDF5_DRIVER_CONFIG"};
+    static const char *const rt[] = {"H5SF_STATS",         "H5SF_LOG",    "H5SF_FAULT",
+                                     "H5SF_REDIRECT_MPIO", "HDF5_DRIVER", "HDF5_DRIVER_CONFIG"};
     for (size_t i = 0; i < 6; i++) {
         const h5sf_option_t *o = h5sf_runtime_vars;
         while (o->key && strcmp(o->env, rt[i]) != 0)

@@ -36,20 +36,20 @@
 #define LEN     ((size_t)64 << 10)
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_fdstall: %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_fdstall: %s:%d: ", __FILE__, __LINE__);                                              \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* The stalled close: armed for one descriptor; entered; released (by the
  * test, or by the guard). */
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t  cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t mu       = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t  cv       = PTHREAD_COND_INITIALIZER;
 static int             stall_fd = -1;
 static bool            entered, released, by_guard;
 
@@ -112,7 +112,7 @@ static unsigned char pattern(uint32_t file, size_t o) { return (unsigned char)(o
 static int post_write(h5sf_ioc_ctx_t *ctx, uint32_t file, unsigned char *buf, h5sf_ioc_req_t **q, h5sf_errbuf_t *e)
 {
     uint64_t off = 0, len = LEN;
-    void    *b   = buf;
+    void    *b = buf;
     for (size_t o = 0; o < LEN; o++)
         buf[o] = pattern(file, o);
     return h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, 0, file, 0, 1, &off, &len, &b, q, e);
@@ -135,11 +135,11 @@ static void check_file(const char *path, uint32_t file)
 
 int main(int argc, char **argv)
 {
-    h5sf_errbuf_t   e = {0};
-    char            pa[4200], pb[4200];
+    h5sf_errbuf_t        e = {0};
+    char                 pa[4200], pb[4200];
     static unsigned char ba[LEN], bb[LEN];
-    h5sf_ioc_req_t *qa = NULL, *qb = NULL;
-    pthread_t       guard;
+    h5sf_ioc_req_t      *qa = NULL, *qb = NULL;
+    pthread_t            guard;
     if (argc != 2) {
         fprintf(stderr, "usage: unit_fdstall DIR\n");
         return 2;

@@ -13,8 +13,15 @@
 #include "layout.h"
 
 static int failures;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL line %d: ", __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            failures++;                                                                                                \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
+    } while (0)
 
 /* Verbatim from HDF5 1.14 H5FDsubfiling.h. */
 #define H5FD_SUBFILING_FILENAME_TEMPLATE        "%s.subfile_%" PRIu64 "_%0*d_of_%d"
@@ -46,9 +53,9 @@ static h5sf_layout_t *new_layout(void)
 
 static void test_names(void)
 {
-    h5sf_layout_t *l = new_layout();
-    h5sf_errbuf_t  e = {0};
-    char           got[2 * H5SF_LAYOUT_PATH_MAX], want[2 * H5SF_LAYOUT_PATH_MAX];
+    h5sf_layout_t   *l = new_layout();
+    h5sf_errbuf_t    e = {0};
+    char             got[2 * H5SF_LAYOUT_PATH_MAX], want[2 * H5SF_LAYOUT_PATH_MAX];
     static const int counts[] = {1, 2, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 9999, 10000, 65536};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         int N           = counts[i];
@@ -77,8 +84,7 @@ static void test_names(void)
     CHECK(strcmp(got, "/scratch/run/data.h5.subfile_1234567_9_of_9") == 0, "%s", got);
 
     /* config name; the directories */
-    snprintf(want, sizeof want, "/scratch/run/" H5FD_SUBFILING_CONFIG_FILENAME_TEMPLATE, "data.h5",
-             (uint64_t)1234567);
+    snprintf(want, sizeof want, "/scratch/run/" H5FD_SUBFILING_CONFIG_FILENAME_TEMPLATE, "data.h5", (uint64_t)1234567);
     CHECK(h5sf_config_path(l, got, sizeof got, &e) == 0 && strcmp(got, want) == 0, "config %s", got);
     strcpy(l->config_dir, "/cfg");
     strcpy(l->subfile_dir, "/fast");
@@ -220,13 +226,15 @@ static void test_config_file(const char *tmp)
 
     /* a relative subfile_dir in the file means the stub's directory, whatever
      * the reader's working directory */
-    static const struct { const char *in, *tail; } rel[] = {{"sub", "/sub"}, {"a/b", "/a/b"}, {".", ""}, {"../up", "/../up"}};
+    static const struct {
+        const char *in, *tail;
+    } rel[] = {{"sub", "/sub"}, {"a/b", "/a/b"}, {".", ""}, {"../up", "/../up"}};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         strcpy(l->subfile_dir, rel[i].in);
         CHECK(h5sf_config_file_write(l, &e) == 0, "write relative: %s", e.msg);
         snprintf(want, sizeof want, "%s%s", rt, rel[i].tail);
-        CHECK(h5sf_config_file_read(r, &e) == 0 && strcmp(r->subfile_dir, want) == 0, "relative %s read as %s (want %s): %s",
-              rel[i].in, r->subfile_dir, want, e.msg);
+        CHECK(h5sf_config_file_read(r, &e) == 0 && strcmp(r->subfile_dir, want) == 0,
+              "relative %s read as %s (want %s): %s", rel[i].in, r->subfile_dir, want, e.msg);
     }
     /* on create, a relative setting is taken against the working directory */
     {
@@ -254,8 +262,7 @@ static void test_config_file(const char *tmp)
     FILE *f = fopen(path, "w");
     fputs("stripe_size=1\nsubfile_count=1\nwhat is this\n", f);
     fclose(f);
-    CHECK(h5sf_config_file_read(r, &e) < 0 && strstr(e.msg, path) && strstr(e.msg, "line 3"), "disk error: %s",
-          e.msg);
+    CHECK(h5sf_config_file_read(r, &e) < 0 && strstr(e.msg, path) && strstr(e.msg, "line 3"), "disk error: %s", e.msg);
     unlink(path);
     free(l);
     free(r);
@@ -303,8 +310,8 @@ static void test_config_parse(void)
     CHECK(parse("subfile_count=3\nstripe_size=4096", l, &e) == 0 && l->stripe_size == 4096 && l->stripe_count == 3 &&
               l->ioc_count == 7 && strcmp(l->subfile_dir, "/keep") == 0,
           "minimal: %s", e.msg);
-    CHECK(parse("stripe_size=1\r\nsubfile_count=65536\r\n\r\n   \n", l, &e) == 0 && l->stripe_count == 65536, "CRLF: %s",
-          e.msg);
+    CHECK(parse("stripe_size=1\r\nsubfile_count=65536\r\n\r\n   \n", l, &e) == 0 && l->stripe_count == 65536,
+          "CRLF: %s", e.msg);
     CHECK(parse("stripe_size= 9223372036854775807 \nsubfile_count=1\nsubfile_dir=\n", l, &e) == 0 &&
               l->stripe_size == INT64_MAX && l->subfile_dir[0] == '\0',
           "max stripe: %s", e.msg);
@@ -319,7 +326,8 @@ static void test_config_parse(void)
         CHECK(parse(txt, l, &e) == 0, "names with '=': %s", e.msg);
     }
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\ndata.h5.subfile_1234567_2_of_2\n"
-               "data.h5.subfile_1234567_2_of_2\n", "line 5", "subfile 3");
+               "data.h5.subfile_1234567_2_of_2\n",
+               "line 5", "subfile 3");
     strcpy(l->base, "data.h5");
     l->inode = 1234567;
     CHECK(parse("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\ndata.h5.subfile_1234567_2_of_2\n", l,
@@ -356,8 +364,8 @@ static void test_config_parse(void)
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_1_of_3\n", "line 3", "3");
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_3_of_2\n", "line 3", NULL);
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_0_of_2\n", "line 3", NULL);
-    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\ndata.h5.subfile_1234567_2_of_3\n", "line 4",
-               "disagrees");
+    BAD_CONFIG("stripe_size=1\nsubfile_count=2\ndata.h5.subfile_1234567_1_of_2\ndata.h5.subfile_1234567_2_of_3\n",
+               "line 4", "disagrees");
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile_1_1_of_2x\n", "line 3", NULL);
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\n.subfile_1_1_of_2\n", "line 3", NULL);
     BAD_CONFIG("stripe_size=1\nsubfile_count=2\nf.subfile__1_of_2\n", "line 3", NULL);
@@ -366,8 +374,7 @@ static void test_config_parse(void)
     BAD_CONFIG("\x01\x02\xff\nstripe_size=1\n", "line 1", "???");
     {
         static const char nul[] = "stripe_size=1\nsubfile_count=1\nx\0y\n";
-        CHECK(h5sf_config_file_parse(nul, sizeof nul - 1, l, &e) < 0 && strstr(e.msg, "line 3") &&
-                  strstr(e.msg, "NUL"),
+        CHECK(h5sf_config_file_parse(nul, sizeof nul - 1, l, &e) < 0 && strstr(e.msg, "line 3") && strstr(e.msg, "NUL"),
               "NUL: %s", e.msg);
     }
     {
@@ -397,8 +404,9 @@ static void test_config_parse(void)
         size_t n = next() % sizeof buf;
         for (size_t i = 0; i < n; i++) {
             uint64_t x = next();
-            buf[i]     = (x & 3) == 0 ? '\n' : (x & 7) == 1 ? (unsigned char)"0123456789_="[(x >> 8) % 12]
-                                                            : (unsigned char)(x >> 16);
+            buf[i]     = (x & 3) == 0   ? '\n'
+                         : (x & 7) == 1 ? (unsigned char)"0123456789_="[(x >> 8) % 12]
+                                        : (unsigned char)(x >> 16);
         }
         unsigned char *exact = malloc(n ? n : 1);
         memcpy(exact, buf, n);
@@ -417,12 +425,12 @@ static void test_drvinfo(void)
 
     /* exact bytes for stripe 1 MiB, 4 subfiles, no prefix */
     static const unsigned char want[] = {
-        0x31, 0x13, 0xD0, 0xFE, 1, 0, 0, 0, 1, 0, 0, 0,                    /* magic, version, require_ioc */
-        0, 0, 0x10, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0,                 /* stripe size, count */
-        0, 0, 0, 0, 0, 0, 0, 0,                                            /* prefix length */
-        'I', 'O', 'C', 0, 0, 0, 0, 0, 0,                                   /* nested name */
-        0x31, 0x13, 0xD2, 0xFE, 1, 0, 0, 0, 4, 0, 0, 0,                    /* IOC magic, version, threads */
-        0, 0, 0x10, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0};
+        0x31, 0x13, 0xD0, 0xFE, 1, 0, 0, 0, 1, 0, 0, 0,             /* magic, version, require_ioc */
+        0,    0,    0x10, 0,    0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, /* stripe size, count */
+        0,    0,    0,    0,    0, 0, 0, 0,                         /* prefix length */
+        'I',  'O',  'C',  0,    0, 0, 0, 0, 0,                      /* nested name */
+        0x31, 0x13, 0xD2, 0xFE, 1, 0, 0, 0, 4, 0, 0, 0,             /* IOC magic, version, threads */
+        0,    0,    0x10, 0,    0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0};
     CHECK(h5sf_drvinfo_size(l) == sizeof want, "size %zu", h5sf_drvinfo_size(l));
     memset(buf, 0xAA, sizeof buf);
     memset(name, 'x', sizeof name);
@@ -458,20 +466,20 @@ static void test_drvinfo(void)
     unsigned char good[2048];
     memcpy(good, buf, n);
     size_t pl = strlen("/shared/cfg") + 1, nest = 36 + pl;
-#define CORRUPT(stmt, word)                                                                                        \
-    do {                                                                                                           \
-        memcpy(buf, good, n);                                                                                      \
-        stmt;                                                                                                      \
-        memset(&e, 0, sizeof e);                                                                                   \
-        CHECK(h5sf_drvinfo_decode(name, buf, n, r, &e) < 0 && strstr(e.msg, word), "%s: %s", #stmt, e.msg);       \
+#define CORRUPT(stmt, word)                                                                                            \
+    do {                                                                                                               \
+        memcpy(buf, good, n);                                                                                          \
+        stmt;                                                                                                          \
+        memset(&e, 0, sizeof e);                                                                                       \
+        CHECK(h5sf_drvinfo_decode(name, buf, n, r, &e) < 0 && strstr(e.msg, word), "%s: %s", #stmt, e.msg);            \
     } while (0)
     CORRUPT(buf[0] ^= 1, "magic");
     CORRUPT(buf[4] = 2, "version");
     CORRUPT(buf[8] = 7, "require_ioc");
     CORRUPT(memset(buf + 12, 0, 8), "stripe size");
-    CORRUPT(buf[19] = 0x80, "stripe size");                            /* negative */
+    CORRUPT(buf[19] = 0x80, "stripe size"); /* negative */
     CORRUPT(memset(buf + 20, 0, 8), "stripe count");
-    CORRUPT((buf[20] = 1, buf[22] = 1), "stripe count");              /* 65537 */
+    CORRUPT((buf[20] = 1, buf[22] = 1), "stripe count"); /* 65537 */
     CORRUPT(buf[27] = 0x80, "stripe count");
     CORRUPT(buf[28] = 200, "does not fit");
     CORRUPT(buf[35] = 0xff, "does not fit");
@@ -482,7 +490,7 @@ static void test_drvinfo(void)
     CORRUPT(buf[nest + 9] ^= 1, "IOC block has bad magic");
     CORRUPT(buf[nest + 13] = 9, "IOC block has unsupported version");
     CORRUPT(buf[nest + 21] ^= 1, "disagree");
-    CORRUPT((buf[nest + 30] = 0x80, buf[nest + 31] = 0), "disagree");   /* 32768 subfiles */
+    CORRUPT((buf[nest + 30] = 0x80, buf[nest + 31] = 0), "disagree"); /* 32768 subfiles */
     CORRUPT(memset(buf + nest + 21, 0, 8), "IOC block");
     memcpy(buf, good, n);
     CHECK(h5sf_drvinfo_decode("Subfiling", buf, n, r, &e) < 0 && strstr(e.msg, "name"), "name: %s", e.msg);
@@ -584,10 +592,12 @@ static void test_stub_lacks_root(const char *tmp)
     close(fd);
     CHECK((fd = fake_stub(dir, "ub.h5", 3, 512, 4096, NULL)) >= 0 && h5sf_stub_lacks_root(fd) == 1, "v3 at 512, hole");
     close(fd);
-    CHECK((fd = fake_stub(dir, "v0.h5", 0, 0, 2048, NULL)) >= 0 && h5sf_stub_lacks_root(fd) == 0, "v0: not decided here");
+    CHECK((fd = fake_stub(dir, "v0.h5", 0, 0, 2048, NULL)) >= 0 && h5sf_stub_lacks_root(fd) == 0,
+          "v0: not decided here");
     close(fd);
     CHECK((fd = fake_stub(dir, "short.h5", 2, 0, 1 << 20, NULL)) >= 0 && ftruncate(fd, 4096) == 0 &&
-              h5sf_stub_lacks_root(fd) == 1, "v2, root past the stub's end");
+              h5sf_stub_lacks_root(fd) == 1,
+          "v2, root past the stub's end");
     close(fd);
     const char *names[] = {"hole.h5", "ohdr.h5", "ub.h5", "v0.h5", "short.h5"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -600,8 +610,8 @@ static void test_stub_lacks_root(const char *tmp)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/h5sf-unit-layout-XXXXXX";
-    char *tmp   = mkdtemp(tmpl);
+    char  tmpl[] = "/tmp/h5sf-unit-layout-XXXXXX";
+    char *tmp    = mkdtemp(tmpl);
     if (!tmp) {
         perror("mkdtemp");
         return 1;

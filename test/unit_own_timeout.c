@@ -35,14 +35,14 @@
 #define CANARY   0xc5              /* the reused buffer's                */
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_own_timeout: %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_own_timeout: %s:%d: ", __FILE__, __LINE__);                                          \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static h5sf_ioc_ctx_t *ctx;
@@ -115,8 +115,8 @@ static void test_write(unsigned char *buf)
 
 int main(int argc, char **argv)
 {
-    const char   *dir = argc > 1 ? argv[1] : ".";
-    h5sf_errbuf_t e;
+    const char    *dir = argc > 1 ? argv[1] : ".";
+    h5sf_errbuf_t  e;
     unsigned char *buf = malloc(NPIECE * PIECE);
     snprintf(path, sizeof path, "%s/own_timeout.sub", dir);
     /* The old bytes, written past the ioc layer. */

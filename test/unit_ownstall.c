@@ -40,14 +40,14 @@
 #define LEN       ((size_t)64 << 10)
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_ownstall: %s:%d: ", __FILE__, __LINE__);                                  \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_ownstall: %s:%d: ", __FILE__, __LINE__);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* The stalled call: armed for one system call on one descriptor; entered;
@@ -160,10 +160,10 @@ static void run_case(const char *dir, const char *call)
     if (!strcmp(call, "pwritev") || !strcmp(call, "preadv")) {
         h5sf_ioc_req_t *q   = NULL;
         uint64_t        off = 0, len = LEN;
-        void           *b   = buf;
+        void           *b = buf;
         memset(buf, 0x5a, LEN);
-        rc = h5sf_ioc_post(ctx, !strcmp(call, "pwritev") ? H5SF_IOC_OP_WRITE : H5SF_IOC_OP_READ, 0, 1, 0, 1, &off,
-                           &len, &b, &q, &e);
+        rc = h5sf_ioc_post(ctx, !strcmp(call, "pwritev") ? H5SF_IOC_OP_WRITE : H5SF_IOC_OP_READ, 0, 1, 0, 1, &off, &len,
+                           &b, &q, &e);
         if (rc == 0)
             rc = h5sf_ioc_wait(q, &e);
     }
@@ -177,13 +177,13 @@ static void run_case(const char *dir, const char *call)
     pthread_mutex_lock(&mu);
     bool during = !released, hit = entered;
     pthread_mutex_unlock(&mu);
-    printf("unit_ownstall: %s stalled: the request %s after %.2f s%s%s\n", call, rc < 0 ? "failed" : "succeeded",
-           dt, rc < 0 ? ": " : "", rc < 0 ? e.msg : "");
+    printf("unit_ownstall: %s stalled: the request %s after %.2f s%s%s\n", call, rc < 0 ? "failed" : "succeeded", dt,
+           rc < 0 ? ": " : "", rc < 0 ? e.msg : "");
     CHECK(hit, "%s: the stalled call was never made", call);
     CHECK(rc < 0 && e.err_no == ETIMEDOUT, "%s: expected a timeout error, got %s", call, rc < 0 ? e.msg : "success");
     CHECK(during && dt < TIMEOUT_S + SLACK_S,
-          "%s: the request returned after %.1f s (timeout %d s)%s: its caller waited for the stalled call", call,
-          dt, TIMEOUT_S, during ? "" : ", once the guard released the stalled call");
+          "%s: the request returned after %.1f s (timeout %d s)%s: its caller waited for the stalled call", call, dt,
+          TIMEOUT_S, during ? "" : ", once the guard released the stalled call");
 
     /* Release; the worker finishes the request; the context closes. */
     release();

@@ -13,14 +13,14 @@
 #include "../ioc/internal.h"
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_payload: %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_payload: %s:%d: ", __FILE__, __LINE__);                                              \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static uint64_t s = 0x9E3779B97F4A7C15ull;
@@ -58,7 +58,7 @@ static void one_list(uint64_t chunk, size_t cap)
         size_t       np = ioc_parts(lens, n, &c, want, at, plen, cap);
         /* Expected parts: maximal runs of the chunk's bytes in one piece. */
         size_t   want_np = 0;
-        uint64_t b       = start, sum = 0;
+        uint64_t b = start, sum = 0;
         while (b < start + want) {
             uint64_t e = b;
             while (e < start + want && pix[e] == pix[b])
@@ -89,8 +89,8 @@ static void one_list(uint64_t chunk, size_t cap)
                 po = 0;
             }
             CHECK(i == pix[nb] && po == pof[nb], "cursor after chunk at %llu: piece %llu+%llu, model %llu+%llu",
-                  (unsigned long long)start, (unsigned long long)i, (unsigned long long)po,
-                  (unsigned long long)pix[nb], (unsigned long long)pof[nb]);
+                  (unsigned long long)start, (unsigned long long)i, (unsigned long long)po, (unsigned long long)pix[nb],
+                  (unsigned long long)pof[nb]);
         }
     }
     /* Nothing left: no more parts. */
@@ -102,10 +102,10 @@ static void one_list(uint64_t chunk, size_t cap)
 static void one_dtype(void)
 {
     static unsigned char arena[1 << 16], packed[1 << 16], want[1 << 16];
-    void    *bufs[64];
-    uint64_t lens[64], total = 0, at = rnd() % 64;
-    size_t   n = 1 + rnd() % 64;
-    int      adjacent = 1;
+    void                *bufs[64];
+    uint64_t             lens[64], total = 0, at = rnd() % 64;
+    size_t               n        = 1 + rnd() % 64;
+    int                  adjacent = 1;
     for (size_t i = 0; i < sizeof arena; i++)
         arena[i] = (unsigned char)rnd();
     for (size_t i = 0; i < n; i++) {
@@ -120,9 +120,9 @@ static void one_dtype(void)
         at += lens[i];
         total += lens[i];
     }
-    void        *base;
-    MPI_Datatype dt;
-    int          count, pos = 0;
+    void         *base;
+    MPI_Datatype  dt;
+    int           count, pos = 0;
     h5sf_errbuf_t e;
     memset(&e, 0, sizeof e);
     CHECK(ioc_dtype_make(n, bufs, lens, &base, &dt, &count, &e) == 0, "ioc_dtype_make failed");
@@ -132,8 +132,10 @@ static void one_dtype(void)
               (unsigned long long)total);
     if (total) {
         MPI_Pack(base, count, dt, packed, (int)sizeof packed, &pos, MPI_COMM_SELF);
-        CHECK(pos == (int)total && !memcmp(packed, want, total), "the datatype over %zu pieces packs %d bytes, "
-              "not the pieces' %llu in order", n, pos, (unsigned long long)total);
+        CHECK(pos == (int)total && !memcmp(packed, want, total),
+              "the datatype over %zu pieces packs %d bytes, "
+              "not the pieces' %llu in order",
+              n, pos, (unsigned long long)total);
     }
     ioc_dtype_free(&dt);
 }

@@ -29,20 +29,20 @@
 #include <unistd.h>
 #include "../vfd/pool.h"
 
-#define NF    4
-#define NP    3000 /* pieces per file: more than IOV_MAX */
-#define PLEN  16
-#define GAP   4096 /* every 500th piece starts after a gap */
+#define NF   4
+#define NP   3000 /* pieces per file: more than IOV_MAX */
+#define PLEN 16
+#define GAP  4096 /* every 500th piece starts after a gap */
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_pool: %s:%d: ", __FILE__, __LINE__);                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_pool: %s:%d: ", __FILE__, __LINE__);                                                 \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static int           fds[NF];
@@ -140,7 +140,7 @@ static void round_trip(int threads, const char *what, uint64_t *w_inflight, uint
 /* Reads past the end fill zeros: cut file 1 inside its third run. */
 static void past_eof(void)
 {
-    uint64_t inflight;
+    uint64_t   inflight;
     h5sf_pio_t j[NF];
     round_trip(ALL, "before eof", &inflight, &inflight);
     uint64_t cut = pieces[1][1200].off + 5;
@@ -189,8 +189,7 @@ static void many_jobs(void)
     h5sf_pool_run(j, NJ, ALL, &inflight);
     for (int f = 0; f < NJ; f++)
         CHECK(j[f].err == 0, "many: job %d failed: errno %d", f, j[f].err);
-    CHECK(inflight >= 1 && inflight <= H5SF_POOL_MAX_THREADS + 1, "many: %llu in flight",
-          (unsigned long long)inflight);
+    CHECK(inflight >= 1 && inflight <= H5SF_POOL_MAX_THREADS + 1, "many: %llu in flight", (unsigned long long)inflight);
     CHECK(h5sf_pool_threads() <= H5SF_POOL_MAX_THREADS, "%d workers", h5sf_pool_threads());
     check_files("many");
 }
@@ -201,13 +200,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: unit_pool DIR plain|overlap|limit|short|eintr|enospc\n");
         return 2;
     }
-    const char *mode = argv[2];
-    const char *fault = !strcmp(mode, "overlap") ? "op=overlap,ms=5000"
-                      : !strcmp(mode, "limit")   ? "op=overlap,ms=300"
-                      : !strcmp(mode, "short")   ? "op=pwrite,errno=short"
-                      : !strcmp(mode, "eintr")   ? "op=pread,errno=EINTR,count=5"
-                      : !strcmp(mode, "enospc")  ? "op=pwrite,errno=ENOSPC,after=2,count=1"
-                                                 : NULL;
+    const char *mode  = argv[2];
+    const char *fault = !strcmp(mode, "overlap")  ? "op=overlap,ms=5000"
+                        : !strcmp(mode, "limit")  ? "op=overlap,ms=300"
+                        : !strcmp(mode, "short")  ? "op=pwrite,errno=short"
+                        : !strcmp(mode, "eintr")  ? "op=pread,errno=EINTR,count=5"
+                        : !strcmp(mode, "enospc") ? "op=pwrite,errno=ENOSPC,after=2,count=1"
+                                                  : NULL;
     if (fault)
         setenv("H5SF_FAULT", fault, 1); /* read once, at the first use */
     else
@@ -258,14 +257,13 @@ int main(int argc, char **argv)
         CHECK(w == NF && r == NF, "together: %llu writes and %llu reads in flight at once, want %d",
               (unsigned long long)w, (unsigned long long)r, NF);
         round_trip(0, "in order", &w, &r);
-        CHECK(w == 1 && r == 1, "in order: %llu writes and %llu reads in flight at once, want 1",
-              (unsigned long long)w, (unsigned long long)r);
+        CHECK(w == 1 && r == 1, "in order: %llu writes and %llu reads in flight at once, want 1", (unsigned long long)w,
+              (unsigned long long)r);
     }
     else {
         round_trip(ALL, "together", &w, &r);
         round_trip(0, "in order", &w, &r);
-        CHECK(w == 1 && r == 1, "in order: %llu/%llu in flight, want 1", (unsigned long long)w,
-              (unsigned long long)r);
+        CHECK(w == 1 && r == 1, "in order: %llu/%llu in flight, want 1", (unsigned long long)w, (unsigned long long)r);
         if (!strcmp(mode, "plain")) {
             past_eof();
             bad_fd();

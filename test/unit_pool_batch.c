@@ -27,22 +27,19 @@
 #define LEN 65536
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_pool_batch: %s:%d: ", __FILE__, __LINE__);                                \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_pool_batch: %s:%d: ", __FILE__, __LINE__);                                           \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static int fds[NF];
 
-static unsigned char pat(int f, size_t i, int pass)
-{
-    return (unsigned char)(f * 31 + i * 7 + pass * 13 + 1);
-}
+static unsigned char pat(int f, size_t i, int pass) { return (unsigned char)(f * 31 + i * 7 + pass * 13 + 1); }
 
 /* Jobs and their pieces on the heap, as the bracket's. */
 typedef struct {
@@ -104,8 +101,7 @@ int main(int argc, char **argv)
         h5sf_pool_post(b, w->j, 2);
         h5sf_pool_post(b, w->j + 2, 2);
         h5sf_pool_close(b, &inflight);
-        CHECK(inflight == NF, "bracket: %llu jobs in flight at once, want %d", (unsigned long long)inflight,
-              NF);
+        CHECK(inflight == NF, "bracket: %llu jobs in flight at once, want %d", (unsigned long long)inflight, NF);
         for (int f = 0; f < NF; f++)
             CHECK(w->j[f].err == 0, "bracket: job %d failed: errno %d", f, w->j[f].err);
         check_files(1, "bracket write", -1, NF);
@@ -133,8 +129,8 @@ int main(int argc, char **argv)
         free(w);
     }
     else if (!strcmp(argv[2], "error")) {
-        set_t *w = make(true, 3);
-        w->j[2].fd = -1; /* bad descriptor: EBADF */
+        set_t *w             = make(true, 3);
+        w->j[2].fd           = -1; /* bad descriptor: EBADF */
         h5sf_pool_batch_t *b = h5sf_pool_open(H5SF_POOL_MAX_THREADS);
         h5sf_pool_post(b, w->j, 3);
         h5sf_pool_post(b, w->j + 3, 1);

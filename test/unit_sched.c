@@ -14,15 +14,15 @@
 #include "../ioc/internal.h"
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_sched: %s:%d: ", __FILE__, __LINE__);                                     \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            if (++fails > 20)                                                                               \
-                exit(1);                                                                                    \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_sched: %s:%d: ", __FILE__, __LINE__);                                                \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            if (++fails > 20)                                                                                          \
+                exit(1);                                                                                               \
+        }                                                                                                              \
     } while (0)
 
 typedef struct {
@@ -61,7 +61,7 @@ static void became_runnable(node_t *all, int n, node_t *x)
 static void run_case(int n, uint64_t space, int barrier_pct, bool check)
 {
     ioc_sf_t sf;
-    node_t  *all = calloc((size_t)n, sizeof *all);
+    node_t  *all     = calloc((size_t)n, sizeof *all);
     int     *running = malloc((size_t)n * sizeof *running), nrun = 0, arrived = 0, done = 0;
     memset(&sf, 0, sizeof sf);
     for (int i = 0; i < n; i++) {
@@ -94,8 +94,8 @@ static void run_case(int n, uint64_t space, int barrier_pct, bool check)
         CHECK(nrun > 0, "nothing runnable with %d requests outstanding (deadlock)", arrived - done);
         if (nrun == 0)
             break;
-        int     k = (int)(rnd() % (uint64_t)nrun);
-        node_t *x = &all[running[k]];
+        int     k  = (int)(rnd() % (uint64_t)nrun);
+        node_t *x  = &all[running[k]];
         running[k] = running[--nrun];
         x->state   = 2;
         done++;
@@ -135,8 +135,8 @@ static void make(ioc_req_t *r, int op, uint64_t *offs, uint64_t *lens, uint64_t 
 static void pieces_case(void)
 {
     /* a: [0,4) [8,12) [16,20)   b: [4,8) [12,16)   c: [11,13)   d unsorted */
-    uint64_t ao[] = {0, 8, 16}, al[] = {4, 4, 4}, bo[] = {4, 12}, bl[] = {4, 4}, co[] = {11}, cl[] = {2};
-    uint64_t dofs[] = {12, 4}, dl[] = {4, 4}, zo[] = {0, 6, 6}, zl[] = {4, 0, 2};
+    uint64_t  ao[] = {0, 8, 16}, al[] = {4, 4, 4}, bo[] = {4, 12}, bl[] = {4, 4}, co[] = {11}, cl[] = {2};
+    uint64_t  dofs[] = {12, 4}, dl[] = {4, 4}, zo[] = {0, 6, 6}, zl[] = {4, 0, 2};
     ioc_req_t a, b, c, d, z, *ready = NULL, *tail = NULL;
     ioc_sf_t  sf;
     memset(&sf, 0, sizeof sf);

@@ -40,34 +40,34 @@
 #include "../ioc/internal.h"
 
 #define NCTX     2
-#define NSUB     2                 /* subfiles per context                  */
+#define NSUB     2 /* subfiles per context                  */
 #define NCLIENT  4
-#define NWORKER  3                 /* per context                           */
-#define OPS      3000              /* per client thread                     */
-#define DEPTH    6                 /* requests a client keeps in flight     */
+#define NWORKER  3    /* per context                           */
+#define OPS      3000 /* per client thread                     */
+#define DEPTH    6    /* requests a client keeps in flight     */
 #define CHURN    20
-#define REGION   (16 * 1024)       /* every subfile stays inside this       */
+#define REGION   (16 * 1024) /* every subfile stays inside this       */
 #define GRAIN    16
 #define MAXPIECE 3
 #define MAXFD    128
 
 static atomic_int fails;
 /* flockfile: several threads may fail at once. */
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            flockfile(stderr);                                                                              \
-            fprintf(stderr, "unit_sched_mt: %s:%d: ", __FILE__, __LINE__);                                  \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            funlockfile(stderr);                                                                            \
-            if (atomic_fetch_add(&fails, 1) > 20)                                                           \
-                _exit(1);                                                                                   \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            flockfile(stderr);                                                                                         \
+            fprintf(stderr, "unit_sched_mt: %s:%d: ", __FILE__, __LINE__);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            funlockfile(stderr);                                                                                       \
+            if (atomic_fetch_add(&fails, 1) > 20)                                                                      \
+                _exit(1);                                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static _Thread_local uint64_t seed;
-static uint64_t rnd(void)
+static uint64_t               rnd(void)
 {
     if (!seed) /* a worker thread: any nonzero start will do */
         seed = 0x2545F4914F6CDD1Dull ^ (uint64_t)(uintptr_t)&seed;
@@ -81,17 +81,17 @@ static uint64_t rnd(void)
 
 /* Per descriptor and GRAIN: writers x WRITER + readers now in a transfer. */
 #define WRITER (1u << 16)
-static atomic_uint   guard[MAXFD][REGION / GRAIN];
-static atomic_uint   in_io, max_in_io;
-static atomic_ulong  transfers;
+static atomic_uint  guard[MAXFD][REGION / GRAIN];
+static atomic_uint  in_io, max_in_io;
+static atomic_ulong transfers;
 
 static void guard_enter(int fd, uint64_t off, uint64_t len, bool write)
 {
     atomic_fetch_add_explicit(&transfers, 1, memory_order_relaxed);
     unsigned now = atomic_fetch_add_explicit(&in_io, 1, memory_order_relaxed) + 1;
     unsigned max = atomic_load_explicit(&max_in_io, memory_order_relaxed);
-    while (now > max && !atomic_compare_exchange_weak_explicit(&max_in_io, &max, now, memory_order_relaxed,
-                                                               memory_order_relaxed))
+    while (now > max &&
+           !atomic_compare_exchange_weak_explicit(&max_in_io, &max, now, memory_order_relaxed, memory_order_relaxed))
         ;
     if (fd < 0 || fd >= MAXFD || off + len > REGION)
         return;
@@ -100,9 +100,11 @@ static void guard_enter(int fd, uint64_t off, uint64_t len, bool write)
      * earlier's mark. */
     for (uint64_t g = off / GRAIN; g < (off + len + GRAIN - 1) / GRAIN; g++) {
         unsigned old = atomic_fetch_add_explicit(&guard[fd][g], write ? WRITER : 1, memory_order_relaxed);
-        CHECK(write ? old == 0 : old < WRITER, "a %s of [%llu, %llu) on fd %d runs concurrently with an "
-              "overlapping %s", write ? "write" : "read", (unsigned long long)off,
-              (unsigned long long)(off + len), fd, old >= WRITER ? "write" : "read");
+        CHECK(write ? old == 0 : old < WRITER,
+              "a %s of [%llu, %llu) on fd %d runs concurrently with an "
+              "overlapping %s",
+              write ? "write" : "read", (unsigned long long)off, (unsigned long long)(off + len), fd,
+              old >= WRITER ? "write" : "read");
     }
     /* Widen the window in which a misordered request would be caught. */
     uint64_t r = rnd() % 8;
@@ -133,18 +135,18 @@ static uint64_t iov_len(const struct iovec *iov, int n)
 
 /* With _FILE_OFFSET_BITS=64 (set by the MPI or HDF5 flags) the library
  * calls pwritev64/preadv64; wrap both spellings. */
-#define WRAP(name, write)                                                                                   \
-    ssize_t __real_##name(int fd, const struct iovec *iov, int n, off_t off);                               \
-    ssize_t __wrap_##name(int fd, const struct iovec *iov, int n, off_t off);                               \
-    ssize_t __wrap_##name(int fd, const struct iovec *iov, int n, off_t off)                                \
-    {                                                                                                       \
-        uint64_t len = iov_len(iov, n);                                                                     \
-        guard_enter(fd, (uint64_t)off, len, write);                                                         \
-        ssize_t k   = __real_##name(fd, iov, n, off);                                                       \
-        int     err = errno;                                                                                \
-        guard_leave(fd, (uint64_t)off, len, write);                                                         \
-        errno = err;                                                                                        \
-        return k;                                                                                           \
+#define WRAP(name, write)                                                                                              \
+    ssize_t __real_##name(int fd, const struct iovec *iov, int n, off_t off);                                          \
+    ssize_t __wrap_##name(int fd, const struct iovec *iov, int n, off_t off);                                          \
+    ssize_t __wrap_##name(int fd, const struct iovec *iov, int n, off_t off)                                           \
+    {                                                                                                                  \
+        uint64_t len = iov_len(iov, n);                                                                                \
+        guard_enter(fd, (uint64_t)off, len, write);                                                                    \
+        ssize_t k   = __real_##name(fd, iov, n, off);                                                                  \
+        int     err = errno;                                                                                           \
+        guard_leave(fd, (uint64_t)off, len, write);                                                                    \
+        errno = err;                                                                                                   \
+        return k;                                                                                                      \
     }
 WRAP(pwritev, true)
 WRAP(pwritev64, true)
@@ -157,12 +159,12 @@ typedef struct {
     h5sf_ioc_ctx_t *ctx;
     uint32_t        file_id, subfile;
     char            path[4096];
-    uv_mutex_t      order;        /* held across each admission            */
-    unsigned char   ref[REGION];  /* the serial model; zero past size      */
+    uv_mutex_t      order;       /* held across each admission            */
+    unsigned char   ref[REGION]; /* the serial model; zero past size      */
     uint64_t        size;
 } sub_t;
 
-static const char *dir;
+static const char     *dir;
 static h5sf_ioc_ctx_t *ctxs[NCTX];
 static sub_t           subs[NCTX * NSUB];
 
@@ -204,8 +206,8 @@ static void sub_close(sub_t *s)
     int           fd = open(s->path, O_RDONLY);
     CHECK(fd >= 0 && fstat(fd, &st) == 0, "cannot check %s", s->path);
     if (fd >= 0) {
-        CHECK((uint64_t)st.st_size == s->size, "%s: %lld bytes, the model has %llu", s->path,
-              (long long)st.st_size, (unsigned long long)s->size);
+        CHECK((uint64_t)st.st_size == s->size, "%s: %lld bytes, the model has %llu", s->path, (long long)st.st_size,
+              (unsigned long long)s->size);
         memset(buf, 0, sizeof buf);
         CHECK(pread(fd, buf, sizeof buf, 0) >= 0 && !memcmp(buf, s->ref, sizeof buf),
               "%s differs from the serial model", s->path);
@@ -297,8 +299,8 @@ static void finish_rw(pend_t *p)
         for (uint64_t b = 0; b < p->lens[i]; b++)
             if (p->mem[i][b] != p->want[i][b]) {
                 CHECK(0, "read #%llu of %s at %llu: byte %llu is %#x, the serial model has %#x",
-                      (unsigned long long)p->seq, p->s->path, (unsigned long long)p->offs[i],
-                      (unsigned long long)b, p->mem[i][b], p->want[i][b]);
+                      (unsigned long long)p->seq, p->s->path, (unsigned long long)p->offs[i], (unsigned long long)b,
+                      p->mem[i][b], p->want[i][b]);
                 break;
             }
 }
@@ -381,7 +383,7 @@ static void churn(void *arg)
 {
     (void)arg;
     seed      = 12345;
-    sub_t *s  = malloc(sizeof *s);
+    sub_t  *s = malloc(sizeof *s);
     pend_t *p = calloc(2, sizeof *p);
     if (!s || !p)
         abort();

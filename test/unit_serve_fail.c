@@ -28,14 +28,14 @@
 #define THREADS 3
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_serve_fail: %s:%d: ", __FILE__, __LINE__);                                \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_serve_fail: %s:%d: ", __FILE__, __LINE__);                                           \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* Only the main thread starts threads here: plain counters will do. */
@@ -98,18 +98,18 @@ int main(void)
             fprintf(stderr, "unit_serve_fail: ioc_ctx_new: %s\n", e.msg);
             return 1;
         }
-        calls   = 0;
-        fail_at = n;
-        int rc  = h5sf_ioc_serve(ctx, THREADS, &e);
-        fail_at = 0;
+        calls            = 0;
+        fail_at          = n;
+        int rc           = h5sf_ioc_serve(ctx, THREADS, &e);
+        fail_at          = 0;
         const char *what = n <= THREADS ? "worker" : "progress thread";
         CHECK(rc < 0, "start %d (%s) failed, yet serve returned %d", n, what, rc);
         CHECK(strstr(e.msg, "cannot start") && e.err_no == EAGAIN, "start %d (%s): error \"%s\" (errno %d)", n, what,
               e.msg, e.err_no);
         CHECK(calls == n, "start %d (%s): %d thread starts, expected %d", n, what, calls, n);
         int left = settle(base);
-        CHECK(left == base, "start %d (%s) failed: %d threads left running (%d before serve)", n, what,
-              left - base, base);
+        CHECK(left == base, "start %d (%s) failed: %d threads left running (%d before serve)", n, what, left - base,
+              base);
         CHECK(!ctx->serving && ctx->nworkers == 0, "start %d (%s) failed: serving %d, %d workers", n, what,
               ctx->serving, ctx->nworkers);
         fprintf(stderr, "unit_serve_fail: start %d (%s) failed: \"%s\", %d threads left\n", n, what, e.msg,

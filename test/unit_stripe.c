@@ -5,20 +5,27 @@
 #include "stripe.h"
 
 static int failures;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL line %d: ", __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            failures++;                                                                                                \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
+    } while (0)
 
 /* Reference: walk byte by byte, stripe k -> subfile k % N, row k / N. */
 static void ref_map(uint64_t a, uint64_t S, int N, int *s, uint64_t *off)
 {
     uint64_t k = a / S;
-    *s   = (int)(k % N);
-    *off = (k / N) * S + a % S;
+    *s         = (int)(k % N);
+    *off       = (k / N) * S + a % S;
 }
 
 int main(void)
 {
-    const uint64_t sizes[] = {1, 3, 128, 4096};
+    const uint64_t sizes[]  = {1, 3, 128, 4096};
     const int      counts[] = {1, 2, 3, 4, 7};
     for (size_t si = 0; si < 4; si++)
         for (size_t ci = 0; ci < 5; ci++) {
@@ -28,18 +35,19 @@ int main(void)
             for (uint64_t eof = 0; eof < 3 * S * N + 5; eof += (S > 100 ? 37 : 1)) {
                 uint64_t want[8] = {0}, got[8];
                 for (uint64_t a = 0; a < eof; a++) {
-                    int s; uint64_t off;
+                    int      s;
+                    uint64_t off;
                     ref_map(a, S, N, &s, &off);
-                    if (off + 1 > want[s]) want[s] = off + 1;
+                    if (off + 1 > want[s])
+                        want[s] = off + 1;
                 }
                 for (int s = 0; s < N; s++) {
                     got[s] = sf_subfile_size(eof, S, N, s);
-                    CHECK(got[s] == want[s], "size S=%llu N=%d eof=%llu s=%d: %llu != %llu",
-                          (unsigned long long)S, N, (unsigned long long)eof, s,
-                          (unsigned long long)got[s], (unsigned long long)want[s]);
+                    CHECK(got[s] == want[s], "size S=%llu N=%d eof=%llu s=%d: %llu != %llu", (unsigned long long)S, N,
+                          (unsigned long long)eof, s, (unsigned long long)got[s], (unsigned long long)want[s]);
                 }
-                CHECK(sf_logical_eof(got, S, N) == eof, "eof inversion S=%llu N=%d eof=%llu",
-                      (unsigned long long)S, N, (unsigned long long)eof);
+                CHECK(sf_logical_eof(got, S, N) == eof, "eof inversion S=%llu N=%d eof=%llu", (unsigned long long)S, N,
+                      (unsigned long long)eof);
             }
             /* plan: random extents, every byte must land where the reference says */
             sf_plan_t p;
@@ -57,7 +65,8 @@ int main(void)
                         sf_piece_t *pc = &p.lists[s].v[j];
                         for (uint64_t b = 0; b < pc->len; b++) {
                             uint64_t a = addr + (pc->mem + b - mem);
-                            int rs; uint64_t roff;
+                            int      rs;
+                            uint64_t roff;
                             ref_map(a, S, N, &rs, &roff);
                             if (rs != s || roff != pc->off + b) {
                                 CHECK(0, "byte %llu -> (%d,%llu) want (%d,%llu)", (unsigned long long)a, s,
@@ -69,14 +78,15 @@ int main(void)
                     }
                 }
                 CHECK(covered == len, "covered %llu of %llu", (unsigned long long)covered, (unsigned long long)len);
-                CHECK(p.stored == sf_plan_pieces_out(&p), "stored %llu, lists hold %llu",
-                      (unsigned long long)p.stored, (unsigned long long)sf_plan_pieces_out(&p));
+                CHECK(p.stored == sf_plan_pieces_out(&p), "stored %llu, lists hold %llu", (unsigned long long)p.stored,
+                      (unsigned long long)sf_plan_pieces_out(&p));
                 sf_plan_sort(&p);
                 for (int t = 1; t < p.ntouched; t++)
                     CHECK(p.touched[t - 1] < p.touched[t], "touched subfiles not ascending after the sort: %d, %d",
                           p.touched[t - 1], p.touched[t]);
                 /* one subfile, contiguous memory: exactly one piece per touched subfile row run? at least merged */
-                if (N == 1) CHECK(sf_plan_pieces_out(&p) == 1, "N=1 must merge into one piece");
+                if (N == 1)
+                    CHECK(sf_plan_pieces_out(&p) == 1, "N=1 must merge into one piece");
             next:;
             }
             /* strided pieces in reverse order get sorted and merged */

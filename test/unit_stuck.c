@@ -30,14 +30,14 @@
 #define NWORKER  2
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_stuck: %s:%d: ", __FILE__, __LINE__);                                     \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_stuck: %s:%d: ", __FILE__, __LINE__);                                                \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static double secs(uint64_t t0) { return (double)(ioc_now_ns() - t0) / 1e9; }
@@ -77,12 +77,12 @@ int main(int argc, char **argv)
           "closing the subfile of the stuck write did not time out: %s", e.msg);
 
     atomic_store(&ctx->stop, true);
-    bool all = ioc_workers_stop(ctx);
-    double dt = secs(t0);
+    bool   all = ioc_workers_stop(ctx);
+    double dt  = secs(t0);
     CHECK(!all && atomic_load(&ctx->abandoned), "the stop did not give up on the stuck worker");
     CHECK(dt < BOUND_S, "subfile close and worker stop took %.2f s (timeout 1 s, stuck %d ms)", dt, STUCK_MS);
     ioc_ctx_free(ctx, false); /* leaves it to the worker */
-    if (all) { /* freed: nothing more to look at */
+    if (all) {                /* freed: nothing more to look at */
         printf("unit_stuck: FAILED\n");
         return 1;
     }

@@ -25,14 +25,14 @@
 #include "../common/sysio.h"
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_sysio: %s:%d: ", __FILE__, __LINE__);                                     \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_sysio: %s:%d: ", __FILE__, __LINE__);                                                \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 #define NV   3000 /* iovecs: more than IOV_MAX (1024) */

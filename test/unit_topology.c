@@ -9,13 +9,20 @@
 #include "iocmap.h"
 
 static int failures;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL line %d: ", __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            failures++;                                                                                                \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
+    } while (0)
 
 static h5sf_settings_t cfg_of(const char *ioc)
 {
-    h5sf_settings_t    c;
-    h5sf_errbuf_t      e = {0};
+    h5sf_settings_t c;
+    h5sf_errbuf_t   e = {0};
     h5sf_settings_defaults(&c);
     if (h5sf_parse_ioc(ioc, &c, &e, "ioc") < 0) {
         fprintf(stderr, "bad test setting %s: %s\n", ioc, e.msg);
@@ -35,10 +42,10 @@ static void fmt(char *buf, size_t n, const int *v, int k)
 /* The IOC list for placement lead[] (lowest rank of each rank's node). */
 static void expect(int line, int size, const int *lead, const char *ioc, int nsub, const char *want, int want_nodes)
 {
-    h5sf_settings_t    c = cfg_of(ioc);
-    h5sf_errbuf_t      e = {0};
-    int               *iocs = NULL, n = 0, nodes = 0;
-    char               got[512];
+    h5sf_settings_t c    = cfg_of(ioc);
+    h5sf_errbuf_t   e    = {0};
+    int            *iocs = NULL, n = 0, nodes = 0;
+    char            got[512];
     if (h5sf_iocmap_select(size, lead, &c, nsub, &iocs, &n, &nodes, &e) < 0) {
         failures++;
         fprintf(stderr, "FAIL line %d: %s, %d subfiles: %s\n", line, ioc, nsub, e.msg);
@@ -71,7 +78,7 @@ static void fixed_cases(void)
     EXPECT(4, node22, "per_node:2", 0, "0,2,1,3", 2);
     EXPECT(4, node22, "per_node:2", 5, "0,2,1,3", 2);
     EXPECT(4, node22, "every:1", 0, "0,2,1,3", 2);
-    EXPECT(4, node22, "every:2", 0, "0,1", 2);   /* positions 0 and 2: one per host */
+    EXPECT(4, node22, "every:2", 0, "0,1", 2); /* positions 0 and 2: one per host */
     EXPECT(4, node22, "every:3", 0, "0,3", 2);
     EXPECT(4, node22, "every:9", 0, "0", 2);     /* N capped at the rank count */
     EXPECT(4, node22, "total:3", 0, "0,2,1", 2); /* stride (4 - 1) / (3 - 1) = 1 */
@@ -127,31 +134,31 @@ static void default_count_cases(void)
         const char *ioc;
         int         k, want;
     } c[] = {
-        {1, {0}, "per_node", 4, 1},                            /* one rank: one subfile      */
-        {2, {0, 0}, "per_node", 4, 2},                         /* 2 ranks, 1 IOC: 2          */
-        {4, {0, 0, 0, 0}, "per_node", 4, 4},                   /* 4 ranks, 1 IOC: 4          */
-        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node", 4, 4},       /* capped at K                */
-        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node", 8, 8},       /* K = 8                      */
-        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node:2", 4, 8},     /* 2 IOCs x 4 ranks each: 8   */
-        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node:4", 4, 8},     /* 4 IOCs x 2 ranks each: 8   */
-        {4, {0, 0, 2, 2}, "per_node", 4, 4},                   /* 2 nodes x 2 ranks: 2 x 2   */
-        {4, {0, 0, 0, 3}, "per_node", 4, 2},                   /* the 1-rank node decides    */
-        {6, {0, 1, 2, 0, 1, 2}, "per_node", 4, 6},             /* 3 nodes x 2 ranks: 3 x 2   */
-        {3, {0, 1, 2}, "per_node", 4, 3},                      /* a rank per node: 1 each    */
-        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "ranks:0;4", 4, 8},      /* listed IOCs, 4 ranks each  */
-        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "total:8", 4, 8},        /* every rank an IOC: 1 each  */
+        {1, {0}, "per_node", 4, 1},                        /* one rank: one subfile      */
+        {2, {0, 0}, "per_node", 4, 2},                     /* 2 ranks, 1 IOC: 2          */
+        {4, {0, 0, 0, 0}, "per_node", 4, 4},               /* 4 ranks, 1 IOC: 4          */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node", 4, 4},   /* capped at K                */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node", 8, 8},   /* K = 8                      */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node:2", 4, 8}, /* 2 IOCs x 4 ranks each: 8   */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "per_node:4", 4, 8}, /* 4 IOCs x 2 ranks each: 8   */
+        {4, {0, 0, 2, 2}, "per_node", 4, 4},               /* 2 nodes x 2 ranks: 2 x 2   */
+        {4, {0, 0, 0, 3}, "per_node", 4, 2},               /* the 1-rank node decides    */
+        {6, {0, 1, 2, 0, 1, 2}, "per_node", 4, 6},         /* 3 nodes x 2 ranks: 3 x 2   */
+        {3, {0, 1, 2}, "per_node", 4, 3},                  /* a rank per node: 1 each    */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "ranks:0;4", 4, 8},  /* listed IOCs, 4 ranks each  */
+        {8, {0, 0, 0, 0, 0, 0, 0, 0}, "total:8", 4, 8},    /* every rank an IOC: 1 each  */
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        h5sf_settings_t    cfg = cfg_of(c[i].ioc);
-        h5sf_errbuf_t      e   = {0};
-        int               *iocs = NULL, n = 0, nodes = 0;
+        h5sf_settings_t cfg  = cfg_of(c[i].ioc);
+        h5sf_errbuf_t   e    = {0};
+        int            *iocs = NULL, n = 0, nodes = 0;
         if (h5sf_iocmap_select(c[i].size, c[i].lead, &cfg, 0, &iocs, &n, &nodes, &e) < 0) {
             CHECK(0, "case %zu: %s", i, e.msg);
             continue;
         }
         int32_t got = h5sf_iocmap_default_count(c[i].size, c[i].lead, iocs, n, c[i].k);
-        CHECK(got == c[i].want, "case %zu (%d ranks, %s, K=%d): default count %d, expected %d", i, c[i].size,
-              c[i].ioc, c[i].k, (int)got, c[i].want);
+        CHECK(got == c[i].want, "case %zu (%d ranks, %s, K=%d): default count %d, expected %d", i, c[i].size, c[i].ioc,
+              c[i].k, (int)got, c[i].want);
         free(iocs);
     }
     /* Never over the limit: 65536 IOCs x K stays at the limit. */
@@ -163,16 +170,16 @@ static void default_count_cases(void)
 
 static void bad_cases(void)
 {
-    h5sf_settings_t    c = cfg_of("per_node");
-    h5sf_errbuf_t      e = {0};
-    int               *iocs = NULL, n = 0, nodes = 0;
-    static const int   loop[] = {0, 2, 2}, ahead[] = {1, 1}, negative[] = {0, -1};
+    h5sf_settings_t  c    = cfg_of("per_node");
+    h5sf_errbuf_t    e    = {0};
+    int             *iocs = NULL, n = 0, nodes = 0;
+    static const int loop[] = {0, 2, 2}, ahead[] = {1, 1}, negative[] = {0, -1};
     CHECK(h5sf_iocmap_select(3, loop, &c, 0, &iocs, &n, &nodes, &e) < 0 && strstr(e.msg, "rank 1"),
           "a node named by a higher rank accepted (%s)", e.msg);
     CHECK(h5sf_iocmap_select(2, ahead, &c, 0, &iocs, &n, &nodes, &e) < 0, "lead[0] = 1 accepted");
     CHECK(h5sf_iocmap_select(2, negative, &c, 0, &iocs, &n, &nodes, &e) < 0, "lead -1 accepted");
     CHECK(!iocs && n == 0, "a failed selection left a list");
-    c = cfg_of("ranks:0;5");
+    c                      = cfg_of("ranks:0;5");
     static const int two[] = {0, 0};
     CHECK(h5sf_iocmap_select(2, two, &c, 0, &iocs, &n, &nodes, &e) < 0 && strstr(e.msg, "out of range"),
           "ranks:0;5 on 2 ranks: %s", e.msg);
@@ -181,7 +188,9 @@ static void bad_cases(void)
 /* ---- the built-in, transcribed ------------------------------------------ */
 
 /* layout_t and its comparator (H5FD__subfiling_compare_layout_nodelocal). */
-typedef struct { int rank, node_local_rank, node_local_size, node_lead_rank; } layout_t;
+typedef struct {
+    int rank, node_local_rank, node_local_size, node_lead_rank;
+} layout_t;
 static int cmp_layout(const void *a, const void *b)
 {
     const layout_t *l1 = a, *l2 = b;
@@ -195,7 +204,7 @@ static int cmp_layout(const void *a, const void *b)
  * 3 total; stripe_count -1 = default.  Returns the IOC count. */
 static int builtin_select(int size, const int *lead, int mode, long val, int stripe_count, int *io)
 {
-    layout_t *layout = malloc((size_t)size * sizeof *layout);
+    layout_t *layout     = malloc((size_t)size * sizeof *layout);
     int       node_count = 0, ioc_count = 1, rank_multiple = 1, n = 0;
     for (int r = 0; r < size; r++) { /* node_comm from split_type with key = rank */
         layout[r] = (layout_t){r, 0, 0, lead[r]};
@@ -276,9 +285,9 @@ static void against_builtin(void)
         int  sc   = rand_r(&seed) % 3 ? -1 : 1 + (int)(rand_r(&seed) % 12);
         char ioc[32];
         snprintf(ioc, sizeof ioc, "%s:%ld", names[mode], val);
-        h5sf_settings_t    c = cfg_of(ioc);
-        h5sf_errbuf_t      e = {0};
-        int                bn = builtin_select(size, lead, mode, val, sc, io);
+        h5sf_settings_t c  = cfg_of(ioc);
+        h5sf_errbuf_t   e  = {0};
+        int             bn = builtin_select(size, lead, mode, val, sc, io);
         if (h5sf_iocmap_select(size, lead, &c, sc < 0 ? 0 : sc, &iocs, &n, &nn, &e) < 0) {
             CHECK(0, "%s on %d ranks: %s", ioc, size, e.msg);
             continue;

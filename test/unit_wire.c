@@ -8,14 +8,14 @@
 #include "wire.h"
 
 static int fails;
-#define CHECK(c, ...)                                                                                       \
-    do {                                                                                                    \
-        if (!(c)) {                                                                                         \
-            fprintf(stderr, "unit_wire: %s:%d: ", __FILE__, __LINE__);                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-            fails++;                                                                                        \
-        }                                                                                                   \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "unit_wire: %s:%d: ", __FILE__, __LINE__);                                                 \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static uint64_t s = 0x2545F4914F6CDD1Dull;
@@ -36,8 +36,15 @@ static unsigned char *build(int op, uint64_t n, int inl, h5sf_wire_hdr_t *h, siz
         lens[i] = 1 + rnd() % 100;
         total += lens[i];
     }
-    *h = (h5sf_wire_hdr_t){.op = (uint16_t)op, .id = rnd(), .file_id = 3, .subfile = 7, .count = n,
-                           .total = total, .arg = 0, .flags = inl ? H5SF_WIRE_INLINE : 0, .tag = 42};
+    *h               = (h5sf_wire_hdr_t){.op      = (uint16_t)op,
+                                         .id      = rnd(),
+                                         .file_id = 3,
+                                         .subfile = 7,
+                                         .count   = n,
+                                         .total   = total,
+                                         .arg     = 0,
+                                         .flags   = inl ? H5SF_WIRE_INLINE : 0,
+                                         .tag     = 42};
     *len             = h5sf_wire_msg_size(h);
     unsigned char *b = malloc(*len);
     h5sf_wire_encode(h, offs, lens, b);
@@ -75,9 +82,12 @@ int main(void)
 
     /* Corrupt fields, one at a time. */
     unsigned char *b = build(H5SF_WIRE_WRITE, 5, 1, &h, &len);
-    struct { size_t at; unsigned char v; const char *what; } bad[] = {
-        {0, 0x00, "magic"}, {4, 9, "version"}, {6, 0, "op 0"}, {6, 99, "op 99"}, {24, 6, "count"},
-        {32, 0xFF, "total"}, {48, 0x80, "flags"}, {55, 0x80, "negative tag"}};
+    struct {
+        size_t        at;
+        unsigned char v;
+        const char   *what;
+    } bad[] = {{0, 0x00, "magic"}, {4, 9, "version"},   {6, 0, "op 0"},      {6, 99, "op 99"},
+               {24, 6, "count"},   {32, 0xFF, "total"}, {48, 0x80, "flags"}, {55, 0x80, "negative tag"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         unsigned char *t = malloc(len);
         memcpy(t, b, len);
@@ -89,8 +99,8 @@ int main(void)
      * never with an inline payload nor on a control request. */
     for (int op = H5SF_WIRE_WRITE; op <= H5SF_WIRE_FSYNC; op++) {
         unsigned char *t = build(op, op <= H5SF_WIRE_READ ? 3 : 0, 0, &h, &len);
-        h.flags = H5SF_WIRE_SHM;
-        h.arg   = 123456;
+        h.flags          = H5SF_WIRE_SHM;
+        h.arg            = 123456;
         h5sf_put_u64(t + 40, h.arg);
         h5sf_put_u32(t + 48, h.flags);
         int ok = h5sf_wire_decode(t, len, &g, &pairs, &payload, &e) == 0;
@@ -106,7 +116,7 @@ int main(void)
     }
     /* A piece length that wraps the sum, and an offset past INT64_MAX. */
     {
-        uint64_t offs[2] = {0, 10}, lens[2] = {UINT64_MAX - 5, 10};
+        uint64_t        offs[2] = {0, 10}, lens[2] = {UINT64_MAX - 5, 10};
         h5sf_wire_hdr_t w = {.op = H5SF_WIRE_READ, .count = 2, .total = 4, .tag = 20};
         unsigned char   m[H5SF_WIRE_HDR_SIZE + 32];
         h5sf_wire_encode(&w, offs, lens, m);

@@ -101,7 +101,8 @@ static int64_t verify_job(void *arg, size_t i, char *buf)
             while (a[k] == b[k])
                 k++;
             uint64_t at = o + k;
-            tk_pool_fail("verify: output differs from the logical file at offset %" PRIu64 " (subfile %d, offset %" PRIu64 ")",
+            tk_pool_fail("verify: output differs from the logical file at offset %" PRIu64
+                         " (subfile %d, offset %" PRIu64 ")",
                          at, sf_subfile_of(at, (uint64_t)G.t.l.stripe_size, G.t.n) + 1,
                          sf_subfile_off(at, (uint64_t)G.t.l.stripe_size, G.t.n));
             return -1;
@@ -124,8 +125,8 @@ static int run_pool(int threads, bool is_copy, bool show)
  * the second ...) so the output fills roughly front to back. */
 static int make_copy_jobs(int rank, int nranks)
 {
-    const uint64_t S  = (uint64_t)G.t.l.stripe_size;
-    const uint64_t jb = JOB_BYTES < S ? JOB_BYTES : (JOB_BYTES / S) * S;
+    const uint64_t S       = (uint64_t)G.t.l.stripe_size;
+    const uint64_t jb      = JOB_BYTES < S ? JOB_BYTES : (JOB_BYTES / S) * S;
     uint64_t       longest = 0;
     size_t         cap = 0, k = 0;
     for (int s = 0; s < G.t.n; s++)
@@ -139,13 +140,13 @@ static int make_copy_jobs(int rank, int nranks)
             if (k++ % (size_t)nranks != (size_t)rank)
                 continue;
             if (G.njobs == cap) {
-                cap = cap ? 2 * cap : 64;
+                cap      = cap ? 2 * cap : 64;
                 job_t *p = realloc(G.jobs, cap * sizeof *p);
                 if (!p)
                     return -1;
                 G.jobs = p;
             }
-            uint64_t left = (uint64_t)G.t.size[s] - o;
+            uint64_t left     = (uint64_t)G.t.size[s] - o;
             G.jobs[G.njobs++] = (job_t){s, o, left < jb ? left : jb};
         }
     return 0;
@@ -160,7 +161,7 @@ static int make_verify_jobs(int rank, int nranks)
     if (!G.jobs)
         return -1;
     for (size_t i = (size_t)rank; i < n; i += (size_t)nranks) {
-        uint64_t o = (uint64_t)i * VERIFY_BYTES;
+        uint64_t o        = (uint64_t)i * VERIFY_BYTES;
         G.jobs[G.njobs++] = (job_t){-1, o, G.eof - o < VERIFY_BYTES ? G.eof - o : VERIFY_BYTES};
     }
     return 0;
@@ -168,24 +169,23 @@ static int make_verify_jobs(int rank, int nranks)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: h5sf-fuse [options] INPUT.h5 OUTPUT.h5\n"
-            "       h5sf-fuse [options] --in-place INPUT.h5\n"
-            "Reassemble an h5sf (or HDF5 built-in subfiling) file into one ordinary HDF5 file,\n"
-            "byte-identical to the logical file.  OUTPUT may be a directory.  Run it under\n"
-            "mpiexec to share the copy over several processes.\n\n"
-            "  -t, --threads N        copy threads per process (default: 4)\n"
-            "  -c, --config-dir DIR   directory of the .config file (default: $H5SF_CONFIG_DIR,\n"
-            "                         $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the stub's)\n"
-            "  -s, --subfile-dir DIR  directory of the subfiles (default: from the config file)\n"
-            "  -v, --verify           compare the output with the logical file read through the layout\n"
-            "  -r, --remove-subfiles  remove subfiles and config after a verified copy (implies --verify)\n"
-            "  -i, --in-place         replace the stub with the fused file\n"
-            "  -f, --force            replace OUTPUT even if it is the stub of a subfiled file\n"
-            "                         (an ordinary OUTPUT is always replaced, once the new one is complete)\n"
-            "  -q, --quiet            no progress bar, no summary\n"
-            "  -h, --help             this text\n"
-            "Exit status: 0 success, 1 failure (OUTPUT untouched), 2 usage error.\n");
+    fprintf(fp, "usage: h5sf-fuse [options] INPUT.h5 OUTPUT.h5\n"
+                "       h5sf-fuse [options] --in-place INPUT.h5\n"
+                "Reassemble an h5sf (or HDF5 built-in subfiling) file into one ordinary HDF5 file,\n"
+                "byte-identical to the logical file.  OUTPUT may be a directory.  Run it under\n"
+                "mpiexec to share the copy over several processes.\n\n"
+                "  -t, --threads N        copy threads per process (default: 4)\n"
+                "  -c, --config-dir DIR   directory of the .config file (default: $H5SF_CONFIG_DIR,\n"
+                "                         $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the stub's)\n"
+                "  -s, --subfile-dir DIR  directory of the subfiles (default: from the config file)\n"
+                "  -v, --verify           compare the output with the logical file read through the layout\n"
+                "  -r, --remove-subfiles  remove subfiles and config after a verified copy (implies --verify)\n"
+                "  -i, --in-place         replace the stub with the fused file\n"
+                "  -f, --force            replace OUTPUT even if it is the stub of a subfiled file\n"
+                "                         (an ordinary OUTPUT is always replaced, once the new one is complete)\n"
+                "  -q, --quiet            no progress bar, no summary\n"
+                "  -h, --help             this text\n"
+                "Exit status: 0 success, 1 failure (OUTPUT untouched), 2 usage error.\n");
 }
 
 static bool under_mpiexec(void)
@@ -231,7 +231,7 @@ static int resolve_output(const char *input, const char *output, bool in_place, 
         /* A plain file is replaced (only once the new one is complete); the
          * stub of another subfiled file would orphan its subfiles. */
         tk_set_t      other;
-        h5sf_errbuf_t eb = {0};
+        h5sf_errbuf_t eb       = {0};
         int           subfiled = tk_open(&other, dest, tk_config_dir(config_opt), NULL, -1, &eb) == 0;
         tk_close(&other);
         if (subfiled && !force) {
@@ -244,18 +244,22 @@ static int resolve_output(const char *input, const char *output, bool in_place, 
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"threads", required_argument, 0, 't'},   {"config-dir", required_argument, 0, 'c'},
-        {"subfile-dir", required_argument, 0, 's'}, {"verify", no_argument, 0, 'v'},
-        {"remove-subfiles", no_argument, 0, 'r'}, {"in-place", no_argument, 0, 'i'},
-        {"force", no_argument, 0, 'f'},           {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
-    int           threads = 4, c, rank = 0, nranks = 1, failed = 0;
-    bool          verify = false, remove_sf = false, in_place = false, quiet = false, force = false;
-    const char   *config_opt = NULL, *subfile_dir = NULL;
-    h5sf_errbuf_t eb = {0};
-    char          dest[TK_PATH] = "", tmp[TK_PATH + 64] = "";
-    char          note[1024] = "";
+    static const struct option opts[]  = {{"threads", required_argument, 0, 't'},
+                                          {"config-dir", required_argument, 0, 'c'},
+                                          {"subfile-dir", required_argument, 0, 's'},
+                                          {"verify", no_argument, 0, 'v'},
+                                          {"remove-subfiles", no_argument, 0, 'r'},
+                                          {"in-place", no_argument, 0, 'i'},
+                                          {"force", no_argument, 0, 'f'},
+                                          {"quiet", no_argument, 0, 'q'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+    int                        threads = 4, c, rank = 0, nranks = 1, failed = 0;
+    bool                       verify = false, remove_sf = false, in_place = false, quiet = false, force = false;
+    const char                *config_opt = NULL, *subfile_dir = NULL;
+    h5sf_errbuf_t              eb            = {0};
+    char                       dest[TK_PATH] = "", tmp[TK_PATH + 64] = "";
+    char                       note[1024] = "";
 
     while ((c = getopt_long(argc, argv, "t:c:s:vrifqh", opts, NULL)) != -1) {
         switch (c) {
@@ -287,7 +291,7 @@ int main(int argc, char **argv)
     }
     const char *input = argv[optind];
     const bool  mpi   = under_mpiexec();
-    G.out = -1;
+    G.out             = -1;
     if (mpi) {
         MPI_Init(&argc, &argv);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -301,8 +305,8 @@ int main(int argc, char **argv)
     if (rank == 0) {
         sb_info_t sb;
         bool      from_stub;
-        if (resolve_output(input, in_place ? NULL : argv[optind + 1], in_place, force, config_opt, dest,
-                           sizeof dest) < 0)
+        if (resolve_output(input, in_place ? NULL : argv[optind + 1], in_place, force, config_opt, dest, sizeof dest) <
+            0)
             failed = 1;
         else if (tk_open(&G.t, input, tk_config_dir(config_opt), subfile_dir, O_RDONLY, &eb) < 0) {
             fprintf(stderr, "h5sf-fuse: %s\n", eb.msg);

@@ -29,26 +29,26 @@
 #include "toolkit.h"
 
 typedef struct issue {
-    bool warning;    /* warnings do not make the file unhealthy */
+    bool warning; /* warnings do not make the file unhealthy */
     char kind[32];
     char msg[1200];
 } issue_t;
 
 typedef struct report {
-    const char  *file;
-    bool         stub_ok, layout_ok, sb_ok, drv_present, drv_ok;
-    uint64_t     inode;
-    tk_set_t     t;
-    sb_info_t    sb;
-    bool         sb_from_stub;
+    const char   *file;
+    bool          stub_ok, layout_ok, sb_ok, drv_present, drv_ok;
+    uint64_t      inode;
+    tk_set_t      t;
+    sb_info_t     sb;
+    bool          sb_from_stub;
     h5sf_layout_t drv;
-    uint64_t     eof;
-    uint64_t    *expected;
-    char         hdf5_file[TK_PATH]; /* the config's hdf5_file= line */
-    issue_t     *issues;
-    int          nissues;
-    char       **extra;
-    int          nextra;
+    uint64_t      eof;
+    uint64_t     *expected;
+    char          hdf5_file[TK_PATH]; /* the config's hdf5_file= line */
+    issue_t      *issues;
+    int           nissues;
+    char        **extra;
+    int           nextra;
 } report_t;
 
 static void add_issue(report_t *r, bool warning, const char *kind, const char *fmt, ...)
@@ -58,7 +58,7 @@ static void add_issue(report_t *r, bool warning, const char *kind, const char *f
     issue_t *p = realloc(r->issues, (size_t)(r->nissues + 1) * sizeof *p);
     if (!p)
         return;
-    r->issues = p;
+    r->issues  = p;
     issue_t *i = &p[r->nissues++];
     i->warning = warning;
     snprintf(i->kind, sizeof i->kind, "%s", kind);
@@ -107,7 +107,7 @@ static void scan_dir(report_t *r, const char *dir, bool subfiles)
     if (!d)
         return;
     struct dirent *de;
-    int            stale = 0;
+    int            stale       = 0;
     uint64_t       stale_inode = 0;
     while ((de = readdir(d))) {
         uint64_t ino;
@@ -124,7 +124,7 @@ static void scan_dir(report_t *r, const char *dir, bool subfiles)
             char **p = realloc(r->extra, (size_t)(r->nextra + 1) * sizeof *p);
             if (!p)
                 break;
-            r->extra = p;
+            r->extra   = p;
             size_t len = strlen(dir) + strlen(de->d_name) + 2;
             if ((r->extra[r->nextra] = malloc(len)))
                 snprintf(r->extra[r->nextra++], len, "%s/%s", dir, de->d_name);
@@ -148,21 +148,26 @@ static void explain_no_config(report_t *r, const char *dir, const char *why)
     char           tag[64];
     snprintf(tag, sizeof tag, ".subfile_%" PRIu64 ".config", r->inode);
     while (d && (de = readdir(d))) {
-        size_t n = strlen(de->d_name), tl = strlen(tag);
+        size_t   n = strlen(de->d_name), tl = strlen(tag);
         uint64_t ino;
         long     nn, m;
         if (n > tl && strcmp(de->d_name + n - tl, tag) == 0 && !renamed[0])
-            snprintf(renamed, sizeof renamed, " %.400s/%.300s is this stub's config under another name: the stub was renamed "
-                     "without h5sf-mv.", dir, de->d_name);
+            snprintf(renamed, sizeof renamed,
+                     " %.400s/%.300s is this stub's config under another name: the stub was renamed "
+                     "without h5sf-mv.",
+                     dir, de->d_name);
         else if (classify(de->d_name, r->t.l.base, &ino, &nn, &m) == NAME_CONFIG && !copied[0])
-            snprintf(copied, sizeof copied, " %.400s/%.300s belongs to inode %" PRIu64 ": the stub was copied or moved "
-                     "without h5sf-mv (the subfile names contain the stub's inode).", dir, de->d_name, ino);
+            snprintf(copied, sizeof copied,
+                     " %.400s/%.300s belongs to inode %" PRIu64 ": the stub was copied or moved "
+                     "without h5sf-mv (the subfile names contain the stub's inode).",
+                     dir, de->d_name, ino);
     }
     if (d)
         closedir(d);
     add_issue(r, false, "no_config", "%s%s%s%s", why, renamed, copied,
-              renamed[0] || copied[0] ? "" : " (not a subfiled file, or its config file is in another directory: "
-                                             "see --config-dir)");
+              renamed[0] || copied[0] ? ""
+                                      : " (not a subfiled file, or its config file is in another directory: "
+                                        "see --config-dir)");
 }
 
 /* The hdf5_file= line, which the layout parser does not keep. */
@@ -235,7 +240,8 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
         if (r->sb.status_flags)
             add_issue(r, true, "open_for_write",
                       "the superblock marks the file as open for writing (flags 0x%x): a writer crashed or still "
-                      "runs (h5clear -s clears the mark)", r->sb.status_flags);
+                      "runs (h5clear -s clears the mark)",
+                      r->sb.status_flags);
         check_stub_copy(r);
         if (!r->sb.has_drvinfo)
             add_issue(r, true, "no_driver_info",
@@ -268,8 +274,8 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
                       strerror(r->t.err[s]));
         else if ((uint64_t)r->t.size[s] < r->expected[s])
             add_issue(r, false, "short_subfile",
-                      "subfile %d of %d is short: %" PRId64 " bytes, the logical EOF %" PRIu64 " needs %" PRIu64
-                      ": %s", s + 1, N, r->t.size[s], r->eof, r->expected[s], r->t.path[s]);
+                      "subfile %d of %d is short: %" PRId64 " bytes, the logical EOF %" PRIu64 " needs %" PRIu64 ": %s",
+                      s + 1, N, r->t.size[s], r->eof, r->expected[s], r->t.path[s]);
         else if ((uint64_t)r->t.size[s] > r->expected[s])
             add_issue(r, true, "long_subfile", "subfile %d of %d holds %" PRIu64 " bytes beyond the logical EOF: %s",
                       s + 1, N, (uint64_t)r->t.size[s] - r->expected[s], r->t.path[s]);
@@ -277,15 +283,16 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
     if (r->sb_ok && r->sb.eof < r->t.sub_eof)
         add_issue(r, true, "beyond_eof",
                   "the subfiles hold data up to %" PRIu64 ", past the superblock's end of file %" PRIu64
-                  " (not truncated at close?)", r->t.sub_eof, r->sb.eof);
+                  " (not truncated at close?)",
+                  r->t.sub_eof, r->sb.eof);
 
     /* Files the layout does not account for. */
     char sdir[TK_PATH];
     snprintf(sdir, sizeof sdir, "%s", r->t.l.subfile_dir[0] ? r->t.l.subfile_dir : r->t.l.stub_dir);
     scan_dir(r, sdir, true);
     for (int i = 0; i < r->nextra; i++)
-        add_issue(r, false, "extra_subfile", "%s is named like a subfile of this file but is not one of its %d", r->extra[i],
-                  N);
+        add_issue(r, false, "extra_subfile", "%s is named like a subfile of this file but is not one of its %d",
+                  r->extra[i], N);
     char real[TK_PATH + 16];
     snprintf(real, sizeof real, "%s%s%s", r->t.l.stub_dir, strcmp(r->t.l.stub_dir, "/") ? "/" : "", r->t.l.base);
     if (r->hdf5_file[0] && strcmp(r->hdf5_file, real) != 0)
@@ -325,7 +332,8 @@ static void print_text(const report_t *r)
     if (r->t.config[0])
         printf("  config        %s\n", r->t.config);
     if (r->layout_ok) {
-        printf("  layout        %d subfile%s, stripe size %" PRId64 " (%s), %" PRId32 " I/O concentrator%s at write time\n",
+        printf("  layout        %d subfile%s, stripe size %" PRId64 " (%s), %" PRId32
+               " I/O concentrator%s at write time\n",
                r->t.n, r->t.n > 1 ? "s" : "", r->t.l.stripe_size, tk_human((uint64_t)r->t.l.stripe_size, h, sizeof h),
                r->t.l.ioc_count, r->t.l.ioc_count == 1 ? "" : "s");
         printf("  subfile dir   %s\n", r->t.l.subfile_dir[0] ? r->t.l.subfile_dir : r->t.l.stub_dir);
@@ -442,31 +450,32 @@ static void print_json(const report_t *r)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: h5sf-info [options] FILE.h5...\n"
-            "Describe an h5sf (or HDF5 built-in subfiling) file and check its consistency:\n"
-            "stub, config file, subfile sizes against the logical EOF, extra subfiles, and\n"
-            "the superblock's driver info against the config file.\n\n"
-            "  -j, --json             one JSON object per FILE (an array for several FILEs)\n"
-            "  -l, --files            only list the physical files (stub, config, subfiles), one per line\n"
-            "  -c, --config-dir DIR   directory of the .config file (default: $H5SF_CONFIG_DIR,\n"
-            "                         $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the stub's)\n"
-            "  -s, --subfile-dir DIR  directory of the subfiles (default: from the config file)\n"
-            "  -q, --quiet            print nothing; the exit status tells\n"
-            "  -h, --help             this text\n"
-            "Exit status: 0 healthy, 1 problems found (each one is reported), 2 usage error.\n");
+    fprintf(fp, "usage: h5sf-info [options] FILE.h5...\n"
+                "Describe an h5sf (or HDF5 built-in subfiling) file and check its consistency:\n"
+                "stub, config file, subfile sizes against the logical EOF, extra subfiles, and\n"
+                "the superblock's driver info against the config file.\n\n"
+                "  -j, --json             one JSON object per FILE (an array for several FILEs)\n"
+                "  -l, --files            only list the physical files (stub, config, subfiles), one per line\n"
+                "  -c, --config-dir DIR   directory of the .config file (default: $H5SF_CONFIG_DIR,\n"
+                "                         $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the stub's)\n"
+                "  -s, --subfile-dir DIR  directory of the subfiles (default: from the config file)\n"
+                "  -q, --quiet            print nothing; the exit status tells\n"
+                "  -h, --help             this text\n"
+                "Exit status: 0 healthy, 1 problems found (each one is reported), 2 usage error.\n");
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'},        {"files", no_argument, 0, 'l'},
+    static const struct option opts[] = {{"json", no_argument, 0, 'j'},
+                                         {"files", no_argument, 0, 'l'},
                                          {"config-dir", required_argument, 0, 'c'},
                                          {"subfile-dir", required_argument, 0, 's'},
-                                         {"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    bool        json = false, files = false, quiet = false;
-    const char *config_opt = NULL, *subfile_dir = NULL;
-    int         c, status = 0;
+    bool                       json = false, files = false, quiet = false;
+    const char                *config_opt = NULL, *subfile_dir = NULL;
+    int                        c, status                       = 0;
     while ((c = getopt_long(argc, argv, "jlc:s:qh", opts, NULL)) != -1) {
         switch (c) {
             case 'j': json = true; break;

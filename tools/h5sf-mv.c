@@ -29,8 +29,8 @@
 /* What has been done, for the rollback. */
 typedef struct {
     bool  stub_renamed, stub_copied, config_written;
-    int   nsub;          /* subfiles moved/copied so far */
-    bool *sub_renamed;   /* per subfile: renamed (else copied) */
+    int   nsub;        /* subfiles moved/copied so far */
+    bool *sub_renamed; /* per subfile: renamed (else copied) */
 } undo_t;
 
 static void rollback(const tk_set_t *src, const tk_set_t *dst, const char *src_stub, const char *dst_stub, undo_t *u)
@@ -69,39 +69,41 @@ static int remove_existing(const char *path, const char *config_dir)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: h5sf-mv [options] SOURCE.h5 DEST.h5\n"
-            "       h5sf-mv [options] SOURCE.h5 DIRECTORY\n"
-            "Move (or copy) a subfiled HDF5 file -- stub, config file, subfiles -- renaming\n"
-            "the subfiles and config for the new name and stub inode, so the result opens\n"
-            "with h5sf and with HDF5's built-in subfiling driver.\n\n"
-            "  -C, --copy              copy; SOURCE stays as it is\n"
-            "  -s, --subfile-dir DIR   directory for DEST's subfiles (default: DEST's directory)\n"
-            "  -c, --config-dir DIR    directory of SOURCE's config file (default: $H5SF_CONFIG_DIR,\n"
-            "                          $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the stub's)\n"
-            "      --dest-config-dir DIR  directory for DEST's config file (default: as -c,\n"
-            "                          which means DEST's directory when no directory is set)\n"
-            "  -f, --force             replace an existing DEST (and its subfiles)\n"
-            "  -q, --quiet             no summary\n"
-            "  -h, --help              this text\n"
-            "Exit status: 0 success, 1 failure (SOURCE untouched), 2 usage error.\n");
+    fprintf(fp, "usage: h5sf-mv [options] SOURCE.h5 DEST.h5\n"
+                "       h5sf-mv [options] SOURCE.h5 DIRECTORY\n"
+                "Move (or copy) a subfiled HDF5 file -- stub, config file, subfiles -- renaming\n"
+                "the subfiles and config for the new name and stub inode, so the result opens\n"
+                "with h5sf and with HDF5's built-in subfiling driver.\n\n"
+                "  -C, --copy              copy; SOURCE stays as it is\n"
+                "  -s, --subfile-dir DIR   directory for DEST's subfiles (default: DEST's directory)\n"
+                "  -c, --config-dir DIR    directory of SOURCE's config file (default: $H5SF_CONFIG_DIR,\n"
+                "                          $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the stub's)\n"
+                "      --dest-config-dir DIR  directory for DEST's config file (default: as -c,\n"
+                "                          which means DEST's directory when no directory is set)\n"
+                "  -f, --force             replace an existing DEST (and its subfiles)\n"
+                "  -q, --quiet             no summary\n"
+                "  -h, --help              this text\n"
+                "Exit status: 0 success, 1 failure (SOURCE untouched), 2 usage error.\n");
 }
 
 int main(int argc, char **argv)
 {
     enum { OPT_DEST_CONFIG = 256 };
-    static const struct option opts[] = {
-        {"copy", no_argument, 0, 'C'},         {"subfile-dir", required_argument, 0, 's'},
-        {"config-dir", required_argument, 0, 'c'}, {"dest-config-dir", required_argument, 0, OPT_DEST_CONFIG},
-        {"force", no_argument, 0, 'f'},        {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    bool          copy = false, force = false, quiet = false;
-    const char   *subfile_dir = NULL, *config_opt = NULL, *dest_config_opt = NULL;
-    h5sf_errbuf_t eb = {0};
-    tk_set_t      src, dst;
-    undo_t        u = {0};
-    char          dest[TK_PATH];
-    int           c, ret = 1;
+    static const struct option opts[] = {{"copy", no_argument, 0, 'C'},
+                                         {"subfile-dir", required_argument, 0, 's'},
+                                         {"config-dir", required_argument, 0, 'c'},
+                                         {"dest-config-dir", required_argument, 0, OPT_DEST_CONFIG},
+                                         {"force", no_argument, 0, 'f'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    bool                       copy = false, force = false, quiet = false;
+    const char                *subfile_dir = NULL, *config_opt = NULL, *dest_config_opt = NULL;
+    h5sf_errbuf_t              eb = {0};
+    tk_set_t                   src, dst;
+    undo_t                     u = {0};
+    char                       dest[TK_PATH];
+    int                        c, ret = 1;
 
     while ((c = getopt_long(argc, argv, "Cs:c:fqh", opts, NULL)) != -1) {
         switch (c) {

@@ -94,8 +94,7 @@ static void text_block(const h5sf_option_t *o)
     else
         printf("%s\n", o->env);
     if (o->key && strcmp(o->key, "-"))
-        printf("    environment:  %s%s%s\n", o->env, o->fallback ? ", fallback " : "",
-               o->fallback ? o->fallback : "");
+        printf("    environment:  %s%s%s\n", o->env, o->fallback ? ", fallback " : "", o->fallback ? o->fallback : "");
     printf("    default:      %s\n", o->def);
     printf("    values:       %s\n", o->syntax);
     printf("    %s\n\n", o->help);

@@ -33,8 +33,8 @@
 
 static struct {
     int           in;
-    uint64_t      in_eof;           /* bytes of the input that belong to the file */
-    tk_set_t      t;                /* the output                                 */
+    uint64_t      in_eof; /* bytes of the input that belong to the file */
+    tk_set_t      t;      /* the output                                 */
     sb_info_t     sb;
     unsigned char sb_new[SB_RAW_MAX];
     size_t        sb_len;
@@ -87,8 +87,8 @@ static int expected_bytes(uint64_t off, char *buf, size_t n)
         if (tk_pread(G.in, buf, k, off) != (ssize_t)k)
             return -1;
     }
-    const uint64_t pieces[2][2] = {{G.sb.sig_off, G.sb_len}, {G.in_eof, G.tail_len}};
-    const unsigned char *src[2] = {G.sb_new, G.tail};
+    const uint64_t       pieces[2][2] = {{G.sb.sig_off, G.sb_len}, {G.in_eof, G.tail_len}};
+    const unsigned char *src[2]       = {G.sb_new, G.tail};
     for (int p = 0; p < 2; p++) {
         uint64_t a = pieces[p][0], len = pieces[p][1];
         for (uint64_t x = a > off ? a : off; x < a + len && x < off + n; x++)
@@ -150,43 +150,46 @@ static int remove_existing(const char *path, const char *config_dir)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: h5sf-split [options] INPUT.h5 OUTPUT.h5\n"
-            "Turn a plain HDF5 file into a subfiled one (stub OUTPUT.h5, its config file and\n"
-            "subfiles) that h5sf and HDF5's built-in subfiling driver read.  OUTPUT may be a\n"
-            "directory.  The bytes are striped unchanged; the superblock gains driver info.\n\n"
-            "  -S, --stripe-size SIZE  bytes per stripe, suffixes KiB MiB GiB (default: 32MiB)\n"
-            "  -n, --stripe-count N    number of subfiles (default: 4)\n"
-            "  -s, --subfile-dir DIR   directory of the subfiles (default: OUTPUT's)\n"
-            "  -c, --config-dir DIR    directory of the config file (default: $H5SF_CONFIG_DIR,\n"
-            "                          $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else OUTPUT's)\n"
-            "  -D, --no-driver-info    leave the superblock as it is (the config file alone\n"
-            "                          describes the layout; needed for version 2/3 superblocks\n"
-            "                          that already have an extension)\n"
-            "  -v, --verify            read the result back through the layout and compare\n"
-            "  -t, --threads N         copy threads (default: 4)\n"
-            "  -f, --force             replace an existing OUTPUT (and its subfiles)\n"
-            "  -q, --quiet             no progress bar, no summary\n"
-            "  -h, --help              this text\n"
-            "Exit status: 0 success, 1 failure (nothing left behind), 2 usage error.\n");
+    fprintf(fp, "usage: h5sf-split [options] INPUT.h5 OUTPUT.h5\n"
+                "Turn a plain HDF5 file into a subfiled one (stub OUTPUT.h5, its config file and\n"
+                "subfiles) that h5sf and HDF5's built-in subfiling driver read.  OUTPUT may be a\n"
+                "directory.  The bytes are striped unchanged; the superblock gains driver info.\n\n"
+                "  -S, --stripe-size SIZE  bytes per stripe, suffixes KiB MiB GiB (default: 32MiB)\n"
+                "  -n, --stripe-count N    number of subfiles (default: 4)\n"
+                "  -s, --subfile-dir DIR   directory of the subfiles (default: OUTPUT's)\n"
+                "  -c, --config-dir DIR    directory of the config file (default: $H5SF_CONFIG_DIR,\n"
+                "                          $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else OUTPUT's)\n"
+                "  -D, --no-driver-info    leave the superblock as it is (the config file alone\n"
+                "                          describes the layout; needed for version 2/3 superblocks\n"
+                "                          that already have an extension)\n"
+                "  -v, --verify            read the result back through the layout and compare\n"
+                "  -t, --threads N         copy threads (default: 4)\n"
+                "  -f, --force             replace an existing OUTPUT (and its subfiles)\n"
+                "  -q, --quiet             no progress bar, no summary\n"
+                "  -h, --help              this text\n"
+                "Exit status: 0 success, 1 failure (nothing left behind), 2 usage error.\n");
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"stripe-size", required_argument, 0, 'S'}, {"stripe-count", required_argument, 0, 'n'},
-        {"subfile-dir", required_argument, 0, 's'}, {"config-dir", required_argument, 0, 'c'},
-        {"no-driver-info", no_argument, 0, 'D'},    {"verify", no_argument, 0, 'v'},
-        {"threads", required_argument, 0, 't'},     {"force", no_argument, 0, 'f'},
-        {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    int64_t       stripe = H5SF_DEFAULT_STRIPE_SIZE;
-    int32_t       count = 4, threads = 4;
-    bool          no_drv = false, verify = false, force = false, quiet = false;
-    const char   *subfile_dir = NULL, *config_opt = NULL;
-    h5sf_errbuf_t eb = {0};
-    char          out[TK_PATH], h[32];
-    int           c, ret = 1;
+    static const struct option opts[] = {{"stripe-size", required_argument, 0, 'S'},
+                                         {"stripe-count", required_argument, 0, 'n'},
+                                         {"subfile-dir", required_argument, 0, 's'},
+                                         {"config-dir", required_argument, 0, 'c'},
+                                         {"no-driver-info", no_argument, 0, 'D'},
+                                         {"verify", no_argument, 0, 'v'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"force", no_argument, 0, 'f'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int64_t                    stripe = H5SF_DEFAULT_STRIPE_SIZE;
+    int32_t                    count = 4, threads = 4;
+    bool                       no_drv = false, verify = false, force = false, quiet = false;
+    const char                *subfile_dir = NULL, *config_opt = NULL;
+    h5sf_errbuf_t              eb = {0};
+    char                       out[TK_PATH], h[32];
+    int                        c, ret = 1;
 
     while ((c = getopt_long(argc, argv, "S:n:s:c:Dvt:fqh", opts, NULL)) != -1) {
         switch (c) {
@@ -224,9 +227,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *input = argv[optind], *config_dir = tk_config_dir(config_opt);
-    const bool  show  = !quiet && isatty(STDERR_FILENO);
-    G.in      = -1;
-    G.stub_fd = -1;
+    const bool  show = !quiet && isatty(STDERR_FILENO);
+    G.in             = -1;
+    G.stub_fd        = -1;
 
     /* The input: a plain HDF5 file. */
     struct stat si, so;
@@ -306,7 +309,8 @@ int main(int argc, char **argv)
         unsigned char info[SB_DRVINFO_MAX];
         char          name[9];
         if (h5sf_drvinfo_size(l) > sizeof info || h5sf_drvinfo_encode(l, name, info) < 0 ||
-            sb_add_drvinfo(&G.sb, name, info, h5sf_drvinfo_size(l), G.sb_new, &G.sb_len, G.tail, &G.tail_len, &eb) < 0) {
+            sb_add_drvinfo(&G.sb, name, info, h5sf_drvinfo_size(l), G.sb_new, &G.sb_len, G.tail, &G.tail_len, &eb) <
+                0) {
             fprintf(stderr, "h5sf-split: %s: %s%s\n", input, eb.msg[0] ? eb.msg : "cannot encode the driver info",
                     eb.err_no == ENOTSUP ? " (use --no-driver-info)" : "");
             return 1;
@@ -335,14 +339,14 @@ int main(int argc, char **argv)
     }
 
     /* Jobs: each subfile in ranges of whole stripes. */
-    const uint64_t jb = JOB_BYTES < (uint64_t)stripe ? JOB_BYTES : (JOB_BYTES / (uint64_t)stripe) * (uint64_t)stripe;
+    const uint64_t jb  = JOB_BYTES < (uint64_t)stripe ? JOB_BYTES : (JOB_BYTES / (uint64_t)stripe) * (uint64_t)stripe;
     size_t         cap = 0;
     for (uint64_t o = 0; o < (uint64_t)G.t.size[0]; o += jb)
         for (int s = 0; s < count; s++) {
             if (o >= (uint64_t)G.t.size[s])
                 continue;
             if (G.njobs == cap) {
-                cap = cap ? 2 * cap : 64;
+                cap       = cap ? 2 * cap : 64;
                 G.job_s   = realloc(G.job_s, cap * sizeof *G.job_s);
                 G.job_off = realloc(G.job_off, cap * sizeof *G.job_off);
                 G.job_len = realloc(G.job_len, cap * sizeof *G.job_len);
@@ -351,7 +355,7 @@ int main(int argc, char **argv)
                     goto fail;
                 }
             }
-            uint64_t left = (uint64_t)G.t.size[s] - o;
+            uint64_t left      = (uint64_t)G.t.size[s] - o;
             G.job_s[G.njobs]   = (uint64_t)s;
             G.job_off[G.njobs] = o;
             G.job_len[G.njobs] = left < jb ? left : jb;

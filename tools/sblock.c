@@ -21,32 +21,54 @@ static const unsigned char SIGNATURE[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a
 /* ---- lookup3 (H5_checksum_lookup3 with initval 0) ---------------------- */
 
 #define ROT(x, k) (((x) << (k)) ^ ((x) >> (32 - (k))))
-#define MIX(a, b, c)                                                                                        \
-    do {                                                                                                    \
-        a -= c; a ^= ROT(c, 4);  c += b;                                                                    \
-        b -= a; b ^= ROT(a, 6);  a += c;                                                                    \
-        c -= b; c ^= ROT(b, 8);  b += a;                                                                    \
-        a -= c; a ^= ROT(c, 16); c += b;                                                                    \
-        b -= a; b ^= ROT(a, 19); a += c;                                                                    \
-        c -= b; c ^= ROT(b, 4);  b += a;                                                                    \
+#define MIX(a, b, c)                                                                                                   \
+    do {                                                                                                               \
+        a -= c;                                                                                                        \
+        a ^= ROT(c, 4);                                                                                                \
+        c += b;                                                                                                        \
+        b -= a;                                                                                                        \
+        b ^= ROT(a, 6);                                                                                                \
+        a += c;                                                                                                        \
+        c -= b;                                                                                                        \
+        c ^= ROT(b, 8);                                                                                                \
+        b += a;                                                                                                        \
+        a -= c;                                                                                                        \
+        a ^= ROT(c, 16);                                                                                               \
+        c += b;                                                                                                        \
+        b -= a;                                                                                                        \
+        b ^= ROT(a, 19);                                                                                               \
+        a += c;                                                                                                        \
+        c -= b;                                                                                                        \
+        c ^= ROT(b, 4);                                                                                                \
+        b += a;                                                                                                        \
     } while (0)
-#define FINAL(a, b, c)                                                                                      \
-    do {                                                                                                    \
-        c ^= b; c -= ROT(b, 14);                                                                            \
-        a ^= c; a -= ROT(c, 11);                                                                            \
-        b ^= a; b -= ROT(a, 25);                                                                            \
-        c ^= b; c -= ROT(b, 16);                                                                            \
-        a ^= c; a -= ROT(c, 4);                                                                             \
-        b ^= a; b -= ROT(a, 14);                                                                            \
-        c ^= b; c -= ROT(b, 24);                                                                            \
+#define FINAL(a, b, c)                                                                                                 \
+    do {                                                                                                               \
+        c ^= b;                                                                                                        \
+        c -= ROT(b, 14);                                                                                               \
+        a ^= c;                                                                                                        \
+        a -= ROT(c, 11);                                                                                               \
+        b ^= a;                                                                                                        \
+        b -= ROT(a, 25);                                                                                               \
+        c ^= b;                                                                                                        \
+        c -= ROT(b, 16);                                                                                               \
+        a ^= c;                                                                                                        \
+        a -= ROT(c, 4);                                                                                                \
+        b ^= a;                                                                                                        \
+        b -= ROT(a, 14);                                                                                               \
+        c ^= b;                                                                                                        \
+        c -= ROT(b, 24);                                                                                               \
     } while (0)
 
-static uint32_t le32(const unsigned char *k) { return k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24; }
+static uint32_t le32(const unsigned char *k)
+{
+    return k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24;
+}
 
 uint32_t sb_checksum(const void *buf, size_t len)
 {
     const unsigned char *k = buf;
-    uint32_t a, b, c;
+    uint32_t             a, b, c;
     a = b = c = 0xdeadbeef + (uint32_t)len;
     while (len > 12) {
         a += le32(k);
@@ -90,8 +112,7 @@ static uint64_t get_addr(const unsigned char *p, int n)
     return (n == 8 ? v == UINT64_MAX : v == (((uint64_t)1 << (8 * n)) - 1)) ? SB_UNDEF : v;
 }
 
-static int read_exact(sb_read_fn rd, void *ctx, uint64_t off, void *buf, size_t len, const char *what,
-                      h5sf_errbuf_t *e)
+static int read_exact(sb_read_fn rd, void *ctx, uint64_t off, void *buf, size_t len, const char *what, h5sf_errbuf_t *e)
 {
     ssize_t n = rd(ctx, off, buf, len);
     if (n < 0)
@@ -132,16 +153,16 @@ static int read_drvinfo_block(sb_read_fn rd, void *ctx, sb_info_t *sb, h5sf_errb
 /* Walk the messages of one object-header chunk [p, p+n); queue
  * continuations; stop at a driver-info message. */
 static int scan_chunk(const sb_info_t *sb, int ohver, unsigned ohflags, const unsigned char *p, size_t n,
-                      uint64_t chunk_off, uint64_t *queue, uint64_t *qlen, int *nq, uint64_t *found,
-                      size_t *found_len, h5sf_errbuf_t *e)
+                      uint64_t chunk_off, uint64_t *queue, uint64_t *qlen, int *nq, uint64_t *found, size_t *found_len,
+                      h5sf_errbuf_t *e)
 {
     const int    O = sb->sizeof_addr, L = sb->sizeof_size;
-    const size_t mh = ohver == 1 ? 8 : 4 + ((ohflags & 0x04) ? 2 : 0);
+    const size_t mh  = ohver == 1 ? 8 : 4 + ((ohflags & 0x04) ? 2 : 0);
     size_t       pos = 0;
     while (pos + mh <= n) {
-        unsigned type  = ohver == 1 ? (unsigned)get_le(p + pos, 2) : p[pos];
-        size_t   size  = (size_t)get_le(p + pos + (ohver == 1 ? 2 : 1), 2);
-        size_t   body  = pos + mh;
+        unsigned type = ohver == 1 ? (unsigned)get_le(p + pos, 2) : p[pos];
+        size_t   size = (size_t)get_le(p + pos + (ohver == 1 ? 2 : 1), 2);
+        size_t   body = pos + mh;
         if (body + size > n)
             return h5sf_fail(e, EINVAL, "superblock extension: message of %zu bytes runs past its chunk", size);
         if (type == MSG_CONT) {
@@ -149,8 +170,8 @@ static int scan_chunk(const sb_info_t *sb, int ohver, unsigned ohflags, const un
                 return h5sf_fail(e, EINVAL, "superblock extension: short continuation message");
             if (*nq >= MAX_CHUNKS)
                 return h5sf_fail(e, EINVAL, "superblock extension: more than %d chunks", MAX_CHUNKS);
-            queue[*nq]  = get_addr(p + body, O);
-            qlen[*nq]   = get_le(p + body + O, L);
+            queue[*nq] = get_addr(p + body, O);
+            qlen[*nq]  = get_le(p + body + O, L);
             (*nq)++;
         }
         else if (type == MSG_DRVINFO) {
@@ -167,13 +188,13 @@ static int scan_chunk(const sb_info_t *sb, int ohver, unsigned ohflags, const un
 static int read_drvinfo_msg(sb_read_fn rd, void *ctx, sb_info_t *sb, h5sf_errbuf_t *e)
 {
     uint64_t       queue[MAX_CHUNKS], qlen[MAX_CHUNKS];
-    int            nq = 0, ohver;
-    unsigned       ohflags = 0;
-    uint64_t       found = SB_UNDEF;
+    int            nq        = 0, ohver;
+    unsigned       ohflags   = 0;
+    uint64_t       found     = SB_UNDEF;
     size_t         found_len = 0;
     unsigned char  h[64];
     unsigned char *buf = NULL;
-    uint64_t       at = sb->base_addr + sb->ext_addr;
+    uint64_t       at  = sb->base_addr + sb->ext_addr;
     int            ret = -1;
 
     ssize_t got = rd(ctx, at, h, sizeof h); /* the prefix may sit close to the end of the file */
@@ -184,8 +205,8 @@ static int read_drvinfo_msg(sb_read_fn rd, void *ctx, sb_info_t *sb, h5sf_errbuf
     if (memcmp(h, "OHDR", 4) == 0) {
         if (h[4] != 2)
             return h5sf_fail(e, EINVAL, "superblock extension: object header version %u", h[4]);
-        ohver   = 2;
-        ohflags = h[5];
+        ohver      = 2;
+        ohflags    = h[5];
         size_t pos = 6 + ((ohflags & 0x20) ? 16 : 0) + ((ohflags & 0x10) ? 4 : 0);
         int    szb = 1 << (ohflags & 3);
         if ((size_t)got < pos + (size_t)szb)
@@ -224,8 +245,8 @@ static int read_drvinfo_msg(sb_read_fn rd, void *ctx, sb_info_t *sb, h5sf_errbuf
             skip = 4;
             len -= 4;
         }
-        if (scan_chunk(sb, ohver, ohflags, buf + skip, len - skip, off + skip, queue, qlen, &nq, &found,
-                       &found_len, e) < 0)
+        if (scan_chunk(sb, ohver, ohflags, buf + skip, len - skip, off + skip, queue, qlen, &nq, &found, &found_len,
+                       e) < 0)
             goto done;
     }
     ret = 0;
@@ -266,7 +287,7 @@ int sb_read(sb_read_fn rd, void *ctx, uint64_t file_size, sb_info_t *sb, h5sf_er
 {
     memset(sb, 0, sizeof *sb);
     sb->ext_addr = sb->driver_addr = SB_UNDEF;
-    uint64_t at = 0;
+    uint64_t at                    = 0;
     for (;;) {
         unsigned char sig[8];
         if (at + sizeof sig > file_size)
@@ -278,20 +299,20 @@ int sb_read(sb_read_fn rd, void *ctx, uint64_t file_size, sb_info_t *sb, h5sf_er
         at = at ? 2 * at : 512;
     }
     sb->sig_off = at;
-    ssize_t n = rd(ctx, at, sb->raw, sizeof sb->raw);
+    ssize_t n   = rd(ctx, at, sb->raw, sizeof sb->raw);
     if (n < 0)
         return h5sf_fail(e, errno, "cannot read the superblock at %" PRIu64 ": %s", at, strerror(errno));
-    const unsigned char *r = sb->raw;
+    const unsigned char *r   = sb->raw;
     size_t               got = (size_t)n;
     if (got < 16)
         return h5sf_fail(e, EINVAL, "superblock at %" PRIu64 " is cut off", at);
     sb->version = r[8];
     size_t fields;
     if (sb->version <= 1) {
-        sb->sizeof_addr  = r[13];
-        sb->sizeof_size  = r[14];
-        fields           = sb->version == 0 ? 24 : 28;
-        sb->sb_len       = fields + 5 * (size_t)sb->sizeof_addr + (size_t)sb->sizeof_size + 24;
+        sb->sizeof_addr = r[13];
+        sb->sizeof_size = r[14];
+        fields          = sb->version == 0 ? 24 : 28;
+        sb->sb_len      = fields + 5 * (size_t)sb->sizeof_addr + (size_t)sb->sizeof_size + 24;
         if (got >= 24)
             sb->status_flags = (unsigned)get_le(r + 20, 4);
     }
@@ -310,7 +331,7 @@ int sb_read(sb_read_fn rd, void *ctx, uint64_t file_size, sb_info_t *sb, h5sf_er
     if (got < sb->sb_len)
         return h5sf_fail(e, EINVAL, "superblock (version %d, %zu bytes) is cut off after %zu bytes", sb->version,
                          sb->sb_len, got);
-    const int O = sb->sizeof_addr;
+    const int O   = sb->sizeof_addr;
     sb->base_addr = get_addr(r + fields, O);
     sb->ext_addr  = get_addr(r + fields + O, O);
     sb->eof       = get_addr(r + fields + 2 * O, O);
@@ -318,10 +339,11 @@ int sb_read(sb_read_fn rd, void *ctx, uint64_t file_size, sb_info_t *sb, h5sf_er
         sb->driver_addr = get_addr(r + fields + 3 * O, O);
     sb->checksum_ok = true;
     if (sb->version >= 2) {
-        size_t body = sb->sb_len - 4;
+        size_t body     = sb->sb_len - 4;
         sb->checksum_ok = sb_checksum(r, body) == (uint32_t)get_le(r + body, 4);
         if (!sb->checksum_ok)
-            return h5sf_fail(e, EINVAL, "superblock checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")",
+            return h5sf_fail(e, EINVAL,
+                             "superblock checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")",
                              (uint32_t)get_le(r + body, 4), sb_checksum(r, body));
     }
     if (sb->base_addr == SB_UNDEF || sb->eof == SB_UNDEF)
@@ -351,8 +373,8 @@ int sb_add_drvinfo(const sb_info_t *sb, const char name[9], const unsigned char 
     memcpy(sb_out, sb->raw, sb->sb_len);
     *sb_len = sb->sb_len;
     if (sb->eof < sb->base_addr)
-        return h5sf_fail(e, EINVAL, "superblock: end of file %" PRIu64 " lies before the base address %" PRIu64, sb->eof,
-                         sb->base_addr);
+        return h5sf_fail(e, EINVAL, "superblock: end of file %" PRIu64 " lies before the base address %" PRIu64,
+                         sb->eof, sb->base_addr);
     const uint64_t at = sb->eof - sb->base_addr; /* new structure goes at the old end of file (relative) */
 
     if (sb->version <= 1) {
@@ -371,15 +393,16 @@ int sb_add_drvinfo(const sb_info_t *sb, const char name[9], const unsigned char 
     if (sb->ext_addr != SB_UNDEF)
         return h5sf_fail(e, ENOTSUP,
                          "the version %d superblock already has an extension (file-space or shared-message "
-                         "settings); h5sf-split cannot add driver info to it", sb->version);
+                         "settings); h5sf-split cannot add driver info to it",
+                         sb->version);
     /* A version 2 object header with one message: driver info, marked
      * "don't share" as HDF5 marks its own (H5F__super_init). */
-    const size_t body  = 1 + 8 + 2 + info_len;
-    const size_t chunk = 4 + body;
-    const int    szb   = chunk <= 0xff ? 1 : 2;
-    unsigned char *p = tail;
+    const size_t   body  = 1 + 8 + 2 + info_len;
+    const size_t   chunk = 4 + body;
+    const int      szb   = chunk <= 0xff ? 1 : 2;
+    unsigned char *p     = tail;
     memcpy(p, "OHDR", 4);
-    p[4] = 2;                   /* version */
+    p[4] = 2;                      /* version */
     p[5] = szb == 1 ? 0x00 : 0x01; /* chunk-0 size field width; no times, no attribute settings */
     p += 6;
     put_le(p, chunk, szb);

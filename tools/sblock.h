@@ -19,29 +19,29 @@
 #include <sys/types.h>
 #include "errbuf.h"
 
-#define SB_UNDEF        UINT64_MAX
-#define SB_DRVINFO_MAX  1024 /* H5F_MAX_DRVINFOBLOCK_SIZE */
-#define SB_RAW_MAX      256  /* any superblock with 8-byte addresses fits */
+#define SB_UNDEF       UINT64_MAX
+#define SB_DRVINFO_MAX 1024 /* H5F_MAX_DRVINFOBLOCK_SIZE */
+#define SB_RAW_MAX     256  /* any superblock with 8-byte addresses fits */
 
 /* Read len bytes at absolute offset off; returns the bytes read (fewer at
  * end of file) or -1 on error (errno set). */
 typedef ssize_t (*sb_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
 
 typedef struct sb_info {
-    uint64_t sig_off;      /* absolute offset of the signature (user block size) */
-    int      version;      /* 0..3 */
-    int      sizeof_addr, sizeof_size;
-    unsigned status_flags;
-    uint64_t base_addr;    /* as stored (absolute) */
-    uint64_t ext_addr;     /* superblock extension, relative to base; SB_UNDEF if none */
-    uint64_t eof;          /* end of file, absolute: HDF5 stores it so (H5F__super_read) */
-    uint64_t driver_addr;  /* v0/1 driver info block, relative to base; SB_UNDEF if none */
-    size_t   sb_len;       /* bytes of the superblock itself */
+    uint64_t      sig_off; /* absolute offset of the signature (user block size) */
+    int           version; /* 0..3 */
+    int           sizeof_addr, sizeof_size;
+    unsigned      status_flags;
+    uint64_t      base_addr;   /* as stored (absolute) */
+    uint64_t      ext_addr;    /* superblock extension, relative to base; SB_UNDEF if none */
+    uint64_t      eof;         /* end of file, absolute: HDF5 stores it so (H5F__super_read) */
+    uint64_t      driver_addr; /* v0/1 driver info block, relative to base; SB_UNDEF if none */
+    size_t        sb_len;      /* bytes of the superblock itself */
     unsigned char raw[SB_RAW_MAX];
-    bool     checksum_ok;  /* v2/3 only; always true for v0/1 */
+    bool          checksum_ok; /* v2/3 only; always true for v0/1 */
     /* driver info, wherever it lives */
     bool          has_drvinfo;
-    uint64_t      drvinfo_off;    /* absolute offset of the info bytes */
+    uint64_t      drvinfo_off; /* absolute offset of the info bytes */
     char          drv_name[9];
     unsigned char drv_buf[SB_DRVINFO_MAX];
     size_t        drv_len;

@@ -149,9 +149,9 @@ static int logical_io(const tk_set_t *t, uint64_t off, char *buf, size_t len, bo
 {
     const uint64_t S = (uint64_t)t->l.stripe_size;
     while (len > 0) {
-        int      s   = sf_subfile_of(off, S, t->n);
-        uint64_t so  = sf_subfile_off(off, S, t->n);
-        size_t   n   = (size_t)(S - off % S);
+        int      s  = sf_subfile_of(off, S, t->n);
+        uint64_t so = sf_subfile_off(off, S, t->n);
+        size_t   n  = (size_t)(S - off % S);
         if (n > len)
             n = len;
         if (write) {
@@ -171,7 +171,10 @@ static int logical_io(const tk_set_t *t, uint64_t off, char *buf, size_t len, bo
     return 0;
 }
 
-int tk_read_logical(const tk_set_t *t, uint64_t off, void *buf, size_t len) { return logical_io(t, off, buf, len, false); }
+int tk_read_logical(const tk_set_t *t, uint64_t off, void *buf, size_t len)
+{
+    return logical_io(t, off, buf, len, false);
+}
 int tk_write_logical(const tk_set_t *t, uint64_t off, const void *buf, size_t len)
 {
     return logical_io(t, off, (char *)(uintptr_t)buf, len, true);
@@ -197,7 +200,7 @@ static ssize_t sb_reader(void *ctx, uint64_t off, void *buf, size_t len)
 
 int tk_superblock(const tk_set_t *t, sb_info_t *sb, bool *from_stub, h5sf_errbuf_t *e)
 {
-    rdctx_t c = {t, -1, t->sub_eof > t->stub_size ? t->sub_eof : t->stub_size};
+    rdctx_t c  = {t, -1, t->sub_eof > t->stub_size ? t->sub_eof : t->stub_size};
     *from_stub = t->fd[0] < 0;
     if (*from_stub && (c.fd = open(t->stub, O_RDONLY | O_CLOEXEC)) < 0)
         return h5sf_fail(e, errno, "cannot open %s: %s", t->stub, strerror(errno));
@@ -223,7 +226,7 @@ int64_t tk_copy_range(int in, uint64_t ioff, int out, uint64_t ooff, uint64_t le
         }
         else {
             size_t want = len - done < bufsz ? (size_t)(len - done) : bufsz;
-            n = pread(in, buf, want, (off_t)(ioff + done));
+            n           = pread(in, buf, want, (off_t)(ioff + done));
             if (n > 0 && tk_pwrite(out, buf, (size_t)n, ooff + done) < 0)
                 return -1;
         }
@@ -240,9 +243,9 @@ int64_t tk_copy_range(int in, uint64_t ioff, int out, uint64_t ooff, uint64_t le
 
 int tk_copy_file(const char *src, const char *dst, bool replace, h5sf_errbuf_t *e)
 {
-    struct stat st;
-    int         in = -1, out = -1, ret = -1;
-    char       *buf = NULL;
+    struct stat  st;
+    int          in = -1, out = -1, ret = -1;
+    char        *buf   = NULL;
     const size_t bufsz = (size_t)4 << 20;
 
     if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0 || fstat(in, &st) < 0) {
@@ -262,8 +265,8 @@ int tk_copy_file(const char *src, const char *dst, bool replace, h5sf_errbuf_t *
     while (pos < size) {
         off_t d = lseek(in, (off_t)pos, SEEK_DATA), h;
         if (d < 0 && errno == ENXIO)
-            break; /* only a hole is left */
-        if (d < 0) {  /* no SEEK_DATA here: copy everything */
+            break;   /* only a hole is left */
+        if (d < 0) { /* no SEEK_DATA here: copy everything */
             d = (off_t)pos;
             h = (off_t)size;
         }

@@ -20,15 +20,15 @@
 /* One subfiled file as found on disk. */
 typedef struct tk_set {
     h5sf_layout_t l;
-    char          stub[TK_PATH];  /* path as given                          */
+    char          stub[TK_PATH]; /* path as given                          */
     uint64_t      stub_size;
     char          config[TK_PATH];
-    int           n;              /* stripe count                           */
-    char        **path;           /* subfile paths                          */
-    int          *fd;             /* -1: missing or not opened              */
-    int64_t      *size;           /* -1: missing                            */
-    int          *err;            /* errno of a failed stat, 0 if present   */
-    uint64_t      sub_eof;        /* logical EOF implied by the subfiles    */
+    int           n;       /* stripe count                           */
+    char        **path;    /* subfile paths                          */
+    int          *fd;      /* -1: missing or not opened              */
+    int64_t      *size;    /* -1: missing                            */
+    int          *err;     /* errno of a failed stat, 0 if present   */
+    uint64_t      sub_eof; /* logical EOF implied by the subfiles    */
 } tk_set_t;
 
 /* The config directory: the option if given, else $H5SF_CONFIG_DIR, else
@@ -40,8 +40,8 @@ const char *tk_config_dir(const char *opt);
  * config file, then stat every subfile (missing ones are recorded, not an
  * error) and open the present ones with open_flags unless it is -1.
  * subfile_dir, if not NULL, overrides the config file's. */
-int  tk_open(tk_set_t *t, const char *stub, const char *config_dir, const char *subfile_dir, int open_flags,
-             h5sf_errbuf_t *e);
+int tk_open(tk_set_t *t, const char *stub, const char *config_dir, const char *subfile_dir, int open_flags,
+            h5sf_errbuf_t *e);
 /* Fill path[] and allocate the arrays once t->l is complete (tk_open does
  * this itself; h5sf-split and h5sf-mv call it for a layout they create). */
 int  tk_alloc(tk_set_t *t, h5sf_errbuf_t *e);

@@ -73,8 +73,7 @@ void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback)
 
 /* h5sf_fail() naming what failed (printf-style), with the newest HDF5 error
  * text as the cause (captured first: the next HDF5 call clears it). */
-static int fail_hdf5(h5sf_errbuf_t *e, int err_no, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static int fail_hdf5(h5sf_errbuf_t *e, int err_no, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail_hdf5(h5sf_errbuf_t *e, int err_no, const char *fmt, ...)
 {
     char    what[300];
@@ -143,7 +142,7 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 {
     char  path[2 * H5SF_LAYOUT_PATH_MAX];
     int   failed = 0;
-    hid_t fapl = H5I_INVALID_HID, id;
+    hid_t fapl   = H5I_INVALID_HID, id;
 
     if (h5sf_ioc_ctx_acquire(f->comm, f->cfg.timeout > 0 ? f->cfg.timeout : H5SF_DEFAULT_TIMEOUT, &f->ctx, e) < 0)
         return h5sf_agree(f->comm, 1, e);
@@ -174,8 +173,8 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         if (subfile_path(f, s, path, sizeof path, e) < 0)
             failed = 1;
         else if (H5Pset_driver(fapl, id, &fa) < 0 ||
-                 !(f->chan[s] = H5FDopen(path, flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL),
-                                         fapl, H5SF_MAXADDR)))
+                 !(f->chan[s] = H5FDopen(path, flags & ~(unsigned)(H5F_ACC_CREAT | H5F_ACC_TRUNC | H5F_ACC_EXCL), fapl,
+                                         H5SF_MAXADDR)))
             failed = fail_hdf5(e, 0, "cannot open IOC channel for subfile %.250s", path) < 0;
     }
     if (fapl >= 0)
@@ -214,8 +213,8 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
         return h5sf_fail(e, 0, "MPI_Allreduce of the subfile sizes failed");
     }
     const uint64_t S = (uint64_t)f->layout.stripe_size;
-    f->eof      = sf_complete_eof(all, S, N);
-    f->eof_long = sf_logical_eof(all, S, N) > f->eof;
+    f->eof           = sf_complete_eof(all, S, N);
+    f->eof_long      = sf_logical_eof(all, S, N) > f->eof;
     free(mine);
     free(all);
     return 0;
@@ -223,15 +222,14 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
 
 int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 {
-    int N = f->layout.stripe_count;
+    int N       = f->layout.stripe_count;
     f->chan     = calloc((size_t)N, sizeof *f->chan);
     f->chan_eoa = calloc((size_t)N, sizeof *f->chan_eoa);
     f->fd       = malloc((size_t)N * sizeof *f->fd);
     f->jobs     = calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
     f->js       = calloc((size_t)N, sizeof *f->js);
-    int failed  = !f->chan || !f->chan_eoa || !f->fd || !f->jobs || !f->js
-                      ? h5sf_fail(e, ENOMEM, "out of memory") < 0
-                      : 0;
+    int failed =
+        !f->chan || !f->chan_eoa || !f->fd || !f->jobs || !f->js ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
     for (int s = 0; f->fd && s < N; s++)
         f->fd[s] = -1;
     if (h5sf_agree(f->comm, failed, e) < 0)
@@ -360,7 +358,10 @@ typedef struct h5sf_vecbuf {
 static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t *e)
 {
     if (l->n > v->cap) {
-        free(v->addrs); free(v->sizes); free(v->bufs); free(v->types);
+        free(v->addrs);
+        free(v->sizes);
+        free(v->bufs);
+        free(v->types);
         v->cap   = l->n;
         v->addrs = malloc(v->cap * sizeof *v->addrs);
         v->sizes = malloc(v->cap * sizeof *v->sizes);
@@ -385,15 +386,14 @@ static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t
 
 /* One vector call on channel ch (a few if a list ever held more than
  * H5SF_MAX_PIECES; io.c's rounds keep it below). */
-static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_list_t *l, vecbuf_t *v,
-                   h5sf_errbuf_t *e)
+static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_list_t *l, vecbuf_t *v, h5sf_errbuf_t *e)
 {
     for (size_t j = 0; j < l->n;) {
         uint32_t n = (uint32_t)((l->n - j) > H5SF_MAX_PIECES ? H5SF_MAX_PIECES : (l->n - j));
-        herr_t   r = is_write ? H5FDwrite_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,
-                                                 (const void **)(v->bufs + j))
-                              : H5FDread_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,
-                                                v->bufs + j);
+        herr_t   r = is_write
+                         ? H5FDwrite_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,
+                                            (const void **)(v->bufs + j))
+                         : H5FDread_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j, v->bufs + j);
         if (r < 0) {
             h5sf_err_capture(e, "channel I/O failed");
             return -1;
@@ -464,8 +464,7 @@ static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, u
     char path[2 * H5SF_LAYOUT_PATH_MAX];
     if (subfile_path(f, s, path, sizeof path, e) < 0)
         snprintf(path, sizeof path, "%d", s);
-    return h5sf_fail(e, err,
-                     "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
+    return h5sf_fail(e, err, "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
                      f->rank, is_write ? "pwrite" : "pread", (unsigned long long)j->err_len,
                      (unsigned long long)j->err_off, path, strerror(err), err) < 0;
 }
@@ -521,10 +520,10 @@ typedef struct posted {
 } posted_t;
 
 struct h5sf_bracket {
-    h5sf_pool_batch_t *batch;        /* the pool's jobs, opened at the first post */
-    posted_t          *head, *tail;  /* their calls, in post order                */
-    unsigned char     *begun;        /* IOC channels left in COBEGIN (per subfile) */
-    int                failed;       /* e holds the first failure's cause         */
+    h5sf_pool_batch_t *batch;       /* the pool's jobs, opened at the first post */
+    posted_t          *head, *tail; /* their calls, in post order                */
+    unsigned char     *begun;       /* IOC channels left in COBEGIN (per subfile) */
+    int                failed;      /* e holds the first failure's cause         */
     h5sf_errbuf_t      e;
 };
 
@@ -539,8 +538,7 @@ static void posted_free(posted_t *p)
 
 /* Copy jobs[0..n) (subfiles js) to the heap and hand them to the
  * bracket's batch, which runs them without the caller waiting. */
-static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, const int *js, int n,
-                     h5sf_errbuf_t *e)
+static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, const int *js, int n, h5sf_errbuf_t *e)
 {
     struct h5sf_bracket *b  = f->co;
     size_t               np = 0, at = 0;
@@ -555,8 +553,8 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
         free(p);
         return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
     }
-    p->bytes   = (uint64_t *)(p->pieces + np);
-    p->subfile = (int *)(p->bytes + n);
+    p->bytes    = (uint64_t *)(p->pieces + np);
+    p->subfile  = (int *)(p->bytes + n);
     p->is_write = is_write;
     for (int k = 0; k < n; k++, p->n++) {
         p->jobs[k]    = jobs[k];
@@ -568,8 +566,7 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
         if ((p->jobs[k].fd = fcntl(jobs[k].fd, F_DUPFD_CLOEXEC, 0)) < 0) {
             int err = errno;
             posted_free(p);
-            return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k],
-                             strerror(err));
+            return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k], strerror(err));
         }
     }
     if (b->tail)
@@ -613,8 +610,7 @@ int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
         if (!b->begun[s])
             continue;
         b->begun[s] = 0;
-        if (f->chan[s] && !h5sf_mpi_finalizing() &&
-            H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
+        if (f->chan[s] && !h5sf_mpi_finalizing() && H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
             h5sf_err_capture(&t, "channel I/O failed");
             bracket_fail(b, &t);
         }
@@ -663,9 +659,9 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
 {
     sf_plan_t *p      = &f->plan;
     int        failed = 0, nt = p->ntouched, nj = 0;
-    const bool ioc    = f->channel == H5FD_H5SF_CHANNEL_IOC;
+    const bool ioc     = f->channel == H5FD_H5SF_CHANNEL_IOC;
     const bool posting = post && f->co;
-    const bool co     = ioc && (nt > 1 || posting);
+    const bool co      = ioc && (nt > 1 || posting);
 
     if (f->xcur) { /* one more round of the running call (its report) */
         f->xcur->rounds++;
@@ -683,8 +679,8 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
     h5sf_pio_t *jobs = f->jobs; /* made at open: small calls pay no malloc */
     int        *js   = f->js;
     for (int k = 0; k < nt && !failed; k++) {
-        int        s = p->touched[k];
-        sf_list_t *l = &p->lists[s];
+        int        s   = p->touched[k];
+        sf_list_t *l   = &p->lists[s];
         haddr_t    end = 0;
         int        fd  = ioc ? h5sf_local_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
         if (fd >= 0) {
@@ -732,7 +728,10 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
 void h5sf_channels_free(h5sf_file_t *f)
 {
     if (f->vec) {
-        free(f->vec->addrs); free(f->vec->sizes); free(f->vec->bufs); free(f->vec->types);
+        free(f->vec->addrs);
+        free(f->vec->sizes);
+        free(f->vec->bufs);
+        free(f->vec->types);
         free(f->vec);
         f->vec = NULL;
     }

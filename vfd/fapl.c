@@ -25,7 +25,7 @@ H5SF_API hid_t H5FD_h5sf_init(void) { return h5sf_register(); }
 H5SF_API herr_t H5Pset_fapl_h5sf(hid_t fapl_id, const H5FD_h5sf_config_t *config)
 {
     H5FD_h5sf_config_t cfg;
-    h5sf_errbuf_t      eb = {0};
+    h5sf_errbuf_t      eb        = {0};
     herr_t             ret_value = 0;
     hid_t              id;
 
@@ -45,7 +45,7 @@ done:
 
 H5SF_API herr_t H5Pget_fapl_h5sf(hid_t fapl_id, H5FD_h5sf_config_t *config)
 {
-    h5sf_errbuf_t eb = {0};
+    h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
 
     if (!config)

@@ -94,7 +94,7 @@ static void close_open_h5sf_files(void)
                 ours = strcmp(f->name, name) == 0;
         if (!ours)
             continue;
-        ssize_t m = H5Fget_obj_count(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE);
+        ssize_t m    = H5Fget_obj_count(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE);
         hid_t  *objs = m > 0 ? malloc((size_t)m * sizeof *objs) : NULL;
         if (objs) {
             m = H5Fget_obj_ids(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)m, objs);
@@ -118,11 +118,14 @@ static void on_mpi_finalize(void)
     for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
         h5sf_errbuf_t eb = {0};
         if (h5sf_channels_direct(f, &eb) < 0)
-            fprintf(stderr, "h5sf: rank %d: %s was left open at MPI_Finalize and cannot be closed without its "
-                            "I/O concentrators: %s\n", f->rank, f->name, eb.msg);
+            fprintf(stderr,
+                    "h5sf: rank %d: %s was left open at MPI_Finalize and cannot be closed without its "
+                    "I/O concentrators: %s\n",
+                    f->rank, f->name, eb.msg);
     }
     if (h5sf_registry_first()) {
-        H5E_BEGIN_TRY { close_open_h5sf_files(); } H5E_END_TRY
+        H5E_BEGIN_TRY { close_open_h5sf_files(); }
+        H5E_END_TRY
     }
     for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next)
         f->mpi_dead = true;
@@ -199,12 +202,12 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
             f->layout.inode = (uint64_t)st.st_ino;
             snprintf(f->layout.config_dir, sizeof f->layout.config_dir, "%s", f->cfg.config_dir);
             if (creating) {
-                f->layout.stripe_size  = f->cfg.stripe_size > 0 ? f->cfg.stripe_size : H5SF_DEFAULT_STRIPE_SIZE;
-                f->layout.stripe_count = f->cfg.stripe_count > 0 ? f->cfg.stripe_count
-                                                                 : h5sf_iocmap_default_count(f->size, f->leads, f->iocs,
-                                                                                             f->nioc,
-                                                                                             H5SF_DEFAULT_SUBFILES_PER_IOC);
-                f->layout.ioc_count    = f->nioc;
+                f->layout.stripe_size = f->cfg.stripe_size > 0 ? f->cfg.stripe_size : H5SF_DEFAULT_STRIPE_SIZE;
+                f->layout.stripe_count =
+                    f->cfg.stripe_count > 0
+                        ? f->cfg.stripe_count
+                        : h5sf_iocmap_default_count(f->size, f->leads, f->iocs, f->nioc, H5SF_DEFAULT_SUBFILES_PER_IOC);
+                f->layout.ioc_count = f->nioc;
                 /* Absolute from here on: the config file records it, and
                  * every rank uses rank 0's (broadcast below). */
                 if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0 ||
@@ -215,8 +218,9 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                 /* A stub whose objects are elsewhere is no plain file (its
                  * driver info may sit in those objects: HDF5 2.x). */
                 if (h5sf_stub_lacks_root(f->stub_fd))
-                    failed = h5sf_fail(e, ENOENT, "%s is a subfiled file, but its config file %s does not exist "
-                                                  "(set config_dir / H5SF_CONFIG_DIR to where it is)",
+                    failed = h5sf_fail(e, ENOENT,
+                                       "%s is a subfiled file, but its config file %s does not exist "
+                                       "(set config_dir / H5SF_CONFIG_DIR to where it is)",
                                        f->name, cfg) < 0;
                 else
                     h5sf_layout_set_plain(&f->layout);
@@ -272,7 +276,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     h5sf_file_t  *f         = NULL;
     H5FD_t       *ret_value = NULL;
     h5sf_errbuf_t eb        = {0};
-    int           provided  = 0, failed = 0;
+    int           provided = 0, failed = 0;
 
     if (!name || !*name)
         H5SF_GOTO(NULL, H5E_ARGS, H5E_BADVALUE, "invalid file name");
@@ -298,7 +302,8 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
          * other ranks may be fine and waiting. */
         const H5FD_h5sf_config_t *di = NULL;
         h5sf_config_defaults(&f->cfg);
-        H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); } H5E_END_TRY
+        H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
+        H5E_END_TRY
         if (di) {
             f->cfg.comm = di->comm;
             f->cfg.info = di->info;
@@ -331,14 +336,17 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         static bool said;
         if (f->channel == H5FD_H5SF_CHANNEL_DIRECT && f->rank == 0 && !said) {
             said = true;
-            fprintf(stderr, "h5sf: MPI_THREAD_MULTIPLE is not available (thread level %d); "
-                            "using the direct channel (no I/O concentrators)\n", provided);
+            fprintf(stderr,
+                    "h5sf: MPI_THREAD_MULTIPLE is not available (thread level %d); "
+                    "using the direct channel (no I/O concentrators)\n",
+                    provided);
         }
     }
     else if (f->channel == H5FD_H5SF_CHANNEL_IOC && provided != MPI_THREAD_MULTIPLE)
         H5SF_GOTO(NULL, H5E_VFL, H5E_UNSUPPORTED,
                   "channel=ioc needs MPI_THREAD_MULTIPLE, but MPI provides thread level %d; "
-                  "initialize MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) or use channel=direct", provided);
+                  "initialize MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) or use channel=direct",
+                  provided);
 
     /* The IOC list depends on the subfile count, as in the built-in: the
      * setting's for a new file (whose layout needs the IOC count), the
@@ -370,7 +378,8 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         /* Every rank failed together (agreed): close, collectively, what
          * was opened, so a failed open leaks no descriptors or IOC state. */
         h5sf_errbuf_t tmp = {0};
-        H5E_BEGIN_TRY { h5sf_channels_close(f, &tmp); } H5E_END_TRY
+        H5E_BEGIN_TRY { h5sf_channels_close(f, &tmp); }
+        H5E_END_TRY
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     }
 
@@ -413,8 +422,8 @@ static herr_t h5sf_close(H5FD_t *file)
     if (h5sf_channels_close(f, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
     if (cofailed)
-        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
-                  "close of %s inside a COBEGIN bracket: a posted transfer failed: %s", f->name, coeb.msg);
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "close of %s inside a COBEGIN bracket: a posted transfer failed: %s",
+                  f->name, coeb.msg);
 done:
     file_free(f);
     if (saved >= 0)
@@ -474,7 +483,8 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
     int           failed    = 0;
-    (void)dxpl; (void)closing;
+    (void)dxpl;
+    (void)closing;
 
     /* Inside a bracket, what was posted completes first (sizes, EOF); a
      * failure of it fails this call too. */
@@ -497,8 +507,8 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     if (!failed && h5sf_channels_truncate(f, f->eoa, &eb) < 0)
         failed = 1;
     if (!failed && f->rank == 0 && ftruncate(f->stub_fd, (off_t)f->eoa) < 0)
-        failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name,
-                           (unsigned long long)f->eoa, strerror(errno)) < 0;
+        failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name, (unsigned long long)f->eoa,
+                           strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, H5E_TRUNCATED, &eb);
     f->eof      = f->eoa;
@@ -517,15 +527,15 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
     h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
     int           failed;
-    (void)dxpl; (void)closing;
+    (void)dxpl;
+    (void)closing;
 
     /* Inside a bracket, what was posted completes first (and is synced
      * below); a failure of it fails the flush. */
     failed = h5sf_channels_drain(f, &eb) < 0;
     if (f->mpi_dead || !f->cfg.fsync || !(f->flags & H5F_ACC_RDWR)) {
         if (failed)
-            H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name,
-                      eb.msg);
+            H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
         goto done;
     }
     MPI_Barrier(f->comm);
@@ -547,7 +557,8 @@ static void delete_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
 {
     const H5FD_h5sf_config_t *di = NULL;
     h5sf_config_defaults(cfg);
-    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); } H5E_END_TRY
+    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
+    H5E_END_TRY
     if (di) {
         cfg->comm = di->comm;
         cfg->info = di->info;
@@ -638,21 +649,11 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
     (void)input;
 
     switch (op) {
-        case H5FD_CTL_GET_MPI_COMMUNICATOR_OPCODE:
-            **((MPI_Comm **)output) = f->comm;
-            break;
-        case H5FD_CTL_GET_MPI_INFO_OPCODE:
-            **((MPI_Info **)output) = f->info;
-            break;
-        case H5FD_CTL_GET_MPI_RANK_OPCODE:
-            **((int **)output) = f->rank;
-            break;
-        case H5FD_CTL_GET_MPI_SIZE_OPCODE:
-            **((int **)output) = f->size;
-            break;
-        case H5FD_CTL_GET_MPI_FILE_SYNC_OPCODE:
-            **((hbool_t **)output) = false;
-            break;
+        case H5FD_CTL_GET_MPI_COMMUNICATOR_OPCODE: **((MPI_Comm **)output) = f->comm; break;
+        case H5FD_CTL_GET_MPI_INFO_OPCODE: **((MPI_Info **)output) = f->info; break;
+        case H5FD_CTL_GET_MPI_RANK_OPCODE: **((int **)output) = f->rank; break;
+        case H5FD_CTL_GET_MPI_SIZE_OPCODE: **((int **)output) = f->size; break;
+        case H5FD_CTL_GET_MPI_FILE_SYNC_OPCODE: **((hbool_t **)output) = false; break;
         case H5FD_H5SF_CTL_GET_STATS: {
             h5sf_stats_t *st = *(h5sf_stats_t **)output;
             *st              = f->stats;
@@ -680,9 +681,7 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
             l->inode              = f->layout.inode;
             break;
         }
-        case H5FD_H5SF_CTL_GET_TRANSFER:
-            **(H5FD_h5sf_transfer_t **)output = f->xfer;
-            break;
+        case H5FD_H5SF_CTL_GET_TRANSFER: **(H5FD_h5sf_transfer_t **)output = f->xfer; break;
         case H5FD_H5SF_CTL_COBEGIN:
             if (f->co_depth == 0 && h5sf_channels_cobegin(f, &eb) < 0)
                 H5SF_GOTO_EB(-1, H5E_VFL, H5E_FCNTL, &eb);
@@ -692,8 +691,8 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
             if (f->co_depth == 0)
                 H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
             if (--f->co_depth == 0 && h5sf_channels_coend(f, &eb) < 0)
-                H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
-                          "COEND on %s: a transfer posted since COBEGIN failed: %s", f->name, eb.msg);
+                H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
+                          f->name, eb.msg);
             break;
         default:
             if (flags & H5FD_CTL_FAIL_IF_UNKNOWN_FLAG)
@@ -741,7 +740,8 @@ static herr_t h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char
         if (!strncmp(name, "Subfilin", 8))
             H5SF_GOTO(-1, H5E_VFL, H5E_CANTOPENFILE,
                       "%s is a subfiled file, but its config file %s does not exist (set config_dir / "
-                      "H5SF_CONFIG_DIR to where it is)", f->name, cfg);
+                      "H5SF_CONFIG_DIR to where it is)",
+                      f->name, cfg);
         H5SF_GOTO(-1, H5E_VFL, H5E_CANTOPENFILE,
                   "%s carries driver info of another driver (\"%.8s\"); open it with that driver", f->name, name);
     }
@@ -752,8 +752,9 @@ static herr_t h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char
     if (l.stripe_size != f->layout.stripe_size || l.stripe_count != f->layout.stripe_count)
         H5SF_GOTO(-1, H5E_VFL, H5E_BADVALUE,
                   "config file of %s (stripe_size %lld, %d subfiles) disagrees with the superblock's "
-                  "driver info (stripe_size %lld, %d subfiles)", f->name, (long long)f->layout.stripe_size,
-                  f->layout.stripe_count, (long long)l.stripe_size, l.stripe_count);
+                  "driver info (stripe_size %lld, %d subfiles)",
+                  f->name, (long long)f->layout.stripe_size, f->layout.stripe_count, (long long)l.stripe_size,
+                  l.stripe_count);
 done:
     return ret_value;
 }
@@ -765,7 +766,7 @@ done:
  * H5Pset_fapl_h5sf, and every copy HDF5 makes is freed on its own. */
 static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info info)
 {
-    H5FD_h5sf_config_t *c = malloc(sizeof *c);
+    H5FD_h5sf_config_t *c    = malloc(sizeof *c);
     int                 init = 0, fin = 0, provided;
     if (!c)
         return NULL;

@@ -48,7 +48,7 @@ static void lookup(void)
     if (priv.looked)
         return;
     priv.looked = true;
-    if (getenv("H5SF_TEST_NO_PRIVATE_HDF5"))   /* exercise the fallback */
+    if (getenv("H5SF_TEST_NO_PRIVATE_HDF5")) /* exercise the fallback */
         return;
     *(void **)&priv.xfer_mode  = hdf5_sym("H5CX_get_io_xfer_mode");
     *(void **)&priv.coll_types = hdf5_sym("H5CX_get_mpi_coll_datatypes");
@@ -81,9 +81,10 @@ int h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype 
         return 0;
     }
     if (!priv.coll_types)
-        return h5sf_fail(e, 0, "collective transfer: this HDF5 does not export H5CX_get_mpi_coll_datatypes, "
-                               "which h5sf needs to read HDF5's MPI datatypes; use independent transfers "
-                               "(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_INDEPENDENT))");
+        return h5sf_fail(e, 0,
+                         "collective transfer: this HDF5 does not export H5CX_get_mpi_coll_datatypes, "
+                         "which h5sf needs to read HDF5's MPI datatypes; use independent transfers "
+                         "(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_INDEPENDENT))");
     if (priv.coll_types(btype, ftype) < 0)
         return h5sf_fail(e, 0, "cannot get the collective MPI datatypes from HDF5");
     return 0;
@@ -91,9 +92,9 @@ int h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype 
 
 /* ---- version check ---------------------------------------------------- */
 /* Tested by CI (scripts/test-versions.sh): 1.14.5 up to 2.2.x. */
-#define TESTED_MIN 11405u /* 1.14.5 */
-#define TESTED_MAX 20299u /* 2.2.x  */
-#define VKEY(a, b, c) ((unsigned)(a) * 10000u + (unsigned)(b) * 100u + (unsigned)(c))
+#define TESTED_MIN    11405u /* 1.14.5 */
+#define TESTED_MAX    20299u /* 2.2.x  */
+#define VKEY(a, b, c) ((unsigned)(a)*10000u + (unsigned)(b)*100u + (unsigned)(c))
 
 int h5sf_check_hdf5_version(void)
 {
@@ -106,19 +107,19 @@ int h5sf_check_hdf5_version(void)
     v = VKEY(maj, min, rel);
     if (v < TESTED_MIN || v > TESTED_MAX) {
         H5SF_PUSH(H5E_PLUGIN, H5E_BADVALUE,
-                      "h5sf is tested with HDF5 1.14.5 .. 2.2.x, not with HDF5 %u.%u.%u; it uses HDF5's "
-                      "private API context (docs/architecture.md) and refuses to load "
-                      "(H5SF_ALLOW_UNTESTED_HDF5=1 loads it anyway, at your risk)",
-                      maj, min, rel);
+                  "h5sf is tested with HDF5 1.14.5 .. 2.2.x, not with HDF5 %u.%u.%u; it uses HDF5's "
+                  "private API context (docs/architecture.md) and refuses to load "
+                  "(H5SF_ALLOW_UNTESTED_HDF5=1 loads it anyway, at your risk)",
+                  maj, min, rel);
         return -1;
     }
     /* The driver class layout follows HDF5's major.minor: a plugin built
      * for one must not be handed to another. */
     if (maj != H5_VERS_MAJOR || min != H5_VERS_MINOR) {
         H5SF_PUSH(H5E_PLUGIN, H5E_BADVALUE,
-                      "h5sf was built with HDF5 %d.%d.%d but is loaded into HDF5 %u.%u.%u: rebuild it "
-                      "against this HDF5 (H5SF_ALLOW_UNTESTED_HDF5=1 loads it anyway, at your risk)",
-                      H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE, maj, min, rel);
+                  "h5sf was built with HDF5 %d.%d.%d but is loaded into HDF5 %u.%u.%u: rebuild it "
+                  "against this HDF5 (H5SF_ALLOW_UNTESTED_HDF5=1 loads it anyway, at your risk)",
+                  H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE, maj, min, rel);
         return -1;
     }
     return 0;

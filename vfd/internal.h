@@ -46,27 +46,27 @@
 
 /* ---- errors (err.c) --------------------------------------------------- */
 extern hid_t h5sf_err_class;
-int  h5sf_err_init(void);
-void h5sf_err_term(void);
+int          h5sf_err_init(void);
+void         h5sf_err_term(void);
 /* Compile-time printf check of H5SF_PUSH's arguments (never called). */
 static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char *fmt, ...) { (void)fmt; }
 
 /* Push an error on h5sf's class naming the caller's file, function and line
  * (the one call of H5Epush2 in h5sf). */
-#define H5SF_PUSH(maj, min, ...)                                                                    \
-    do {                                                                                            \
-        if (0)                                                                                      \
-            h5sf_err_fmt(__VA_ARGS__);                                                              \
-        if (h5sf_err_init() == 0)                                                                   \
-            H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, h5sf_err_class, maj, min, __VA_ARGS__); \
+#define H5SF_PUSH(maj, min, ...)                                                                                       \
+    do {                                                                                                               \
+        if (0)                                                                                                         \
+            h5sf_err_fmt(__VA_ARGS__);                                                                                 \
+        if (h5sf_err_init() == 0)                                                                                      \
+            H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, h5sf_err_class, maj, min, __VA_ARGS__);                \
     } while (0)
 
 /* Push an error and jump to the function's single `done:` exit. */
-#define H5SF_GOTO(ret, maj, min, ...)                                                               \
-    do {                                                                                            \
-        H5SF_PUSH(maj, min, __VA_ARGS__);                                                           \
-        ret_value = (ret);                                                                          \
-        goto done;                                                                                  \
+#define H5SF_GOTO(ret, maj, min, ...)                                                                                  \
+    do {                                                                                                               \
+        H5SF_PUSH(maj, min, __VA_ARGS__);                                                                              \
+        ret_value = (ret);                                                                                             \
+        goto done;                                                                                                     \
     } while (0)
 /* Same, with the text of an h5sf_errbuf_t from common/ or ioc/. */
 #define H5SF_GOTO_EB(ret, maj, min, eb) H5SF_GOTO(ret, maj, min, "%s", (eb)->msg)
@@ -76,10 +76,10 @@ static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char
 bool h5sf_priv_collective(hid_t dxpl);
 /* HDF5's memory and file MPI datatypes of the current collective transfer
  * of memory type `type`. */
-int  h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e);
+int h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype *ftype, h5sf_errbuf_t *e);
 /* 0 if the running HDF5 is in the tested range (or overridden), else pushes
  * an HDF5 error naming the range and returns -1. */
-int  h5sf_check_hdf5_version(void);
+int h5sf_check_hdf5_version(void);
 
 /* ---- MPI (mpi.c) ------------------------------------------------------ */
 /* Initialize MPI if the program did not (serial tools); returns the thread level. */
@@ -87,8 +87,7 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e);
 /* True once MPI_Finalize has started: nothing may call MPI after that. */
 bool h5sf_mpi_finalizing(void);
 bool h5sf_mpi_usable(void); /* initialized, not finalized or finalizing */
-int  h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info,
-                    h5sf_errbuf_t *e);
+int  h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, h5sf_errbuf_t *e);
 /* Register a callback run (once) from the MPI_COMM_SELF delete-attribute hook. */
 void h5sf_mpi_on_finalize(void (*fn)(void));
 /* Collective: if any rank failed, every rank fails with the message of the
@@ -110,8 +109,8 @@ int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e);
  * by node, see common/iocmap.h).  *leads (malloc'd) names every rank's node
  * by its lowest rank: ranks r and q share a node iff leads[r] == leads[q].
  * Collective. */
-int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs,
-                         int *nioc, int *nnodes, int **leads, h5sf_errbuf_t *e);
+int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs, int *nioc,
+                         int *nnodes, int **leads, h5sf_errbuf_t *e);
 
 /* ---- channels (channel.c) --------------------------------------------- */
 typedef struct h5sf_file h5sf_file_t;
@@ -126,20 +125,20 @@ typedef struct h5sf_ioc_fa {
 hid_t h5sf_ioc_channel_register(void);
 void  h5sf_ioc_channel_counters(uint64_t *max_inflight);
 
-int  h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e);
-int  h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e);
+int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e);
+int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e);
 /* Collective, at MPI_Finalize once the IOCs have stopped: an IOC-channel
  * file reaches its subfiles directly from now on, as on the direct channel
  * (every rank must see them).  On failure it keeps its IOC channels. */
-int  h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e);
+int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e);
 /* Collective: every subfile sized to what eoa implies. */
-int  h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
+int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
 /* fsync (or flush) every channel. */
-int  h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e);
+int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e);
 /* Send the planned request (f->plan) down the channels.  post: the call
  * may leave its transfers in flight when the caller's bracket is open
  * (f->co; an independent call), else it waits for them. */
-int  h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e);
+int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e);
 /* The caller's H5FD_H5SF_CTL_COBEGIN/COEND (h5sf.c counts the depth):
  * cobegin opens f->co; drain waits for everything posted so far and
  * returns -1 with the first failure's cause if any transfer of the bracket
@@ -153,32 +152,32 @@ int  h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e);
 
 /* ---- the file --------------------------------------------------------- */
 struct h5sf_file {
-    H5FD_t pub; /* must be first: HDF5 owns this part */
-    struct {    /* what was opened, and how */
-        H5FD_h5sf_config_t cfg;   /* settings in effect (env applied)        */
+    H5FD_t pub;                 /* must be first: HDF5 owns this part */
+    struct {                    /* what was opened, and how */
+        H5FD_h5sf_config_t cfg; /* settings in effect (env applied)        */
         h5sf_layout_t      layout;
         char              *name;  /* stub path as given                      */
         unsigned           flags; /* H5F_ACC_*                               */
     };
-    struct {    /* the file's communicator */
-        MPI_Comm comm;            /* our dup of the file's communicator      */
+    struct {           /* the file's communicator */
+        MPI_Comm comm; /* our dup of the file's communicator      */
         MPI_Info info;
         int      rank, size;
     };
-    struct {    /* placement, chosen at open */
-        int  channel;             /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
-        int *iocs;                /* IOC ranks in comm, sorted               */
+    struct {          /* placement, chosen at open */
+        int  channel; /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
+        int *iocs;    /* IOC ranks in comm, sorted               */
         int  nioc;
         int  nnodes;
-        int *leads;               /* node of each rank, during open only     */
+        int *leads; /* node of each rank, during open only     */
     };
-    struct {    /* extent */
-        int     stub_fd;          /* superblock mirror for legacy tools      */
+    struct {             /* extent */
+        int     stub_fd; /* superblock mirror for legacy tools      */
         haddr_t eoa, eof;
-        bool    eof_long;         /* a subfile extends past eof: truncate even if eoa == eof */
-        haddr_t wend;             /* end of this rank's writes since open or truncate */
+        bool    eof_long; /* a subfile extends past eof: truncate even if eoa == eof */
+        haddr_t wend;     /* end of this rank's writes since open or truncate */
     };
-    struct {    /* IOC channel */
+    struct { /* IOC channel */
         h5sf_ioc_ctx_t *ctx;
         uint32_t        file_id;
         H5FD_t        **chan;     /* one per subfile                         */
@@ -189,22 +188,22 @@ struct h5sf_file {
         int             loc_cap;
         bool            loc_reads, loc_writes;
     };
-    struct {    /* direct channel */
-        int *fd;                  /* descriptors, -1: none                   */
-        int  pool_threads;        /* H5SF_POOL_THREADS                       */
+    struct {               /* direct channel */
+        int *fd;           /* descriptors, -1: none                   */
+        int  pool_threads; /* H5SF_POOL_THREADS                       */
     };
-    struct {    /* one call's working space, reused from call to call */
-        sf_plan_t        plan;
-        struct seq_side *sides;   /* io.c's selection walk                   */
-        struct h5sf_pio *jobs;    /* channel.c's jobs (stripe_count)         */
-        int             *js;      /* their subfiles                          */
-        struct h5sf_vecbuf *vec;  /* channel.c's vector arrays (IOC channel) */
+    struct { /* one call's working space, reused from call to call */
+        sf_plan_t           plan;
+        struct seq_side    *sides; /* io.c's selection walk                   */
+        struct h5sf_pio    *jobs;  /* channel.c's jobs (stripe_count)         */
+        int                *js;    /* their subfiles                          */
+        struct h5sf_vecbuf *vec;   /* channel.c's vector arrays (IOC channel) */
     };
-    struct {    /* the caller's COBEGIN/COEND bracket */
-        struct h5sf_bracket *co;  /* open bracket (channel.c), or NULL       */
+    struct {                           /* the caller's COBEGIN/COEND bracket */
+        struct h5sf_bracket *co;       /* open bracket (channel.c), or NULL       */
         int                  co_depth; /* nested COBEGINs; the outermost COEND waits */
     };
-    struct {    /* accounting */
+    struct { /* accounting */
         h5sf_stats_t stats;
         /* The per-call report (H5FD_h5sf_get_last_transfer): every call
          * resets *xcur (xfer for raw data, xmeta otherwise), each dispatch
@@ -231,18 +230,18 @@ static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs
  * subfile_messages and H5FD_h5sf_transfer_t's subfile entries (the first
  * ones; include/h5sf.h). */
 #define H5SF_REPORT_SUBFILES H5FD_H5SF_TRANSFER_SUBFILES
-_Static_assert(sizeof ((h5sf_stats_t *)0)->subfile_messages / sizeof(uint64_t) == H5SF_REPORT_SUBFILES,
+_Static_assert(sizeof((h5sf_stats_t *)0)->subfile_messages / sizeof(uint64_t) == H5SF_REPORT_SUBFILES,
                "h5sf_stats_t.subfile_messages and H5FD_H5SF_TRANSFER_SUBFILES count the same subfiles");
 
 /* local.c: IOC-channel I/O straight to subfiles on this node. */
-int     h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
+int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
 /* The descriptor for this request to subfile s (sorted piece list l,
  * ending at `end`), or -1: send it to the IOC. */
-int     h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
-void    h5sf_local_close(h5sf_file_t *f);
+int  h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
+void h5sf_local_close(h5sf_file_t *f);
 /* A request starts: the descriptors it uses from now on stay open until
  * the next one (the descriptor budget closes only ones not in use). */
-void    h5sf_local_begin(void);
+void h5sf_local_begin(void);
 
 /* Count one vector call of a dispatch round in the running call's report
  * (f->xcur, reset by io.c): subfile s, its `pieces` pieces of `bytes`
@@ -257,11 +256,12 @@ static inline void h5sf_report_add(h5sf_file_t *f, int s, int via, uint64_t piec
     if ((mark >> 7) == f->xseq)
         slot = (unsigned)(mark & 127);
     else {
-        slot = t->nsubfile < H5FD_H5SF_TRANSFER_SUBFILES ? (unsigned)t->nsubfile++ : H5FD_H5SF_TRANSFER_SUBFILES;
+        slot        = t->nsubfile < H5FD_H5SF_TRANSFER_SUBFILES ? (unsigned)t->nsubfile++ : H5FD_H5SF_TRANSFER_SUBFILES;
         f->xmark[s] = (f->xseq << 7) | slot;
         t->subfiles++;
         if (slot < H5FD_H5SF_TRANSFER_SUBFILES) {
-            H5FD_h5sf_transfer_subfile_t z = {s, f->channel == H5FD_H5SF_CHANNEL_IOC ? h5sf_owner(f, s) : -1, 0, 0, 0, 0, 0};
+            H5FD_h5sf_transfer_subfile_t z = {
+                s, f->channel == H5FD_H5SF_CHANNEL_IOC ? h5sf_owner(f, s) : -1, 0, 0, 0, 0, 0};
             t->subfile[slot] = z;
         }
     }
@@ -296,15 +296,14 @@ static inline int h5sf_report_via(const h5sf_file_t *f, int s, bool local)
 /* io.c */
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf);
 herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, const void *buf);
-herr_t h5sf_read_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
-                        size_t sizes[], void *bufs[]);
-herr_t h5sf_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
-                         size_t sizes[], const void *bufs[]);
+herr_t h5sf_read_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
+                        void *bufs[]);
+herr_t h5sf_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
+                         const void *bufs[]);
 herr_t h5sf_read_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mem_spaces[],
                            hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[], void *bufs[]);
 herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mem_spaces[],
-                            hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
-                            const void *bufs[]);
+                            hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[], const void *bufs[]);
 
 /* Where a flattener puts an extent (logical addr, len, memory address mem):
  * io.c's planner, which runs a round when the plan is full, or a test's own
@@ -314,8 +313,8 @@ typedef int (*h5sf_extent_fn)(void *arg, uint64_t addr, uint64_t len, uint64_t m
 /* mpitype.c: extents of a collective call described by HDF5's MPI datatypes
  * (memory btype at buf, file ftype at addr), handed to add(arg, ...) in
  * order; -1 with e filled if add fails or the datatypes are refused. */
-int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, const void *buf,
-                      MPI_Datatype btype, MPI_Datatype ftype, h5sf_errbuf_t *e);
+int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
+                      MPI_Datatype ftype, h5sf_errbuf_t *e);
 /* mpitype.c, for t_mpitype: one instance of t as contiguous byte runs in
  * typemap order (adjacent runs merged), displacements from t's origin;
  * *runs is malloc'd; *visits counts the datatype nodes read. */

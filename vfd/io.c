@@ -52,7 +52,7 @@ static int mirror_super(h5sf_file_t *f, haddr_t addr, size_t size, const void *b
  * H5FD_h5sf_get_last_transfer returns), anything else in f->xmeta. */
 static void report_begin(h5sf_file_t *f, bool is_write, bool coll, bool raw)
 {
-    H5FD_h5sf_transfer_t *t = raw ? &f->xfer : &f->xmeta;
+    H5FD_h5sf_transfer_t *t    = raw ? &f->xfer : &f->xmeta;
     uint64_t              call = raw ? f->xfer.call + 1 : 0;
     /* Entries the last call filled are cleared, the others are zero already. */
     memset(t->subfile, 0, (size_t)t->nsubfile * sizeof *t->subfile);
@@ -94,7 +94,7 @@ static void report_print(const h5sf_file_t *f, const H5FD_h5sf_transfer_t *t)
 typedef struct round {
     h5sf_file_t   *f;
     bool           is_write;
-    bool           post;      /* inside the caller's bracket: transfers may stay in flight */
+    bool           post; /* inside the caller's bracket: transfers may stay in flight */
     h5sf_errbuf_t *e;
     uint64_t       limit;
     uint64_t       pieces_in; /* extents added since the last round ran */
@@ -145,8 +145,8 @@ static int run_round(round_t *r)
     f->stats.pieces_in += r->pieces_in;
     f->stats.pieces_out += sf_plan_pieces_out(&f->plan);
     f->plan.pieces_in = r->pieces_in; /* the report's count: extents, not their parts */
-    r->pieces_in = 0;
-    ret = f->plan.ntouched ? h5sf_channels_dispatch(f, r->is_write, r->post, r->e) : 0;
+    r->pieces_in      = 0;
+    ret               = f->plan.ntouched ? h5sf_channels_dispatch(f, r->is_write, r->post, r->e) : 0;
     sf_plan_reset(&f->plan);
     /* Lists grow by doubling from 16: what a round may have needed. */
     sf_plan_trim(&f->plan, 2 * r->limit + 16 * (uint64_t)f->plan.N);
@@ -178,10 +178,7 @@ static int round_add(round_t *r, uint64_t addr, uint64_t len, uint64_t mem)
     return 0;
 }
 
-static int round_add_cb(void *r, uint64_t addr, uint64_t len, uint64_t mem)
-{
-    return round_add(r, addr, len, mem);
-}
+static int round_add_cb(void *r, uint64_t addr, uint64_t len, uint64_t mem) { return round_add(r, addr, len, mem); }
 
 /* Run the last round, agree when collective.  A collective write reaches
  * h5sf_agree on every rank even when an earlier round failed. */
@@ -227,11 +224,11 @@ static int add_collective(round_t *r, H5FD_mem_t type, haddr_t addr, size_t size
 
 herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, const void *buf)
 {
-    h5sf_file_t  *f    = (h5sf_file_t *)file;
-    h5sf_errbuf_t eb   = {0};
-    bool          coll = collective_call(dxpl);
+    h5sf_file_t  *f      = (h5sf_file_t *)file;
+    h5sf_errbuf_t eb     = {0};
+    bool          coll   = collective_call(dxpl);
     int           failed = 0;
-    round_t  r;
+    round_t       r;
 
     f->stats.write_calls++;
     round_begin(&r, f, true, coll, type == H5FD_MEM_DRAW, &eb);
@@ -246,9 +243,9 @@ herr_t h5sf_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_
 
 herr_t h5sf_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf)
 {
-    h5sf_file_t  *f    = (h5sf_file_t *)file;
-    h5sf_errbuf_t eb   = {0};
-    bool          coll = collective_call(dxpl);
+    h5sf_file_t  *f      = (h5sf_file_t *)file;
+    h5sf_errbuf_t eb     = {0};
+    bool          coll   = collective_call(dxpl);
     int           failed = 0;
     round_t       r;
 
@@ -276,16 +273,16 @@ static bool vector_raw(uint32_t count, const H5FD_mem_t types[])
 
 /* Vectors: sizes[i] == 0 means "as sizes[i-1] from here on", types[i] ==
  * H5FD_MEM_NOLIST likewise (HDF5's compressed-array convention). */
-static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t count, H5FD_mem_t types[],
-                        haddr_t addrs[], size_t sizes[], const void *bufs[])
+static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
+                        size_t sizes[], const void *bufs[])
 {
-    h5sf_errbuf_t eb     = {0};
-    bool          coll   = collective_call(dxpl);
-    int           failed = 0;
-    size_t        size   = 0;
-    H5FD_mem_t    type   = H5FD_MEM_DEFAULT;
+    h5sf_errbuf_t eb       = {0};
+    bool          coll     = collective_call(dxpl);
+    int           failed   = 0;
+    size_t        size     = 0;
+    H5FD_mem_t    type     = H5FD_MEM_DEFAULT;
     bool          fix_size = false, fix_type = false;
-    round_t  r;
+    round_t       r;
 
     if (is_write)
         f->stats.write_calls++;
@@ -315,14 +312,14 @@ static herr_t do_vector(h5sf_file_t *f, bool is_write, hid_t dxpl, uint32_t coun
     return finish(&r, coll, failed);
 }
 
-herr_t h5sf_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
-                         size_t sizes[], const void *bufs[])
+herr_t h5sf_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
+                         const void *bufs[])
 {
     return do_vector((h5sf_file_t *)file, true, dxpl, count, types, addrs, sizes, bufs);
 }
 
-herr_t h5sf_read_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
-                        size_t sizes[], void *bufs[])
+herr_t h5sf_read_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
+                        void *bufs[])
 {
     return do_vector((h5sf_file_t *)file, false, dxpl, count, types, addrs, sizes, (const void **)bufs);
 }
@@ -335,11 +332,11 @@ herr_t h5sf_read_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t typ
 #define SEQ_BATCH 1024
 
 struct seq_side {
-    hid_t  iter;
-    size_t n, i;          /* sequences in batch, current one     */
+    hid_t   iter;
+    size_t  n, i; /* sequences in batch, current one     */
     hsize_t off[SEQ_BATCH];
     size_t  len[SEQ_BATCH];
-    size_t  used;         /* bytes of off[i]/len[i] consumed     */
+    size_t  used; /* bytes of off[i]/len[i] consumed     */
     bool    done;
 };
 typedef struct seq_side seq_side_t;
@@ -351,8 +348,8 @@ static int side_fill(seq_side_t *s, h5sf_errbuf_t *e, const char *what)
     size_t nseq = 0, nbytes = 0;
     if (H5Ssel_iter_get_seq_list(s->iter, SEQ_BATCH, SIZE_MAX, &nseq, &nbytes, s->off, s->len) < 0)
         return h5sf_fail(e, 0, "cannot walk the %s selection", what);
-    s->n = nseq;
-    s->i = 0;
+    s->n    = nseq;
+    s->i    = 0;
     s->used = 0;
     if (nseq == 0)
         s->done = true;
@@ -366,8 +363,7 @@ static int side_fill(seq_side_t *s, h5sf_errbuf_t *e, const char *what)
  * calls only; anything else is false. */
 static bool one_run(hid_t space, size_t esize, uint64_t *off)
 {
-    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], stride[H5S_MAX_RANK], count[H5S_MAX_RANK],
-        block[H5S_MAX_RANK];
+    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], stride[H5S_MAX_RANK], count[H5S_MAX_RANK], block[H5S_MAX_RANK];
     H5S_sel_type t = H5Sget_select_type(space);
     if (t == H5S_SEL_ALL) {
         *off = 0;
@@ -401,11 +397,11 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
     h5sf_errbuf_t *e = r->e;
     seq_side_t    *m, *fs;
     int            ret = -1;
-    hssize_t    nm = H5Sget_select_npoints(mspace), nf = H5Sget_select_npoints(fspace);
+    hssize_t       nm = H5Sget_select_npoints(mspace), nf = H5Sget_select_npoints(fspace);
 
     if (nm < 0 || nf < 0 || nm != nf)
-        return h5sf_fail(e, 0, "memory and file selections differ in size (%lld vs %lld elements)",
-                         (long long)nm, (long long)nf);
+        return h5sf_fail(e, 0, "memory and file selections differ in size (%lld vs %lld elements)", (long long)nm,
+                         (long long)nf);
     if (nf == 0)
         return 0;
     /* Both sides one run (H5S_ALL, or one hyperslab block such as IOR's
@@ -419,8 +415,8 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
      * (a small read spent a tenth of its time clearing them). */
     if (!r->f->sides && !(r->f->sides = malloc(2 * sizeof *r->f->sides)))
         return h5sf_fail(e, ENOMEM, "out of memory");
-    m  = &r->f->sides[0];
-    fs = &r->f->sides[1];
+    m    = &r->f->sides[0];
+    fs   = &r->f->sides[1];
     m->n = m->i = m->used = fs->n = fs->i = fs->used = 0;
     m->done = fs->done = false;
     m->iter = fs->iter = H5I_INVALID_HID;
@@ -434,9 +430,8 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
         if (m->done || fs->done)
             break;
         size_t mleft = m->len[m->i] - m->used, fleft = fs->len[fs->i] - fs->used;
-        size_t n     = mleft < fleft ? mleft : fleft;
-        if (round_add(r, base + fs->off[fs->i] + fs->used, n,
-                           (uint64_t)(uintptr_t)buf + m->off[m->i] + m->used) < 0)
+        size_t n = mleft < fleft ? mleft : fleft;
+        if (round_add(r, base + fs->off[fs->i] + fs->used, n, (uint64_t)(uintptr_t)buf + m->off[m->i] + m->used) < 0)
             goto done;
         m->used += n;
         fs->used += n;
@@ -458,9 +453,8 @@ done:
     return ret;
 }
 
-static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t dxpl, size_t count,
-                           hid_t mspaces[], hid_t fspaces[], haddr_t offsets[], size_t esizes[],
-                           const void *bufs[])
+static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mspaces[],
+                           hid_t fspaces[], haddr_t offsets[], size_t esizes[], const void *bufs[])
 {
     h5sf_errbuf_t eb     = {0};
     bool          coll   = collective_call(dxpl);
@@ -494,14 +488,14 @@ static herr_t do_selection(h5sf_file_t *f, bool is_write, H5FD_mem_t type, hid_t
     return finish(&r, coll, failed);
 }
 
-herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mspaces[],
-                            hid_t fspaces[], haddr_t offsets[], size_t esizes[], const void *bufs[])
+herr_t h5sf_write_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mspaces[], hid_t fspaces[],
+                            haddr_t offsets[], size_t esizes[], const void *bufs[])
 {
     return do_selection((h5sf_file_t *)file, true, type, dxpl, count, mspaces, fspaces, offsets, esizes, bufs);
 }
 
-herr_t h5sf_read_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mspaces[],
-                           hid_t fspaces[], haddr_t offsets[], size_t esizes[], void *bufs[])
+herr_t h5sf_read_selection(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, size_t count, hid_t mspaces[], hid_t fspaces[],
+                           haddr_t offsets[], size_t esizes[], void *bufs[])
 {
     return do_selection((h5sf_file_t *)file, false, type, dxpl, count, mspaces, fspaces, offsets, esizes,
                         (const void **)bufs);

@@ -18,8 +18,8 @@ typedef struct ioc_chan {
     H5FD_t           pub;
     h5sf_ioc_fa_t    fa;
     haddr_t          eoa;
-    bool             co;        /* inside COBEGIN/COEND             */
-    h5sf_ioc_req_t **pending;   /* posted, not yet waited           */
+    bool             co;      /* inside COBEGIN/COEND             */
+    h5sf_ioc_req_t **pending; /* posted, not yet waited           */
     size_t           npending, cap;
 } ioc_chan_t;
 
@@ -30,7 +30,9 @@ static H5FD_t *chan_open(const char *name, unsigned flags, hid_t fapl, haddr_t m
     const h5sf_ioc_fa_t *fa;
     ioc_chan_t          *c         = NULL;
     H5FD_t              *ret_value = NULL;
-    (void)name; (void)flags; (void)maxaddr;
+    (void)name;
+    (void)flags;
+    (void)maxaddr;
 
     if (!(fa = H5Pget_driver_info(fapl)) || !fa->ctx)
         H5SF_GOTO(NULL, H5E_VFL, H5E_BADVALUE, "the IOC channel is opened by h5sf only");
@@ -59,8 +61,8 @@ static int wait_all(ioc_chan_t *c, h5sf_errbuf_t *eb)
 
 static herr_t chan_close(H5FD_t *file)
 {
-    ioc_chan_t   *c  = (ioc_chan_t *)file;
-    h5sf_errbuf_t eb = {0};
+    ioc_chan_t   *c         = (ioc_chan_t *)file;
+    h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
     if (c->npending && !h5sf_mpi_finalizing() && wait_all(c, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, H5E_WRITEERROR, &eb);
@@ -123,8 +125,8 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
         c->pending = p;
         c->cap     = cap;
     }
-    if (h5sf_ioc_post(c->fa.ctx, op, c->fa.ioc_rank, c->fa.file_id, c->fa.subfile, count, offs, lens, bufs, &req,
-                      &eb) < 0)
+    if (h5sf_ioc_post(c->fa.ctx, op, c->fa.ioc_rank, c->fa.file_id, c->fa.subfile, count, offs, lens, bufs, &req, &eb) <
+        0)
         H5SF_GOTO_EB(-1, H5E_IO, op == H5SF_IOC_OP_WRITE ? H5E_WRITEERROR : H5E_READERROR, &eb);
     if (c->co)
         c->pending[c->npending++] = req;
@@ -138,42 +140,45 @@ done:
 
 static herr_t chan_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf)
 {
-    (void)type; (void)dxpl;
+    (void)type;
+    (void)dxpl;
     return chan_io((ioc_chan_t *)file, H5SF_IOC_OP_READ, 1, &addr, &size, &buf);
 }
 
 static herr_t chan_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, const void *buf)
 {
     void *b = (void *)(uintptr_t)buf;
-    (void)type; (void)dxpl;
+    (void)type;
+    (void)dxpl;
     return chan_io((ioc_chan_t *)file, H5SF_IOC_OP_WRITE, 1, &addr, &size, &b);
 }
 
 static herr_t chan_read_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
                                size_t sizes[], void *bufs[])
 {
-    (void)dxpl; (void)types;
+    (void)dxpl;
+    (void)types;
     return chan_io((ioc_chan_t *)file, H5SF_IOC_OP_READ, count, addrs, sizes, bufs);
 }
 
 static herr_t chan_write_vector(H5FD_t *file, hid_t dxpl, uint32_t count, H5FD_mem_t types[], haddr_t addrs[],
                                 size_t sizes[], const void *bufs[])
 {
-    (void)dxpl; (void)types;
+    (void)dxpl;
+    (void)types;
     return chan_io((ioc_chan_t *)file, H5SF_IOC_OP_WRITE, count, addrs, sizes, (void **)(uintptr_t)bufs);
 }
 
 static herr_t chan_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *input, void **output)
 {
-    ioc_chan_t   *c  = (ioc_chan_t *)file;
-    h5sf_errbuf_t eb = {0};
+    ioc_chan_t   *c         = (ioc_chan_t *)file;
+    h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
-    (void)input; (void)output;
+    (void)input;
+    (void)output;
 
     switch (op) {
-        case H5FD_H5SF_CTL_COBEGIN:
-            c->co = true;
-            break;
+        case H5FD_H5SF_CTL_COBEGIN: c->co = true; break;
         case H5FD_H5SF_CTL_COEND:
             c->co = false;
             if (wait_all(c, &eb) < 0)

@@ -56,7 +56,7 @@ int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
         rd = wr = false;
     f->loc_reads  = rd;
     f->loc_writes = wr && (f->flags & H5F_ACC_RDWR);
-    f->loc_cap = h5sf_ioc_fd_cap();
+    f->loc_cap    = h5sf_ioc_fd_cap();
     if (!(f->loc_fd = malloc((size_t)N * sizeof *f->loc_fd)) ||
         !(f->loc_used = calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = calloc((size_t)N, 1)))
         failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
@@ -82,10 +82,10 @@ static void close_local(h5sf_file_t *f, int s)
 static bool make_room(h5sf_file_t *f)
 {
     while (loc_nopen >= f->loc_cap) {
-        h5sf_file_t *bf = NULL;
-        int          bs = -1;
+        h5sf_file_t *bf   = NULL;
+        int          bs   = -1;
         uint64_t     best = UINT64_MAX;
-        for (h5sf_file_t *p = h5sf_registry_first(); ; p = p->next) {
+        for (h5sf_file_t *p = h5sf_registry_first();; p = p->next) {
             h5sf_file_t *q = p ? p : f; /* the registry, then f */
             for (int s = 0; q->loc_state && s < q->layout.stripe_count; s++)
                 if (q->loc_state[s] == LOC_OPEN && q->loc_used[s] < loc_pin && q->loc_used[s] < best) {

@@ -15,7 +15,7 @@ static bool self_initialized;
 static bool finalizing;
 static int  self_keyval = MPI_KEYVAL_INVALID;
 static void (*finalize_fns[4])(void);
-static int  nfinalize_fns;
+static int nfinalize_fns;
 
 bool h5sf_mpi_finalizing(void)
 {
@@ -38,8 +38,7 @@ bool h5sf_mpi_usable(void)
  * info first, then the fapl's MPI parameters (H5Pset_mpi_params,
  * H5Pset_fapl_mpio redirected), else MPI_COMM_WORLD.  *comm and *info are
  * new duplicates (or MPI_INFO_NULL) the caller frees. */
-int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info,
-                   h5sf_errbuf_t *e)
+int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, h5sf_errbuf_t *e)
 {
     MPI_Comm c   = MPI_COMM_NULL;
     MPI_Info i   = MPI_INFO_NULL;
@@ -53,7 +52,8 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
     }
     else if (fapl_id != H5P_DEFAULT && fapl_id != H5I_INVALID_HID) {
         herr_t r = -1;
-        H5E_BEGIN_TRY { r = H5Pget_mpi_params(fapl_id, &c, &i); } H5E_END_TRY
+        H5E_BEGIN_TRY { r = H5Pget_mpi_params(fapl_id, &c, &i); }
+        H5E_END_TRY
         own = r >= 0;
         if (!own)
             c = MPI_COMM_NULL, i = MPI_INFO_NULL;
@@ -79,7 +79,10 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
 
 static int on_self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
-    (void)comm; (void)keyval; (void)attr; (void)extra;
+    (void)comm;
+    (void)keyval;
+    (void)attr;
+    (void)extra;
     /* MPI still works while the hooks run (they close files collectively);
      * only afterwards is it off limits. */
     for (int i = nfinalize_fns - 1; i >= 0; i--)
@@ -136,7 +139,4 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e)
     return 0;
 }
 
-int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
-{
-    return h5sf_ioc_agree(comm, local_failed, e);
-}
+int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e) { return h5sf_ioc_agree(comm, local_failed, e); }

@@ -94,7 +94,9 @@ static const char *combiner_name(int c)
     switch (c) {
         case MPI_COMBINER_SUBARRAY: return "subarray";
         case MPI_COMBINER_DARRAY: return "darray";
-        case MPI_COMBINER_F90_REAL: case MPI_COMBINER_F90_COMPLEX: case MPI_COMBINER_F90_INTEGER: return "f90";
+        case MPI_COMBINER_F90_REAL:
+        case MPI_COMBINER_F90_COMPLEX:
+        case MPI_COMBINER_F90_INTEGER: return "f90";
         default: return "unknown";
     }
 }
@@ -170,8 +172,10 @@ static int flatten(MPI_Datatype t, segs_t *out, walk_t *w)
         MPI_Type_get_extent(t, &lb, &ext);
         /* Pair types such as MPI_SHORT_INT have holes: not one run. */
         if (lb != 0 || ext != size)
-            return h5sf_fail(w->e, ENOTSUP, "collective transfer uses a predefined MPI datatype with holes "
-                                            "(size %d, extent %ld)", size, (long)ext);
+            return h5sf_fail(w->e, ENOTSUP,
+                             "collective transfer uses a predefined MPI datatype with holes "
+                             "(size %d, extent %ld)",
+                             size, (long)ext);
         return segs_add(out, 0, size, w);
     }
     ints  = malloc((size_t)(ni ? ni : 1) * sizeof *ints);
@@ -187,35 +191,22 @@ static int flatten(MPI_Datatype t, segs_t *out, walk_t *w)
         case MPI_COMBINER_RESIZED: /* the new bounds only change how a parent tiles it */
             ret = flatten(types[0], out, w);
             break;
-        case MPI_COMBINER_CONTIGUOUS:
-            ret = vector(out, types[0], 1, ints[0], 0, false, w);
-            break;
-        case MPI_COMBINER_VECTOR:
-            ret = vector(out, types[0], ints[0], ints[1], ints[2], true, w);
-            break;
-        case MPI_COMBINER_HVECTOR:
-            ret = vector(out, types[0], ints[0], ints[1], addrs[0], false, w);
-            break;
+        case MPI_COMBINER_CONTIGUOUS: ret = vector(out, types[0], 1, ints[0], 0, false, w); break;
+        case MPI_COMBINER_VECTOR: ret = vector(out, types[0], ints[0], ints[1], ints[2], true, w); break;
+        case MPI_COMBINER_HVECTOR: ret = vector(out, types[0], ints[0], ints[1], addrs[0], false, w); break;
         case MPI_COMBINER_INDEXED:
             ret = blocks(out, types[0], ints[0], ints + 1, 0, ints + 1 + ints[0], NULL, w);
             break;
-        case MPI_COMBINER_HINDEXED:
-            ret = blocks(out, types[0], ints[0], ints + 1, 0, NULL, addrs, w);
-            break;
-        case MPI_COMBINER_INDEXED_BLOCK:
-            ret = blocks(out, types[0], ints[0], NULL, ints[1], ints + 2, NULL, w);
-            break;
-        case MPI_COMBINER_HINDEXED_BLOCK:
-            ret = blocks(out, types[0], ints[0], NULL, ints[1], NULL, addrs, w);
-            break;
+        case MPI_COMBINER_HINDEXED: ret = blocks(out, types[0], ints[0], ints + 1, 0, NULL, addrs, w); break;
+        case MPI_COMBINER_INDEXED_BLOCK: ret = blocks(out, types[0], ints[0], NULL, ints[1], ints + 2, NULL, w); break;
+        case MPI_COMBINER_HINDEXED_BLOCK: ret = blocks(out, types[0], ints[0], NULL, ints[1], NULL, addrs, w); break;
         case MPI_COMBINER_STRUCT:
             ret = 0;
             for (int i = 0; i < ints[0] && ret == 0; i++)
                 ret = blocks(out, types[i], 1, ints + 1 + i, 0, NULL, addrs + i, w);
             break;
         default:
-            h5sf_fail(w->e, ENOTSUP,
-                      "collective transfer uses an MPI datatype constructor h5sf cannot flatten (%s)",
+            h5sf_fail(w->e, ENOTSUP, "collective transfer uses an MPI datatype constructor h5sf cannot flatten (%s)",
                       combiner_name(comb));
     }
     for (int i = 0; i < nd; i++) {
@@ -233,8 +224,8 @@ done:
 
 int h5sf_mpitype_runs(MPI_Datatype t, h5sf_run_t **runs, size_t *nruns, uint64_t *visits, h5sf_errbuf_t *e)
 {
-    segs_t s = {0};
-    walk_t w = {0, e};
+    segs_t s   = {0};
+    walk_t w   = {0, e};
     int    ret = flatten(t, &s, &w);
     *visits    = w.visits;
     if (ret < 0) {
@@ -246,14 +237,14 @@ int h5sf_mpitype_runs(MPI_Datatype t, h5sf_run_t **runs, size_t *nruns, uint64_t
     return ret;
 }
 
-int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, const void *buf,
-                      MPI_Datatype btype, MPI_Datatype ftype, h5sf_errbuf_t *e)
+int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, const void *buf, MPI_Datatype btype,
+                      MPI_Datatype ftype, h5sf_errbuf_t *e)
 {
-    segs_t   m = {0}, fl = {0};
-    walk_t   w = {0, e};
-    MPI_Aint lb, fext;
+    segs_t    m = {0}, fl = {0};
+    walk_t    w = {0, e};
+    MPI_Aint  lb, fext;
     MPI_Count bytes;
-    int      ret = -1;
+    int       ret = -1;
     (void)size;
 
     if (btype == MPI_DATATYPE_NULL)
@@ -270,8 +261,8 @@ int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, 
     MPI_Type_get_extent(ftype, &lb, &fext);
 
     /* Pair memory runs with file runs; the file type tiles if it is shorter. */
-    size_t   mi = 0, fi = 0;
-    MPI_Aint mo = 0, fo = 0, tile = 0;
+    size_t    mi = 0, fi = 0;
+    MPI_Aint  mo = 0, fo = 0, tile = 0;
     MPI_Count left = bytes;
     while (left > 0) {
         if (mi >= m.n) {

@@ -17,8 +17,7 @@ H5SF_API void H5FD_h5sf_free_files(char **files, size_t count)
     free(files);
 }
 
-H5SF_API herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, char ***files_out,
-                                    size_t *count_out)
+H5SF_API herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, char ***files_out, size_t *count_out)
 {
     h5sf_layout_t *l         = NULL;
     h5sf_errbuf_t  eb        = {0};

@@ -54,10 +54,7 @@ static const char *family_of(const char *ver)
     return NULL;
 }
 
-static const char *family_label(const char *family)
-{
-    return !strcmp(family, "openmpi") ? "Open MPI" : "MPICH";
-}
+static const char *family_label(const char *family) { return !strcmp(family, "openmpi") ? "Open MPI" : "MPICH"; }
 
 /* "Open MPI 4.1.4", "MPICH 4.0.2", else the first line of the string. */
 static void describe_running(const char *ver, char *out, size_t n)
@@ -115,16 +112,16 @@ static int mpi_compare(char *msg, size_t n)
         snprintf(running_lib, sizeof running_lib, "%s", base_name(lib.dli_fname));
     snprintf(hint, sizeof hint, "<libdir>/h5sf/%s of an h5sf install", running);
     if (dladdr((void *)mpi_compare, &self) && self.dli_fname) {
-        void *h = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        void *h   = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
         void *own = h ? dlsym(h, "MPI_Get_library_version") : NULL;
         if (own && dladdr(own, &lib) && lib.dli_fname)
             snprintf(built_lib, sizeof built_lib, "%s", base_name(lib.dli_fname));
         if (h)
             dlclose(h);
         /* Installed as <libdir>/h5sf/<family>/libh5sf.so: name the sibling. */
-        char        dir[PATH_MAX], sibling[PATH_MAX + 16];
-        char       *slash = realpath(self.dli_fname, dir) ? strrchr(dir, '/') : NULL;
-        int         dn    = slash ? (int)(slash - dir) : -1;
+        char  dir[PATH_MAX], sibling[PATH_MAX + 16];
+        char *slash = realpath(self.dli_fname, dir) ? strrchr(dir, '/') : NULL;
+        int   dn    = slash ? (int)(slash - dir) : -1;
         if (slash)
             *slash = '\0';
         if (dn > 0 && (size_t)dn < sizeof dir && !strcmp(base_name(dir), BUILT_FAMILY)) {
@@ -140,7 +137,7 @@ static int mpi_compare(char *msg, size_t n)
              built_name, built_lib, running_name, running_lib, family_label(running), hint);
     return -1;
 }
-#else  /* an MPI of neither family: nothing to compare */
+#else /* an MPI of neither family: nothing to compare */
 static int mpi_compare(char *msg, size_t n)
 {
     (void)msg, (void)n;

@@ -66,17 +66,17 @@ static void transfer(h5sf_pio_t *j)
         if (i >= j->n)
             break;
         uint64_t off = j->v[i].off + po, run = 0;
-        int      k   = 0;
+        int      k = 0;
         while (i < j->n && k < H5SF_SYSIO_BATCH && j->v[i].off + po == off + run) {
-            uint64_t m = h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, (char *)(uintptr_t)j->v[i].mem + po,
-                                            j->v[i].len - po);
+            uint64_t m =
+                h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, (char *)(uintptr_t)j->v[i].mem + po, j->v[i].len - po);
             run += m;
             if ((po += m) == j->v[i].len) {
                 i++;
                 po = 0;
             }
         }
-        int rc = h5sf_sysio_xferv(&x, iov, k, off);
+        int rc      = h5sf_sysio_xferv(&x, iov, k, off);
         j->syscalls = x.syscalls;
         if (rc < 0) {
             j->err     = errno ? errno : EIO;
@@ -236,10 +236,10 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     for (size_t i = 0; i < n; i++) {
-        jobs[i].err = 0;
+        jobs[i].err      = 0;
         jobs[i].syscalls = 0;
-        jobs[i].call = &c;
-        jobs[i].next = NULL;
+        jobs[i].call     = &c;
+        jobs[i].next     = NULL;
     }
     if (threads <= 0 || n == 1) {
         for (size_t i = 0; i < n; i++)
@@ -291,8 +291,8 @@ h5sf_pool_batch_t *h5sf_pool_open(int threads)
     h5sf_pool_batch_t *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    b->c.limit = threads;
-    b->c.open  = threads > 0; /* without workers every job has run when posted */
+    b->c.limit      = threads;
+    b->c.open       = threads > 0; /* without workers every job has run when posted */
     b->c.overlap_ms = threads > 0 ? h5sf_fault_ms("overlap") : 0;
     pthread_mutex_init(&b->c.mu, NULL);
     pthread_cond_init(&b->c.cv, NULL);

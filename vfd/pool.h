@@ -20,17 +20,17 @@ typedef struct h5sf_pio {
     /* in */
     int               fd;
     bool              is_write;
-    const sf_piece_t *v;          /* sorted by offset; mem is an absolute address */
+    const sf_piece_t *v; /* sorted by offset; mem is an absolute address */
     size_t            n;
     int               fault_rank; /* >= 0: honour H5SF_FAULT pwrite/pread for this rank */
     /* out */
-    int               err;        /* 0, or the errno of the failed transfer */
-    uint64_t          err_off;    /* its subfile offset and length */
-    uint64_t          err_len;
-    uint64_t          syscalls;   /* pwritev/preadv calls made */
+    int      err;     /* 0, or the errno of the failed transfer */
+    uint64_t err_off; /* its subfile offset and length */
+    uint64_t err_len;
+    uint64_t syscalls; /* pwritev/preadv calls made */
     /* pool.c's */
-    struct h5sf_pio  *next;
-    void             *call;
+    struct h5sf_pio *next;
+    void            *call;
 } h5sf_pio_t;
 
 /* Calls moving fewer bytes than this per subfile, on average, run their
@@ -55,9 +55,9 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
  * h5sf_pool_close, which runs what no worker took, waits for every job of
  * the bracket, sets *max_inflight as h5sf_pool_run does, and frees b. */
 typedef struct h5sf_pool_batch h5sf_pool_batch_t;
-h5sf_pool_batch_t *h5sf_pool_open(int threads);
-void               h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n);
-void               h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight);
+h5sf_pool_batch_t             *h5sf_pool_open(int threads);
+void                           h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n);
+void                           h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight);
 
 /* Stop and join the workers (library close, MPI_Finalize).  In a forked
  * child, forget the parent's workers instead.  The next run starts anew. */

@@ -27,10 +27,9 @@ _Static_assert(H5SF_CHANNEL_AUTO == H5FD_H5SF_CHANNEL_AUTO && H5SF_CHANNEL_IOC =
 _Static_assert(H5SF_IOC_PER_NODE == H5FD_H5SF_IOC_PER_NODE && H5SF_IOC_EVERY_NTH == H5FD_H5SF_IOC_EVERY_NTH &&
                    H5SF_IOC_TOTAL == H5FD_H5SF_IOC_TOTAL && H5SF_IOC_LIST == H5FD_H5SF_IOC_LIST,
                "H5SF_IOC_* (common/config.h) must equal H5FD_h5sf_ioc_mode_t");
-_Static_assert(sizeof ((H5FD_h5sf_config_t *)0)->ioc_list == H5SF_IOC_LIST_LEN &&
-                   sizeof ((H5FD_h5sf_config_t *)0)->subfile_dir == H5SF_PATH_MAX &&
-                   sizeof ((H5FD_h5sf_config_t *)0)->config_dir == H5SF_PATH_MAX &&
-                   H5FD_H5SF_PATH_MAX == H5SF_PATH_MAX,
+_Static_assert(sizeof((H5FD_h5sf_config_t *)0)->ioc_list == H5SF_IOC_LIST_LEN &&
+                   sizeof((H5FD_h5sf_config_t *)0)->subfile_dir == H5SF_PATH_MAX &&
+                   sizeof((H5FD_h5sf_config_t *)0)->config_dir == H5SF_PATH_MAX && H5FD_H5SF_PATH_MAX == H5SF_PATH_MAX,
                "common/bounds.h's lengths must be H5FD_h5sf_config_t's");
 
 /* ---- the public struct and common/'s ---------------------------------- */
@@ -131,20 +130,22 @@ int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e)
 int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
 {
     const H5FD_h5sf_config_t *info = NULL;
-    char                      *str  = NULL;
-    h5sf_settings_t            s;
-    int                        ret  = -1;
+    char                     *str  = NULL;
+    h5sf_settings_t           s;
+    int                       ret = -1;
 
     h5sf_config_defaults(out);
     if (fapl_id != H5P_DEFAULT && fapl_id != H5I_INVALID_HID) {
-        H5E_BEGIN_TRY { info = H5Pget_driver_info(fapl_id); } H5E_END_TRY
+        H5E_BEGIN_TRY { info = H5Pget_driver_info(fapl_id); }
+        H5E_END_TRY
         if (info) {
             if (h5sf_config_validate(info, e) < 0)
                 goto done;
             *out = *info;
         }
         ssize_t len = -1;
-        H5E_BEGIN_TRY { len = H5Pget_driver_config_str(fapl_id, NULL, 0); } H5E_END_TRY
+        H5E_BEGIN_TRY { len = H5Pget_driver_config_str(fapl_id, NULL, 0); }
+        H5E_END_TRY
         if (len > 0) {
             if (!(str = malloc((size_t)len + 1))) {
                 h5sf_fail(e, 0, "out of memory");

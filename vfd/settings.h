@@ -16,7 +16,7 @@
 void h5sf_config_defaults(H5FD_h5sf_config_t *c);
 /* Check a struct handed to H5Pset_fapl_h5sf: magic, version, then common/'s
  * checks of ranges, enums and strings. */
-int  h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e);
+int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e);
 /* The settings in c (its MPI handles, magic and version stay behind). */
 void h5sf_config_to_settings(const H5FD_h5sf_config_t *c, h5sf_settings_t *s);
 /* Copy s into c; c keeps its magic, version, comm and info. */

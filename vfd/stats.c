@@ -32,10 +32,10 @@ void h5sf_stats_report(h5sf_file_t *f)
     if (!f->stats_on)
         return;
     enum { NF = 9 };
-    uint64_t mine[NF] = {f->stats.read_calls, f->stats.write_calls, f->stats.pieces_in, f->stats.pieces_out,
-                         f->stats.messages,   f->stats.bytes_read,  f->stats.bytes_written, f->stats.local_reads,
-                         f->stats.local_writes};
-    uint64_t sum[NF], max_inflight = f->stats.cobegin_max_inflight, all_inflight = 0;
+    uint64_t            mine[NF] = {f->stats.read_calls,    f->stats.write_calls, f->stats.pieces_in,
+                                    f->stats.pieces_out,    f->stats.messages,    f->stats.bytes_read,
+                                    f->stats.bytes_written, f->stats.local_reads, f->stats.local_writes};
+    uint64_t            sum[NF], max_inflight = f->stats.cobegin_max_inflight, all_inflight = 0;
     h5sf_ioc_counters_t c = {0};
     if (f->ctx) {
         h5sf_ioc_get_counters(f->ctx, &c);
@@ -68,11 +68,10 @@ void h5sf_stats_report(h5sf_file_t *f)
             "  IOC              %llu requests served (%llu merged into another's runs), %llu pwritev/preadv\n"
             "                   %llu waits for other ranks' requests to merge with\n"
             "                   %.3f s queue wait, %.3f s executing\n",
-            f->name, f->size, f->nioc, f->layout.stripe_count,
-            f->channel == H5FD_H5SF_CHANNEL_IOC ? "IOC" : "direct", (unsigned long long)sum[0],
-            (unsigned long long)sum[1], (unsigned long long)sum[2], (unsigned long long)sum[3],
-            (unsigned long long)sum[4], (unsigned long long)all_inflight, (unsigned long long)sum[7],
-            (unsigned long long)sum[8], (unsigned long long)sum[5],
+            f->name, f->size, f->nioc, f->layout.stripe_count, f->channel == H5FD_H5SF_CHANNEL_IOC ? "IOC" : "direct",
+            (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2],
+            (unsigned long long)sum[3], (unsigned long long)sum[4], (unsigned long long)all_inflight,
+            (unsigned long long)sum[7], (unsigned long long)sum[8], (unsigned long long)sum[5],
             (unsigned long long)sum[6], (unsigned long long)served_all, (unsigned long long)ic_all[0],
             (unsigned long long)ic_all[1], (unsigned long long)ic_all[2], qwait_all / 1e9, io_all / 1e9);
     fprintf(stderr,
@@ -159,19 +158,19 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
     FILE  *fp   = open_memstream(&text, &len);
     if (!fp)
         return;
-    bool        json     = strcmp(mode, "json") == 0;
-    const char *chan     = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
-    const char *why      = f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
-                           : provided == MPI_THREAD_MULTIPLE       ? "MPI_THREAD_MULTIPLE available"
-                                                                   : "MPI_THREAD_MULTIPLE not available";
-    const char *access   = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
-    const char *source   = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"
-                           : f->layout.plain           ? "file itself (a plain HDF5 file: no config file)"
-                                                       : "config file of the existing file";
-    const char *sdir     = f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir;
+    bool               json    = strcmp(mode, "json") == 0;
+    const char        *chan    = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
+    const char        *why     = f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
+                                 : provided == MPI_THREAD_MULTIPLE        ? "MPI_THREAD_MULTIPLE available"
+                                                                          : "MPI_THREAD_MULTIPLE not available";
+    const char        *access  = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
+    const char        *source  = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"
+                                 : f->layout.plain          ? "file itself (a plain HDF5 file: no config file)"
+                                                            : "config file of the existing file";
+    const char        *sdir    = f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir;
     static const char *modes[] = {"per_node", "every", "total", "ranks"};
-    const char *mname    = (unsigned)f->cfg.ioc_mode < 4 ? modes[f->cfg.ioc_mode] : "unknown";
-    char        reason[1024], cfgpath[H5SF_LAYOUT_PATH_MAX + 64];
+    const char        *mname   = (unsigned)f->cfg.ioc_mode < 4 ? modes[f->cfg.ioc_mode] : "unknown";
+    char               reason[1024], cfgpath[H5SF_LAYOUT_PATH_MAX + 64];
     log_ioc_reason(f, reason, sizeof reason);
     if (h5sf_config_path(&f->layout, cfgpath, sizeof cfgpath, NULL) < 0)
         cfgpath[0] = '\0';
@@ -179,14 +178,16 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
     if (json) {
         fputs("{\"h5sf\":\"open\",\"file\":", fp);
         log_json_str(fp, f->name);
-        fprintf(fp, ",\"access\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"channel\":\"%s\",\"channel_reason\":\"%s\","
-                    "\"thread_level\":%d,\"thread_level_name\":\"%s\",\"threads\":%d,\"ioc_mode\":\"%s\","
-                    "\"ioc_param\":%d,\"ioc_reason\":",
+        fprintf(fp,
+                ",\"access\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"channel\":\"%s\",\"channel_reason\":\"%s\","
+                "\"thread_level\":%d,\"thread_level_name\":\"%s\",\"threads\":%d,\"ioc_mode\":\"%s\","
+                "\"ioc_param\":%d,\"ioc_reason\":",
                 access, f->size, f->nnodes, chan, why, provided, log_thread_level(provided),
                 f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS, mname, f->cfg.ioc_param);
         log_json_str(fp, reason);
-        fprintf(fp, ",\"ioc_count\":%d,\"stripe_size\":%lld,\"stripe_count\":%d,\"layout_source\":\"%s\","
-                    "\"inode\":%llu,\"subfile_dir\":",
+        fprintf(fp,
+                ",\"ioc_count\":%d,\"stripe_size\":%lld,\"stripe_count\":%d,\"layout_source\":\"%s\","
+                "\"inode\":%llu,\"subfile_dir\":",
                 f->nioc, (long long)f->layout.stripe_size, f->layout.stripe_count, source,
                 (unsigned long long)f->layout.inode);
         log_json_str(fp, sdir);
@@ -203,9 +204,11 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
     }
     else {
         fprintf(fp, "h5sf: open %s (%s): %d ranks on %d node(s)\n", f->name, access, f->size, f->nnodes);
-        fprintf(fp, "h5sf:   channel %s (%s; thread level %s = %d)%s\n", chan, why, log_thread_level(provided),
-                provided, f->channel == H5FD_H5SF_CHANNEL_IOC ? "" : "; every rank writes its own pieces, the IOC ranks below only create "
-                                                         "and size their subfiles");
+        fprintf(
+            fp, "h5sf:   channel %s (%s; thread level %s = %d)%s\n", chan, why, log_thread_level(provided), provided,
+            f->channel == H5FD_H5SF_CHANNEL_IOC ? ""
+                                                : "; every rank writes its own pieces, the IOC ranks below only create "
+                                                  "and size their subfiles");
         if (f->channel == H5FD_H5SF_CHANNEL_IOC)
             fprintf(fp, "h5sf:   IOC worker threads: %d each\n",
                     f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS);

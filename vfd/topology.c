@@ -13,8 +13,8 @@
 #include "internal.h"
 #include "iocmap.h"
 
-int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs_out,
-                         int *nioc_out, int *nnodes, int **leads_out, h5sf_errbuf_t *e)
+int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs_out, int *nioc_out,
+                         int *nnodes, int **leads_out, h5sf_errbuf_t *e)
 {
     MPI_Comm node;
     int      rank, size, lead, rc;
@@ -28,7 +28,8 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     bad   = !leads;
     if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || anybad) {
         free(leads);
-        return h5sf_fail(e, ENOMEM, bad ? "out of memory selecting IOCs" : "another rank ran out of memory selecting IOCs");
+        return h5sf_fail(e, ENOMEM,
+                         bad ? "out of memory selecting IOCs" : "another rank ran out of memory selecting IOCs");
     }
 
     /* Nodes as the built-in finds them (H5FD__subfiling_setup_context):

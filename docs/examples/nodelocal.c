@@ -28,12 +28,12 @@
 
 static int rank, nranks;
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        if ((call) < 0) {                                                                  \
-            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);      \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                                  \
-        }                                                                                  \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0) {                                                                                              \
+            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);                                  \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static float value(hsize_t i, hsize_t j) { return (float)(i % 1000) + (float)j / 1024.0f; }
@@ -90,7 +90,7 @@ static int read_file(const char *path, const char *driver)
 
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     TRY(file);
-    hid_t   d  = H5Dopen2(file, "field", H5P_DEFAULT);
+    hid_t d = H5Dopen2(file, "field", H5P_DEFAULT);
     TRY(d);
     hid_t   fs = H5Dget_space(d);
     hsize_t dims[2];
@@ -98,7 +98,7 @@ static int read_file(const char *path, const char *driver)
     /* Split the rows over however many ranks read. */
     hsize_t lo = dims[0] * (hsize_t)rank / (hsize_t)nranks, hi = dims[0] * (hsize_t)(rank + 1) / (hsize_t)nranks;
     hsize_t start[2] = {lo, 0}, count[2] = {hi - lo, dims[1]};
-    float  *band     = malloc(sizeof(float) * (count[0] * count[1] + 1));
+    float  *band = malloc(sizeof(float) * (count[0] * count[1] + 1));
     if (!band)
         MPI_Abort(MPI_COMM_WORLD, 2);
     hid_t ms = H5Screate_simple(2, count, NULL);
@@ -108,9 +108,8 @@ static int read_file(const char *path, const char *driver)
     for (hsize_t i = 0; i < count[0]; i++)
         for (hsize_t j = 0; j < count[1]; j++)
             if (band[i * count[1] + j] != value(lo + i, j) && bad++ == 0)
-                fprintf(stderr, "rank %d: field[%llu][%llu] is %g, expected %g\n", rank,
-                        (unsigned long long)(lo + i), (unsigned long long)j, band[i * count[1] + j],
-                        value(lo + i, j));
+                fprintf(stderr, "rank %d: field[%llu][%llu] is %g, expected %g\n", rank, (unsigned long long)(lo + i),
+                        (unsigned long long)j, band[i * count[1] + j], value(lo + i, j));
     H5Sclose(ms);
     H5Sclose(fs);
     H5Dclose(d);

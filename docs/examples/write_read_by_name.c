@@ -22,12 +22,12 @@
 
 static int rank, nranks;
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        if ((call) < 0) {                                                                  \
-            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);      \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                                  \
-        }                                                                                  \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0) {                                                                                              \
+            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);                                  \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static int value(long i, long j) { return (int)(i * COLS + j) ^ 0x5a5a; }
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     TRY(H5Fclose(file));
 
     long bad = 0, all_bad = 0;
-    file     = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     TRY(file);
     d = H5Dopen2(file, "grid", H5P_DEFAULT);
     TRY(d);
@@ -94,8 +94,8 @@ int main(int argc, char **argv)
 
     MPI_Allreduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("%s (%s): %s (%d ranks, %llu x %d ints)\n", path, config, all_bad ? "MISMATCH" : "read back OK",
-               nranks, (unsigned long long)dims[0], COLS);
+        printf("%s (%s): %s (%d ranks, %llu x %d ints)\n", path, config, all_bad ? "MISMATCH" : "read back OK", nranks,
+               (unsigned long long)dims[0], COLS);
     H5Pclose(fapl);
     free(band);
     free(all);

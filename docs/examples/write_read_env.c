@@ -26,12 +26,12 @@
 
 static int rank, nranks;
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        if ((call) < 0) {                                                                  \
-            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);      \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                                  \
-        }                                                                                  \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0) {                                                                                              \
+            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);                                  \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static double value(long i) { return (double)i * 0.5 - 7.0; }
@@ -46,8 +46,10 @@ int main(int argc, char **argv)
     const char *drv  = getenv("HDF5_DRIVER");
     if (nranks > 1 && (!drv || !*drv)) {
         if (rank == 0)
-            fprintf(stderr, "write_read_env: set HDF5_DRIVER=h5sf (and HDF5_PLUGIN_PATH); the default "
-                            "driver cannot be written by %d ranks at once\n", nranks);
+            fprintf(stderr,
+                    "write_read_env: set HDF5_DRIVER=h5sf (and HDF5_PLUGIN_PATH); the default "
+                    "driver cannot be written by %d ranks at once\n",
+                    nranks);
         MPI_Finalize();
         return 2;
     }

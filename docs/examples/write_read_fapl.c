@@ -22,12 +22,12 @@
 static int rank, nranks;
 
 /* Stop all ranks on an HDF5 failure (HDF5 has already printed its stack). */
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        if ((call) < 0) {                                                                  \
-            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);      \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                                  \
-        }                                                                                  \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) < 0) {                                                                                              \
+            fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, #call, __LINE__);                                  \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static long long value(long long i) { return i * 3 + 1; }
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     hid_t fapl = make_fapl();
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     TRY(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
-    hsize_t n   = (hsize_t)N_PER_RANK * nranks, mn = N_PER_RANK;
+    hsize_t n = (hsize_t)N_PER_RANK * nranks, mn = N_PER_RANK;
     hid_t   mem = H5Screate_simple(1, &mn, NULL);
 
     /* Write: every rank its own slab, collectively. */
@@ -97,9 +97,9 @@ int main(int argc, char **argv)
     TRY(H5Fclose(file));
 
     /* Read back: the neighbour's slab, so data crosses ranks. */
-    int   from = (rank + 1) % nranks;
-    long  bad  = 0, all_bad = 0;
-    file       = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    int  from = (rank + 1) % nranks;
+    long bad = 0, all_bad = 0;
+    file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     TRY(file);
     d = H5Dopen2(file, "values", H5P_DEFAULT);
     TRY(d);
@@ -107,8 +107,8 @@ int main(int argc, char **argv)
     TRY(H5Dread(d, H5T_NATIVE_LLONG, mem, sel, dxpl, buf));
     for (long long i = 0; i < N_PER_RANK; i++)
         if (buf[i] != value((long long)from * N_PER_RANK + i) && bad++ == 0)
-            fprintf(stderr, "rank %d: element %lld is %lld, expected %lld\n", rank,
-                    (long long)from * N_PER_RANK + i, buf[i], value((long long)from * N_PER_RANK + i));
+            fprintf(stderr, "rank %d: element %lld is %lld, expected %lld\n", rank, (long long)from * N_PER_RANK + i,
+                    buf[i], value((long long)from * N_PER_RANK + i));
     H5Sclose(sel);
     H5Dclose(d);
     TRY(H5Fclose(file));

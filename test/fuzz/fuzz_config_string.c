@@ -29,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(s, data, size);
     s[size] = '\0';
 
-    h5sf_settings_t    *c = malloc(sizeof *c), *r = malloc(sizeof *r);
-    char               *f1 = malloc(16384), *f2 = malloc(16384);
-    h5sf_errbuf_t       e  = {0};
+    h5sf_settings_t *c = malloc(sizeof *c), *r = malloc(sizeof *r);
+    char            *f1 = malloc(16384), *f2 = malloc(16384);
+    h5sf_errbuf_t    e = {0};
     h5sf_settings_defaults(c);
     if (h5sf_settings_parse(s, c, &e) == 0) {
         if (h5sf_settings_validate(c, &e) != 0)

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #define TAG_REQ 7
-#define NW 4
+#define NW      4
 typedef struct {
     int op, tag, src;
     int n;
@@ -64,7 +64,8 @@ static void *progress(void *a)
             pthread_cond_signal(&qc);
             pthread_mutex_unlock(&ql);
             idle = 0;
-        } else
+        }
+        else
             backoff(&idle);
     }
     return a;
@@ -86,7 +87,8 @@ static void *worker(void *a)
         if (h.op == 0) {
             MPI_Irecv(buf, h.n, MPI_BYTE, h.src, h.tag + 1, comm, &r);
             waitreq(&r);
-        } else {
+        }
+        else {
             memset(buf, 1, h.n);
             MPI_Isend(buf, h.n, MPI_BYTE, h.src, h.tag + 2, comm, &r);
             waitreq(&r);
@@ -112,7 +114,7 @@ int main(int argc, char **argv)
             pthread_create(&wt[i], NULL, worker, NULL);
     }
     srand(1234 + rank);
-    int   tag = 16;
+    int   tag  = 16;
     char *data = malloc(3 << 18), *rd = malloc(3 << 18);
     for (int p = 0; p < phases; p++) {
         alarm(30);
@@ -121,9 +123,9 @@ int main(int argc, char **argv)
             char        rep[3][424];
             hdr_t       h[3];
             for (int k = 0; k < 3; k++) {
-                h[k].op = rand() & 1;
+                h[k].op  = rand() & 1;
                 h[k].tag = tag;
-                h[k].n = 1 + rand() % (1 << 18);
+                h[k].n   = 1 + rand() % (1 << 18);
                 tag += 4;
                 if (tag > 30000)
                     tag = 16;

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const size_t sizes[] = {64, 65536, 1 << 20};
-    MPI_Request *q = malloc(2 * (size_t)size * sizeof *q);
+    MPI_Request *q       = malloc(2 * (size_t)size * sizeof *q);
     for (int k = 0; k < 3; k++) {
         size_t n = sizes[k];
         char  *b = calloc((size_t)size, n), *g = calloc((size_t)size, n);

@@ -55,7 +55,7 @@
 static int    rank, nranks;
 static char   dir[1024] = "/dev/shm";
 static size_t mib = 32, stripe = 4 << 20, ndsets_meta = 2000;
-static int    stripe_count; /* 0: each driver's default */
+static int    stripe_count;     /* 0: each driver's default */
 static size_t xfer_size = 4096; /* the small workload's bytes per call */
 static int    bad_runs;
 
@@ -123,7 +123,10 @@ static void remove_files(const char *path)
 
 /* ---- data --------------------------------------------------------------- */
 
-static inline unsigned char pat(uint64_t global, int salt) { return (unsigned char)(global * 2654435761u >> 13) ^ (unsigned char)salt; }
+static inline unsigned char pat(uint64_t global, int salt)
+{
+    return (unsigned char)(global * 2654435761u >> 13) ^ (unsigned char)salt;
+}
 
 /* The strided workload: the logical byte (within the dataset) of byte i of
  * this rank's selection -- 4 KiB blocks interleaved across ranks. */
@@ -142,19 +145,19 @@ typedef struct {
 /* One dataset (or 16 for multi) of bytes; `strided` interleaves 4 KiB blocks. */
 static result_t run_bulk(const char *wl, const char *driver, int coll, const char *path)
 {
-    result_t r     = {0, 0, 1};
-    size_t   bytes = mib << 20;
-    int      nd    = !strcmp(wl, "multi") ? 16 : 1;
-    size_t   per   = bytes / (size_t)nd; /* bytes per rank per dataset */
-    hsize_t  total = (hsize_t)per * (hsize_t)nranks;
+    result_t       r     = {0, 0, 1};
+    size_t         bytes = mib << 20;
+    int            nd    = !strcmp(wl, "multi") ? 16 : 1;
+    size_t         per   = bytes / (size_t)nd; /* bytes per rank per dataset */
+    hsize_t        total = (hsize_t)per * (hsize_t)nranks;
     unsigned char *buf = malloc(bytes), *got = malloc(bytes);
-    hid_t    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    hid_t          dxpl = H5Pcreate(H5P_DATASET_XFER);
     if (coll)
         H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
 
-    hid_t fs = H5Screate_simple(1, &total, NULL), ms;
+    hid_t   fs  = H5Screate_simple(1, &total, NULL), ms;
     hsize_t cnt = per;
-    ms = H5Screate_simple(1, &cnt, NULL);
+    ms          = H5Screate_simple(1, &cnt, NULL);
     if (!strcmp(wl, "strided")) {
         hsize_t start = (hsize_t)rank * 4096, strd = (hsize_t)nranks * 4096, count = per / 4096, blk = 4096;
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &strd, &count, &blk);
@@ -167,14 +170,14 @@ static result_t run_bulk(const char *wl, const char *driver, int coll, const cha
     const int strided = !strcmp(wl, "strided");
     for (int d = 0; d < nd; d++)
         for (size_t i = 0; i < per; i++) {
-            uint64_t g = strided ? strided_byte(i) : (uint64_t)rank * per + i;
+            uint64_t g               = strided ? strided_byte(i) : (uint64_t)rank * per + i;
             buf[(size_t)d * per + i] = pat(g, d);
         }
 
     hid_t fapl = make_fapl(driver), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-    hid_t dsets[16], mtypes[16], mspaces[16], fspaces[16];
+    hid_t       dsets[16], mtypes[16], mspaces[16], fspaces[16];
     const void *wbufs[16];
     void       *rbufs[16];
 
@@ -304,12 +307,12 @@ static result_t run_small(const char *driver, const char *path)
 #define CHUNKED_W 4096
 static result_t run_chunked(const char *driver, int coll, const char *path)
 {
-    result_t r     = {0, 0, 1};
-    size_t   bytes = mib << 20;
-    hsize_t  rows  = bytes / CHUNKED_W, dims[2] = {rows, (hsize_t)nranks * CHUNKED_W};
-    hsize_t  chunk[2] = {64, 1024}, start[2] = {0, (hsize_t)rank * CHUNKED_W}, cnt[2] = {rows, CHUNKED_W};
+    result_t       r     = {0, 0, 1};
+    size_t         bytes = mib << 20;
+    hsize_t        rows = bytes / CHUNKED_W, dims[2] = {rows, (hsize_t)nranks * CHUNKED_W};
+    hsize_t        chunk[2] = {64, 1024}, start[2] = {0, (hsize_t)rank * CHUNKED_W}, cnt[2] = {rows, CHUNKED_W};
     unsigned char *buf = malloc(bytes), *got = malloc(bytes);
-    hid_t    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    hid_t          dxpl = H5Pcreate(H5P_DATASET_XFER);
     if (coll)
         H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
     H5Pset_selection_io(dxpl, H5D_SELECTION_IO_MODE_OFF);
@@ -381,8 +384,8 @@ static result_t run_metadata(const char *driver, int coll, const char *path)
     for (size_t i = 0; i < ndsets_meta; i++) {
         char name[32];
         snprintf(name, sizeof name, "m%05zu", i);
-        hid_t d = H5Dcreate2(f, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        hid_t a = H5Acreate2(d, "index", H5T_NATIVE_INT, asp, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t d  = H5Dcreate2(f, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t a  = H5Acreate2(d, "index", H5T_NATIVE_INT, asp, H5P_DEFAULT, H5P_DEFAULT);
         int   iv = (int)i;
         H5Awrite(a, H5T_NATIVE_INT, &iv);
         H5Aclose(a);
@@ -415,8 +418,8 @@ static result_t run_metadata(const char *driver, int coll, const char *path)
     for (size_t i = 0; i < ndsets_meta; i++) {
         char name[32];
         snprintf(name, sizeof name, "m%05zu", i);
-        hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-        hid_t a = H5Aopen(d, "index", H5P_DEFAULT);
+        hid_t d  = H5Dopen2(f, name, H5P_DEFAULT);
+        hid_t a  = H5Aopen(d, "index", H5P_DEFAULT);
         int   iv = -1;
         H5Aread(a, H5T_NATIVE_INT, &iv);
         H5Aclose(a);
@@ -479,11 +482,11 @@ static int posix_pass(int fd, int wr, unsigned char *b, size_t bytes, int stride
 }
 static result_t run_posix(const char *wl, const char *path)
 {
-    result_t r       = {0, 0, 1};
-    size_t   bytes   = mib << 20;
-    int      small = !strcmp(wl, "small"), strided = !strcmp(wl, "strided"), shared = strided || small;
+    result_t       r     = {0, 0, 1};
+    size_t         bytes = mib << 20;
+    int            small = !strcmp(wl, "small"), strided = !strcmp(wl, "strided"), shared = strided || small;
     unsigned char *buf = malloc(bytes), *got = malloc(bytes);
-    char     p[1200];
+    char           p[1200];
     for (size_t i = 0; i < bytes; i++)
         buf[i] = pat(strided ? strided_byte(i) : (uint64_t)rank * bytes + i, 0);
     if (shared)
@@ -531,16 +534,15 @@ static result_t run_posix(const char *wl, const char *path)
 
 int main(int argc, char **argv)
 {
-    int         provided, reps = 5, nxs = 1;
-    size_t      xsizes[8] = {4096};
-    const char *workloads = "contiguous,strided,multi,metadata";
-    const char *drivers   = "h5sf-ioc,h5sf-direct,subfiling,mpio,posix";
-    const char *xfers     = "independent,collective";
-    static struct option opts[] = {{"dir", 1, 0, 'd'},       {"mib", 1, 0, 'm'},   {"reps", 1, 0, 'r'},
-                                   {"workloads", 1, 0, 'w'}, {"drivers", 1, 0, 'D'}, {"xfer", 1, 0, 'x'},
-                                   {"stripe-size", 1, 0, 's'}, {"ndsets", 1, 0, 'n'}, {"help", 0, 0, 'h'},
-                                   {"stripe-count", 1, 0, 'c'}, {"xfer-size", 1, 0, 'X'},
-                                   {0, 0, 0, 0}};
+    int                  provided, reps = 5, nxs = 1;
+    size_t               xsizes[8] = {4096};
+    const char          *workloads = "contiguous,strided,multi,metadata";
+    const char          *drivers   = "h5sf-ioc,h5sf-direct,subfiling,mpio,posix";
+    const char          *xfers     = "independent,collective";
+    static struct option opts[]    = {{"dir", 1, 0, 'd'},          {"mib", 1, 0, 'm'},       {"reps", 1, 0, 'r'},
+                                      {"workloads", 1, 0, 'w'},    {"drivers", 1, 0, 'D'},   {"xfer", 1, 0, 'x'},
+                                      {"stripe-size", 1, 0, 's'},  {"ndsets", 1, 0, 'n'},    {"help", 0, 0, 'h'},
+                                      {"stripe-count", 1, 0, 'c'}, {"xfer-size", 1, 0, 'X'}, {0, 0, 0, 0}};
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -587,75 +589,75 @@ int main(int argc, char **argv)
     static const char *WL[] = {"contiguous", "strided", "multi", "metadata", "chunked", "small"};
     static const char *DR[] = {"h5sf-ioc", "h5sf-direct", "subfiling", "mpio", "posix"};
     static const char *XF[] = {"independent", "collective"};
-    char path[1100];
+    char               path[1100];
     snprintf(path, sizeof path, "%s/h5sf-bench.h5", dir);
     if (rank == 0)
         printf("ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok\n");
     for (int rep = 1; rep <= reps; rep++)
         for (size_t w = 0; w < sizeof WL / sizeof WL[0]; w++)
-        for (int v = 0; v < (strcmp(WL[w], "small") ? 1 : nxs); v++) {
-            if (!has(workloads, WL[w]))
-                continue;
-            xfer_size = xsizes[v];
-            /* This workload's configurations (driver, transfer mode), in
-             * the fixed order; run from the (rep-1)-th on, wrapping. */
-            int cfg[10], ncfg = 0;
-            for (int d = 0; d < 5; d++) {
-                if (!has(drivers, DR[d]))
+            for (int v = 0; v < (strcmp(WL[w], "small") ? 1 : nxs); v++) {
+                if (!has(workloads, WL[w]))
                     continue;
-                for (int x = 0; x < 2; x++) {
-                    if (!has(xfers, XF[x]))
+                xfer_size = xsizes[v];
+                /* This workload's configurations (driver, transfer mode), in
+             * the fixed order; run from the (rep-1)-th on, wrapping. */
+                int cfg[10], ncfg = 0;
+                for (int d = 0; d < 5; d++) {
+                    if (!has(drivers, DR[d]))
                         continue;
-                    /* POSIX has no transfer modes: run it once per rep. */
-                    if (!strcmp(DR[d], "posix") && (x == 1 || (strcmp(WL[w], "contiguous") &&
-                                                               strcmp(WL[w], "strided") && strcmp(WL[w], "small"))))
-                        continue;
-                    /* IOR's pattern is independent transfers. */
-                    if (!strcmp(WL[w], "small") && x == 1)
-                        continue;
-                    cfg[ncfg++] = d * 2 + x;
+                    for (int x = 0; x < 2; x++) {
+                        if (!has(xfers, XF[x]))
+                            continue;
+                        /* POSIX has no transfer modes: run it once per rep. */
+                        if (!strcmp(DR[d], "posix") && (x == 1 || (strcmp(WL[w], "contiguous") &&
+                                                                   strcmp(WL[w], "strided") && strcmp(WL[w], "small"))))
+                            continue;
+                        /* IOR's pattern is independent transfers. */
+                        if (!strcmp(WL[w], "small") && x == 1)
+                            continue;
+                        cfg[ncfg++] = d * 2 + x;
+                    }
                 }
-            }
-            for (int k = 0; k < ncfg; k++) {
-                int c = cfg[(k + rep - 1) % ncfg], d = c / 2, x = c % 2;
-                /* Every run starts with no dirty pages of earlier runs: on
+                for (int k = 0; k < ncfg; k++) {
+                    int c = cfg[(k + rep - 1) % ncfg], d = c / 2, x = c % 2;
+                    /* Every run starts with no dirty pages of earlier runs: on
                  * a disk file system their writeback would otherwise land
                  * in whichever run comes next (bimodal rates on ext4). */
-                if (rank == 0)
-                    sync();
-                MPI_Barrier(MPI_COMM_WORLD);
-                result_t r;
-                if (!strcmp(DR[d], "posix"))
-                    r = run_posix(WL[w], path);
-                else if (!strcmp(WL[w], "metadata"))
-                    r = run_metadata(DR[d], x, path);
-                else if (!strcmp(WL[w], "chunked"))
-                    r = run_chunked(DR[d], x, path);
-                else if (!strcmp(WL[w], "small"))
-                    r = run_small(DR[d], path);
-                else
-                    r = run_bulk(WL[w], DR[d], x, path);
-                int ok = 0;
-                MPI_Allreduce(&r.ok, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-                double units = !strcmp(WL[w], "metadata") ? (double)ndsets_meta
-                                                           : (double)(mib << 20) * nranks / 1048576.0;
-                /* small names its transfer size: small-4096, small-1048576. */
-                char wname[48];
-                snprintf(wname, sizeof wname, "%s", WL[w]);
-                if (!strcmp(WL[w], "small"))
-                    snprintf(wname, sizeof wname, "small-%zu", xfer_size);
-                if (rank == 0) {
-                    printf("%d,%s,%s,%s,%d,%.2f,%.2f,%zu,%s\n", nranks, wname, DR[d],
-                           !strcmp(DR[d], "posix") ? "-" : XF[x], rep, units / r.write_s, units / r.read_s,
-                           !strcmp(WL[w], "metadata") ? (size_t)0 : mib << 20, ok ? "ok" : "BAD");
-                    fflush(stdout);
+                    if (rank == 0)
+                        sync();
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    result_t r;
+                    if (!strcmp(DR[d], "posix"))
+                        r = run_posix(WL[w], path);
+                    else if (!strcmp(WL[w], "metadata"))
+                        r = run_metadata(DR[d], x, path);
+                    else if (!strcmp(WL[w], "chunked"))
+                        r = run_chunked(DR[d], x, path);
+                    else if (!strcmp(WL[w], "small"))
+                        r = run_small(DR[d], path);
+                    else
+                        r = run_bulk(WL[w], DR[d], x, path);
+                    int ok = 0;
+                    MPI_Allreduce(&r.ok, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+                    double units =
+                        !strcmp(WL[w], "metadata") ? (double)ndsets_meta : (double)(mib << 20) * nranks / 1048576.0;
+                    /* small names its transfer size: small-4096, small-1048576. */
+                    char wname[48];
+                    snprintf(wname, sizeof wname, "%s", WL[w]);
+                    if (!strcmp(WL[w], "small"))
+                        snprintf(wname, sizeof wname, "small-%zu", xfer_size);
+                    if (rank == 0) {
+                        printf("%d,%s,%s,%s,%d,%.2f,%.2f,%zu,%s\n", nranks, wname, DR[d],
+                               !strcmp(DR[d], "posix") ? "-" : XF[x], rep, units / r.write_s, units / r.read_s,
+                               !strcmp(WL[w], "metadata") ? (size_t)0 : mib << 20, ok ? "ok" : "BAD");
+                        fflush(stdout);
+                    }
+                    if (!ok)
+                        bad_runs++;
+                    if (strcmp(DR[d], "posix"))
+                        remove_files(path);
                 }
-                if (!ok)
-                    bad_runs++;
-                if (strcmp(DR[d], "posix"))
-                    remove_files(path);
             }
-        }
     MPI_Finalize();
     return bad_runs ? 1 : 0;
 }
