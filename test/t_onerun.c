@@ -2,16 +2,19 @@
  * t_onerun.c -- single-block selections, the fast path of small transfers.
  *
  * h5sf turns a selection that is one run of the dataset's bytes (H5S_ALL,
- * or one hyperslab block whose inner dimensions are whole) into one extent
+ * or a hyperslab that fills its bounding box, whole in the inner
+ * dimensions) into one extent
  * without HDF5's selection iterators; every other selection goes through
  * the iterators.  Each case below writes one block through h5sf and
  * applies the same write to a plain C array (the model), then reads the
  * block back into a poisoned buffer and the whole dataset at the end, and
  * compares both with the model.  The cases sit on both sides of the rule:
  * blocks that are one run (a plane, rows of a plane, part of a row, a 1-D
- * range, all of it) and blocks that are not (two partial planes, a partial
- * column, a strided count, points), in file and in memory, on 1-D and 3-D
- * datasets with 64-byte stripes so a run crosses subfiles.  Every rank
+ * range, all of it, a union of two blocks that is one) and blocks that are
+ * not (two partial planes, a partial column, a strided count, points even
+ * where they fill a range, a union of blocks with a gap), in file and in
+ * memory, on 1-D and 3-D datasets with 64-byte stripes so a run crosses
+ * subfiles.  Every rank
  * works on its own datasets (independent transfers).
  *
  * usage: t_onerun DIR   (H5SF_CHANNEL chooses the channel)
@@ -34,31 +37,37 @@ typedef struct {
     const char *name;
     int         rank3; /* 1: file block on the 3-D dataset, else 1-D */
     hsize_t     start[3], stride[3], count[3], block[3];
-    int         points; /* file selection: these many points instead */
-    int         mem;    /* memory: 0 a 1-D space, 1 a 2 x n/2 block of the
-                                                 * 10 x 10 space, 2 a 1 x n block ending its row 3 */
+    int         points;                   /* file selection: these many points instead, start - i * stride */
+    int         mem;                      /* memory: 0 a 1-D space, 1 a 2 x n/2 block of the
+                         * 10 x 10 space, 2 a 1 x n block ending its row 3 */
+    hsize_t     or_start[3], or_block[3]; /* a second block OR'ed in, if or_block[0] */
 } case_t;
 
 static const case_t cases[] = {
-    {"plane", 1, {2, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, D1, D2}, 0, 0},
-    {"two planes", 1, {1, 0, 0}, {1, 1, 1}, {1, 1, 1}, {2, D1, D2}, 0, 0},
-    {"rows of a plane", 1, {3, 1, 0}, {1, 1, 1}, {1, 1, 1}, {1, 2, D2}, 0, 0},
-    {"part of a row", 1, {4, 2, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 3}, 0, 0},
-    {"whole dataset", 1, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {D0, D1, D2}, 0, 0},
-    {"two partial planes", 1, {0, 1, 0}, {1, 1, 1}, {1, 1, 1}, {2, 2, D2}, 0, 0},
-    {"partial rows", 1, {5, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, D1, 3}, 0, 0},
-    {"strided count", 1, {0, 0, 0}, {1, 1, 2}, {1, 1, 2}, {1, 1, 1}, 0, 0},
-    {"blocks that touch, part of a row", 1, {2, 3, 1}, {1, 1, 1}, {1, 1, 3}, {1, 1, 1}, 0, 0},
-    {"blocks that touch, rows", 1, {4, 1, 0}, {1, 2, 1}, {1, 2, 1}, {1, 2, D2}, 0, 0},
-    {"blocks that touch, not whole rows", 1, {1, 0, 0}, {1, 1, 1}, {1, 2, 3}, {1, 1, 1}, 0, 0},
-    {"1-D blocks that touch", 0, {5}, {1}, {20}, {1}, 0, 0},
-    {"1-D range", 0, {33}, {1}, {1}, {17}, 0, 0},
-    {"1-D blocks", 0, {50}, {10}, {3}, {4}, 0, 0},
-    {"1-D points", 0, {0}, {1}, {1}, {1}, 6, 0},
-    {"1-D range, strided memory", 0, {70}, {1}, {1}, {12}, 0, 1},
-    {"part of a row, strided memory", 1, {1, 4, 0}, {1, 1, 1}, {1, 1, 1}, {1, 1, 4}, 0, 1},
-    {"rows of a plane, memory at an offset", 1, {0, 3, 0}, {1, 1, 1}, {1, 1, 1}, {1, 2, D2}, 0, 2},
-    {"two partial planes, memory at an offset", 1, {3, 3, 0}, {1, 1, 1}, {1, 1, 1}, {2, 1, D2}, 0, 2},
+    {"plane", 1, {2, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, D1, D2}, 0, 0, {0}, {0}},
+    {"two planes", 1, {1, 0, 0}, {1, 1, 1}, {1, 1, 1}, {2, D1, D2}, 0, 0, {0}, {0}},
+    {"rows of a plane", 1, {3, 1, 0}, {1, 1, 1}, {1, 1, 1}, {1, 2, D2}, 0, 0, {0}, {0}},
+    {"part of a row", 1, {4, 2, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 3}, 0, 0, {0}, {0}},
+    {"whole dataset", 1, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {D0, D1, D2}, 0, 0, {0}, {0}},
+    {"two partial planes", 1, {0, 1, 0}, {1, 1, 1}, {1, 1, 1}, {2, 2, D2}, 0, 0, {0}, {0}},
+    {"partial rows", 1, {5, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, D1, 3}, 0, 0, {0}, {0}},
+    {"strided count", 1, {0, 0, 0}, {1, 1, 2}, {1, 1, 2}, {1, 1, 1}, 0, 0, {0}, {0}},
+    {"blocks that touch, part of a row", 1, {2, 3, 1}, {1, 1, 1}, {1, 1, 3}, {1, 1, 1}, 0, 0, {0}, {0}},
+    {"blocks that touch, rows", 1, {4, 1, 0}, {1, 2, 1}, {1, 2, 1}, {1, 2, D2}, 0, 0, {0}, {0}},
+    {"blocks that touch, not whole rows", 1, {1, 0, 0}, {1, 1, 1}, {1, 2, 3}, {1, 1, 1}, 0, 0, {0}, {0}},
+    {"1-D blocks that touch", 0, {5}, {1}, {20}, {1}, 0, 0, {0}, {0}},
+    {"1-D range", 0, {33}, {1}, {1}, {17}, 0, 0, {0}, {0}},
+    {"1-D blocks", 0, {50}, {10}, {3}, {4}, 0, 0, {0}, {0}},
+    {"1-D points", 0, {90}, {7}, {1}, {1}, 6, 0, {0}, {0}},
+    {"1-D points filling a range, last first", 0, {40}, {1}, {1}, {1}, 5, 0, {0}, {0}},
+    {"two blocks making a plane", 1, {2, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, 2, D2}, 0, 0, {2, 2, 0}, {1, 3, D2}},
+    {"two blocks making rows of a plane", 1, {1, 1, 0}, {1, 1, 1}, {1, 1, 1}, {1, 1, D2}, 0, 0, {1, 2, 0}, {1, 2, D2}},
+    {"two blocks with a row between", 1, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, 1, D2}, 0, 0, {0, 2, 0}, {1, 1, D2}},
+    {"1-D two blocks that touch", 0, {10}, {1}, {1}, {5}, 0, 0, {15}, {7}},
+    {"1-D range, strided memory", 0, {70}, {1}, {1}, {12}, 0, 1, {0}, {0}},
+    {"part of a row, strided memory", 1, {1, 4, 0}, {1, 1, 1}, {1, 1, 1}, {1, 1, 4}, 0, 1, {0}, {0}},
+    {"rows of a plane, memory at an offset", 1, {0, 3, 0}, {1, 1, 1}, {1, 1, 1}, {1, 2, D2}, 0, 2, {0}, {0}},
+    {"two partial planes, memory at an offset", 1, {3, 3, 0}, {1, 1, 1}, {1, 1, 1}, {2, 1, D2}, 0, 2, {0}, {0}},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -70,11 +79,15 @@ static hssize_t select_file(const case_t *k, hid_t fs)
     if (k->points) {
         hsize_t coord[8];
         for (int i = 0; i < k->points; i++)
-            coord[i] = (hsize_t)(90 - 7 * i);
+            coord[i] = k->start[0] - (hsize_t)i * k->stride[0];
         H5Sselect_elements(fs, H5S_SELECT_SET, (size_t)k->points, coord);
     }
-    else
+    else {
+        hsize_t one[3] = {1, 1, 1};
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, k->start, k->stride, k->count, k->block);
+        if (k->or_block[0])
+            H5Sselect_hyperslab(fs, H5S_SELECT_OR, k->or_start, one, one, k->or_block);
+    }
     return H5Sget_select_npoints(fs);
 }
 
@@ -106,25 +119,54 @@ static hid_t mem_space(const case_t *k, hssize_t n, hsize_t *at, int *ok)
     return ms;
 }
 
-/* Linear indices of the file selection, in selection order (row-major). */
+static int cmp_index(const void *a, const void *b)
+{
+    hsize_t x = *(const hsize_t *)a, y = *(const hsize_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Linear indices of one regular block set (start, stride, count, block). */
+static hssize_t block_indices(int r, const hsize_t *start, const hsize_t *stride, const hsize_t *count,
+                              const hsize_t *block, hsize_t *idx);
+
+/* Linear indices of the file selection, in selection order: points as
+ * given, a hyperslab in row-major order (a union sorted, each index once). */
 static hssize_t file_indices(const case_t *k, hsize_t *idx)
 {
     hssize_t n = 0;
     if (k->points) {
         for (int i = 0; i < k->points; i++)
-            idx[n++] = (hsize_t)(90 - 7 * i);
+            idx[n++] = k->start[0] - (hsize_t)i * k->stride[0];
         return n;
     }
-    int     r       = k->rank3 ? 3 : 1;
-    hsize_t dims[3] = {D0, D1, D2}, e[3];
-    if (!k->rank3)
+    int r = k->rank3 ? 3 : 1;
+    n     = block_indices(r, k->start, k->stride, k->count, k->block, idx);
+    if (k->or_block[0]) {
+        hsize_t one[3] = {1, 1, 1};
+        n += block_indices(r, k->or_start, one, one, k->or_block, idx + n);
+        qsort(idx, (size_t)n, sizeof *idx, cmp_index);
+        hssize_t u = 0;
+        for (hssize_t i = 0; i < n; i++)
+            if (u == 0 || idx[i] != idx[u - 1])
+                idx[u++] = idx[i];
+        n = u;
+    }
+    return n;
+}
+
+static hssize_t block_indices(int r, const hsize_t *start, const hsize_t *stride, const hsize_t *count,
+                              const hsize_t *block, hsize_t *idx)
+{
+    hssize_t n       = 0;
+    hsize_t  dims[3] = {D0, D1, D2}, e[3];
+    if (r == 1)
         dims[0] = N1;
     hsize_t lo[3][64], nlo[3];
     for (int d = 0; d < r; d++) { /* the indices along dimension d, ascending */
         nlo[d] = 0;
-        for (hsize_t c = 0; c < k->count[d]; c++)
-            for (hsize_t b = 0; b < k->block[d]; b++)
-                lo[d][nlo[d]++] = k->start[d] + c * k->stride[d] + b;
+        for (hsize_t c = 0; c < count[d]; c++)
+            for (hsize_t b = 0; b < block[d]; b++)
+                lo[d][nlo[d]++] = start[d] + c * stride[d] + b;
     }
     if (r == 1) {
         for (hsize_t i = 0; i < nlo[0]; i++)

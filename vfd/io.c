@@ -356,38 +356,33 @@ static int side_fill(seq_side_t *s, h5sf_errbuf_t *e, const char *what)
     return 0;
 }
 
-/* True when the selection of `space` is one run of the linearized extent
- * (all, or a regular hyperslab that is one block -- count 1, or blocks
- * that touch, as H5Sselect_hyperslab with a NULL block makes -- in each
- * dimension, whole in the inner ones): *off is its first byte.  Cheap
- * calls only; anything else is false. */
-static bool one_run(hid_t space, size_t esize, uint64_t *off)
+/* True when the selection of `space` (npoints elements) is one run of the
+ * linearized extent -- all of it, or a hyperslab that fills its bounding
+ * box when that box is whole in every inner dimension: *off is its first
+ * byte.  Points are never one run (they go in the order given, not the
+ * file's).  Three cheap calls; anything else is false. */
+static bool one_run(hid_t space, hssize_t npoints, size_t esize, uint64_t *off)
 {
-    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], stride[H5S_MAX_RANK], count[H5S_MAX_RANK], block[H5S_MAX_RANK];
+    hsize_t      dims[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     H5S_sel_type t = H5Sget_select_type(space);
-    if (t == H5S_SEL_ALL) {
-        *off = 0;
-        return true;
-    }
-    if (t != H5S_SEL_HYPERSLABS || H5Sis_regular_hyperslab(space) <= 0)
+    if (t != H5S_SEL_ALL && t != H5S_SEL_HYPERSLABS)
         return false;
     int n = H5Sget_simple_extent_dims(space, dims, NULL);
-    if (n <= 0 || H5Sget_regular_hyperslab(space, start, stride, count, block) < 0)
-        return false;
-    for (int k = 0; k < n; k++) { /* the extent along k, if one range */
-        if (count[k] != 1 && stride[k] != block[k])
+    if (n <= 0 || H5Sget_select_bounds(space, lo, hi) < 0)
+        return (*off = 0, n == 0 && npoints == 1); /* scalar: its one element */
+    uint64_t box = 1;                              /* the selection lies in its box: more elements there are holes */
+    for (int k = 0; k < n; k++)
+        if (hi[k] < lo[k] || (box *= hi[k] - lo[k] + 1) > (uint64_t)npoints)
             return false;
-        block[k] *= count[k];
-    }
     int i = n - 1;
-    while (i > 0 && block[i] == dims[i]) /* whole inner dimensions */
+    while (i > 0 && lo[i] == 0 && hi[i] + 1 == dims[i]) /* whole inner dimensions */
         i--;
     for (int k = 0; k < i; k++) /* outer dimensions: one index each */
-        if (block[k] != 1)
+        if (lo[k] != hi[k])
             return false;
     uint64_t at = 0;
     for (int k = 0; k < n; k++)
-        at = at * dims[k] + start[k];
+        at = at * dims[k] + lo[k];
     *off = at * esize;
     return true;
 }
@@ -409,7 +404,7 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
      * closing two cost a small call about as much as the rest of h5sf's
      * path (docs/performance.md, "Figures behind constants in the code"). */
     uint64_t moff, foff;
-    if (one_run(mspace, esize, &moff) && one_run(fspace, esize, &foff))
+    if (one_run(mspace, nm, esize, &moff) && one_run(fspace, nf, esize, &foff))
         return round_add(r, base + foff, (uint64_t)nf * esize, (uint64_t)(uintptr_t)buf + moff);
     /* 32 KiB of sequence lists: kept with the file, not zeroed per call
      * (a small read spent a tenth of its time clearing them). */

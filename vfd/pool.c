@@ -232,6 +232,17 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
     *max_inflight = 0;
     if (n == 0)
         return;
+    if (threads <= 0 || n == 1) { /* one after another on this thread: nothing shared */
+        for (size_t i = 0; i < n; i++) {
+            jobs[i].err      = 0;
+            jobs[i].syscalls = 0;
+            jobs[i].call     = NULL;
+            jobs[i].next     = NULL;
+            transfer(&jobs[i]);
+        }
+        *max_inflight = 1;
+        return;
+    }
     call_t c = {.n = n, .pending = n, .limit = threads};
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
@@ -241,35 +252,29 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
         jobs[i].call     = &c;
         jobs[i].next     = NULL;
     }
-    if (threads <= 0 || n == 1) {
-        for (size_t i = 0; i < n; i++)
-            run_job(&c, &jobs[i]);
+    c.overlap_ms = h5sf_fault_ms("overlap");
+    forget_if_forked();
+    pthread_mutex_lock(&P.mu);
+    for (size_t i = 1; i < n; i++) {
+        if (P.tail)
+            P.tail->next = &jobs[i];
+        else
+            P.head = &jobs[i];
+        P.tail = &jobs[i];
     }
-    else {
-        c.overlap_ms = h5sf_fault_ms("overlap");
-        forget_if_forked();
-        pthread_mutex_lock(&P.mu);
-        for (size_t i = 1; i < n; i++) {
-            if (P.tail)
-                P.tail->next = &jobs[i];
-            else
-                P.head = &jobs[i];
-            P.tail = &jobs[i];
-        }
-        grow((int)(n - 1) < threads ? (int)(n - 1) : threads);
-        pthread_cond_broadcast(&P.cv);
-        pthread_mutex_unlock(&P.mu);
+    grow((int)(n - 1) < threads ? (int)(n - 1) : threads);
+    pthread_cond_broadcast(&P.cv);
+    pthread_mutex_unlock(&P.mu);
 
-        /* The first job here, then whatever no worker took yet. */
-        run_job(&c, &jobs[0]);
-        for (;;) {
-            pthread_mutex_lock(&P.mu);
-            h5sf_pio_t *j = dequeue(&c);
-            pthread_mutex_unlock(&P.mu);
-            if (!j)
-                break;
-            run_job(&c, j);
-        }
+    /* The first job here, then whatever no worker took yet. */
+    run_job(&c, &jobs[0]);
+    for (;;) {
+        pthread_mutex_lock(&P.mu);
+        h5sf_pio_t *j = dequeue(&c);
+        pthread_mutex_unlock(&P.mu);
+        if (!j)
+            break;
+        run_job(&c, j);
     }
     pthread_mutex_lock(&c.mu);
     while (c.pending > 0)
