@@ -365,12 +365,17 @@ static bool one_run(hid_t space, hssize_t npoints, size_t esize, uint64_t *off)
 {
     hsize_t      dims[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     H5S_sel_type t = H5Sget_select_type(space);
-    if (t != H5S_SEL_ALL && t != H5S_SEL_HYPERSLABS)
+    if (t == H5S_SEL_ALL) { /* H5S_ALL's memory side, mostly: one call */
+        *off = 0;
+        return true;
+    }
+    if (t != H5S_SEL_HYPERSLABS)
         return false;
     int n = H5Sget_simple_extent_dims(space, dims, NULL);
     if (n <= 0 || H5Sget_select_bounds(space, lo, hi) < 0)
-        return (*off = 0, n == 0 && npoints == 1); /* scalar: its one element */
-    uint64_t box = 1;                              /* the selection lies in its box: more elements there are holes */
+        return false;
+    /* The selection lies in its bounding box: more elements there are holes. */
+    uint64_t box = 1;
     for (int k = 0; k < n; k++)
         if (hi[k] < lo[k] || (box *= hi[k] - lo[k] + 1) > (uint64_t)npoints)
             return false;
