@@ -23,8 +23,9 @@
  *
  * Locking: one mutex per context (ctx->lock) protects the subfile table and
  * descriptor cap, the schedulers, the ready queue, merge claims and the slot
- * pool.  MPI and file I/O are done without it held (reopening a capped
- * subfile is the exception: a rare open(2) under the lock).
+ * pool.  MPI and file I/O are done without it held, open(2) and close(2)
+ * of subfiles too (subfile.c: an entry being opened is marked, one being
+ * closed loses its descriptor under the lock first).
  */
 #ifndef H5SF_IOC_INTERNAL_H
 #define H5SF_IOC_INTERNAL_H
