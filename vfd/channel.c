@@ -281,7 +281,9 @@ int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
         close_fds(f, &ignored, e);
         return -1;
     }
-    /* Nothing is posted on them (every call waits for its requests). */
+    /* Nothing is posted on them unless the caller left a COBEGIN bracket
+     * open: its requests are not waited for (docs/reliability.md, Known
+     * gaps). */
     for (int s = 0; s < N; s++)
         if (f->chan[s])
             H5FDclose(f->chan[s]);
