@@ -8,7 +8,7 @@
 #       one rank: stalls past 20 s (Open MPI 4.1: about 2 s)
 #   mpich_checks.sh finalize-threads MPIEXEC FINALIZE_THREADS
 #       test/mpi_repro/finalize_threads.c on 2 ranks aborts (MPI calls from
-#       two threads inside MPI_Finalize's callbacks)
+#       two threads inside MPI_Finalize's callbacks) in one of up to 5 runs
 #   mpich_checks.sh tcp-finalize NETNS_CLUSTER_SH TCP_FINALIZE
 #       test/mpi_repro/tcp_finalize.c across 2 network-namespace hosts x 2
 #       ranks (UCX over TCP): MPI_Finalize hangs in at least one of up to 8
@@ -29,18 +29,21 @@ builtin-np1)
     echo "re-enable the built-in driver's comparisons under MPICH (test/CMakeLists.txt, builtin_subfiling_mpich)"
     exit 1 ;;
 finalize-threads)
-    timeout -k 5 60 "$mpiexec" -n 2 "$exe" >"$log" 2>&1
-    rc=$?
-    if [[ $rc == 0 ]]; then
-        echo "MPI calls from two threads inside MPI_Finalize's callbacks completed:"
-        echo "MPICH serializes threads there now: the finalize gate (ioc/ctx.c, h5sf_ioc_finalize_begin) and the"
-        echo "note in docs/reliability.md (Known gaps) may be revisited"
-        exit 1
-    fi
-    if grep -q "Assertion\|signal\|BAD TERMINATION" "$log"; then
-        echo "reproduced (exit $rc): $(grep -m1 "Assertion\|signal" "$log")"; exit 0
-    fi
-    cat "$log"; echo "finalize_threads failed in another way (exit $rc)"; exit 1 ;;
+    # A race: on a loaded machine the polling thread may not run while the
+    # callback's reductions do, and a run completes.  Up to 5 runs.
+    for run in 1 2 3 4 5; do
+        timeout -k 5 60 "$mpiexec" -n 2 "$exe" >"$log" 2>&1
+        rc=$?
+        [[ $rc == 0 ]] && continue
+        if grep -q "Assertion\|signal\|BAD TERMINATION" "$log"; then
+            echo "reproduced in run $run (exit $rc): $(grep -m1 "Assertion\|signal" "$log")"; exit 0
+        fi
+        cat "$log"; echo "finalize_threads failed in another way (exit $rc)"; exit 1
+    done
+    echo "MPI calls from two threads inside MPI_Finalize's callbacks completed in 5 runs of 5:"
+    echo "MPICH serializes threads there now: the finalize gate (ioc/gate.c, h5sf_ioc_finalize_begin in"
+    echo "ioc/ctx.c) and the note in docs/reliability.md (Known gaps) may be revisited"
+    exit 1 ;;
 tcp-finalize)
     cluster=$mpiexec
     "$cluster" check >/dev/null 2>&1 || { echo "skipped: no network-namespace hosts here (root and ip netns)"; exit 77; }
