@@ -52,7 +52,8 @@ PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-$MPI"
 # single-machine test cluster (scripts/slurm-cluster.sh); no daemon is
 # started here.
 PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev slurm-wlm munge libuv1-dev
-      zlib1g-dev dpkg-dev clang libclang-rt-14-dev clang-format iproute2 gnuplot-nox xz-utils python3 fuse3 libfuse3-dev)
+      zlib1g-dev dpkg-dev clang libclang-rt-14-dev clang-format iproute2 gnuplot-nox xz-utils python3 fuse3 libfuse3-dev
+      gdb)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

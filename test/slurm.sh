@@ -27,7 +27,9 @@
 # Slurm lacks the PMI plugin of this MPI; every other problem is a failure.
 # Env: H5SF_SLURM_BIN (the build's bin directory, required),
 #      H5SF_SLURM_MPI (openmpi or mpich), MPIEXEC (the build's mpiexec),
-#      H5SF_SLURM_WORK (work directory, seen by every node).
+#      H5SF_SLURM_WORK (work directory, seen by every node),
+#      H5SF_SLURM_STEP_LIMIT (seconds a job may take, default 120; a job
+#      still running then is stopped, the stacks of its ranks in its log).
 set -uo pipefail
 
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,7 +54,7 @@ export H5SF_MPI="$mpi" H5SF_BUILD_DIR
 source "$src/scripts/env.sh"
 eval "$("$cluster" env)"
 # Steps must never wait for a stuck job longer than this (seconds).
-step_limit=120
+step_limit=${H5SF_SLURM_STEP_LIMIT:-120}
 # A task that dies ends its step at once (srun waits for the others).
 srun_opts=(--kill-on-bad-exit=1)
 # Open MPI busy-polls unless it sees more ranks than CPUs, and the cluster
@@ -100,17 +102,45 @@ need_pmi() {
 run_job() {
     local log="$1" rc
     shift
-    timeout -k 5 "$step_limit" "$@" >"$log" 2>&1
+    run_limited "$log" "$@"
     rc=$?
     cat "$log"
     if [ "$rc" -ne 0 ] && [ "$mpi" = openmpi ] && [[ " $* " == *" srun "* ]] &&
         grep -q "Segmentation fault" "$log" && ! grep -q "^h5sf: open" "$log"; then
         echo "slurm.sh: an Open MPI rank died in MPI_Init under srun (the btl/tcp start-up race); running the job once more"
-        timeout -k 5 "$step_limit" "$@" >"$log" 2>&1
+        run_limited "$log" "$@"
         rc=$?
         cat "$log"
     fi
     return "$rc"
+}
+
+# run_limited LOG COMMAND...: COMMAND, output to LOG, for at most
+# $step_limit s (then 124).  A job still running then has the stacks of
+# every thread of its t_slurm ranks (gdb, when installed) added to LOG
+# before it is stopped: a hang leaves its evidence.
+run_limited() {
+    local log="$1" waited=0 pid p
+    shift
+    "$@" >"$log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ "$waited" -ge $((step_limit * 5)) ]; then
+            echo "slurm.sh: the job still runs after $step_limit s; stacks of its ranks:" >>"$log"
+            for p in $(pgrep -f "^$bin/t_slurm" || true); do
+                echo "--- t_slurm pid $p" >>"$log"
+                command -v gdb >/dev/null && timeout 60 gdb -p "$p" -batch -ex "thread apply all bt" >>"$log" 2>&1
+            done
+            kill -TERM "$pid" 2>/dev/null
+            sleep 5
+            kill -KILL "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            return 124
+        fi
+        sleep 0.2
+        waited=$((waited + 1)) # fifths of a second
+    done
+    wait "$pid"
 }
 
 # ---- one t_slurm job and its checks ---------------------------------------
