@@ -66,10 +66,11 @@ foreach(f IN LISTS sources)
   endforeach()
 endforeach()
 
-# Variables of the build and test scripts (scripts/*.sh: H5SF_BUILD_DIR, ...)
+# Variables of the build and test scripts (scripts/*.sh: H5SF_BUILD_DIR, ...;
+# test/*.sh: H5SF_SLURM_STEP_LIMIT, ...)
 # and CMake cache variables of the build (cmake/modules/: H5SF_HDF5_FIND)
 # configure those, not the library; docs may name them.
-file(GLOB scripts ${SRC}/scripts/*.sh ${SRC}/cmake/modules/*.cmake)
+file(GLOB scripts ${SRC}/scripts/*.sh ${SRC}/test/*.sh ${SRC}/cmake/modules/*.cmake)
 set(script_vars)
 foreach(f IN LISTS scripts)
   file(READ ${f} t)
