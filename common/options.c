@@ -115,7 +115,8 @@ const h5sf_option_t h5sf_runtime_vars[] = {
      "Threads that run one call's subfile transfers a rank does itself (direct channel, and the IOC "
      "channel's same-node reads and writes) beside the calling thread, so that at most this + 1 subfiles "
      "are read or written at once.  0: one subfile after another on the calling thread.  Calls of under "
-     "64 KiB per subfile and sparse writes run one after another whatever the value.  The threads are "
+     "64 KiB per subfile and sparse writes run one after another whatever the value, except inside a "
+     "caller's COBEGIN/COEND bracket, where every call's transfers go to the threads.  The threads are "
      "shared by the process and started on demand."},
     {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
      "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
