@@ -7,16 +7,7 @@
 #include <string.h>
 #include "config.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "t_unit.h"
 
 /* Every variable the code reads, so the environment of the runner cannot leak in. */
 static void clear_env(void)

@@ -12,16 +12,7 @@
 #include <unistd.h>
 #include "layout.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "t_unit.h"
 
 /* Verbatim from HDF5 1.14 H5FDsubfiling.h. */
 #define H5FD_SUBFILING_FILENAME_TEMPLATE        "%s.subfile_%" PRIu64 "_%0*d_of_%d"

@@ -4,16 +4,7 @@
 #include <string.h>
 #include "stripe.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "t_unit.h"
 
 /* Reference: walk byte by byte, stripe k -> subfile k % N, row k / N. */
 static void ref_map(uint64_t a, uint64_t S, int N, int *s, uint64_t *off)

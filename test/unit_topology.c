@@ -8,16 +8,7 @@
 #include "config.h"
 #include "iocmap.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            fprintf(stderr, "FAIL line %d: ", __LINE__);                                                               \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "t_unit.h"
 
 static h5sf_settings_t cfg_of(const char *ioc)
 {
