@@ -101,11 +101,12 @@ const h5sf_option_t h5sf_runtime_vars[] = {
     {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
      "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
      "instead of two).  0: every read goes through the IOC."},
-    {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1",
+    {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1 | dense",
      "1: with the IOC channel, a rank writes to subfiles whose IOC runs on its own node directly (one "
-     "copy instead of two, no round trip), except sparse requests (16 or more pieces of at most 256 KiB "
-     "on average with gaps between them: strided selections), which go through the IOC so that it merges "
-     "them with other ranks' into contiguous runs.  0: every write goes through the IOC."},
+     "copy instead of two, no round trip), strided selections included.  dense: the same, except sparse "
+     "requests (16 or more pieces of at most 256 KiB on average with gaps between them: strided "
+     "selections), which go through the IOC so that it merges them with other ranks' into contiguous "
+     "runs.  0: every write goes through the IOC."},
     {"-", "H5SF_IOC_AFFINITY", NULL, "node", "node | inherit",
      "CPUs the threads of an I/O concentrator (progress thread, workers) may run on.  node: every CPU "
      "the process may use on its node, so they do not wait behind their rank's main thread when the "

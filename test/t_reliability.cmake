@@ -80,7 +80,7 @@ set_tests_properties(${_stress8} t_stress_ioc2_localreads PROPERTIES RUN_SERIAL 
 # Dense writes straight to the subfiles, strided ones through the IOCs,
 # overlapping each other, checked against the serial model.
 h5sf_mpi_test(t_stress_ioc2_localwrites t_stress 3 ${_rel}/stress_ioc2_lw "channel=ioc,ioc=total:2,stripe_size=65536"
-              random 777 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
+              random 777 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=dense")
 set_tests_properties(t_stress_ioc2_localwrites PROPERTIES TIMEOUT 120)
 h5sf_mpi_test(t_stress_many t_stress 4 ${_rel}/stress_many "channel=ioc,ioc=total:2,stripe_size=4096,stripe_count=2" many)
 set_tests_properties(t_stress_many PROPERTIES TIMEOUT 120)

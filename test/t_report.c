@@ -60,8 +60,8 @@ typedef struct {
     uint64_t runs; /* extents before striping */
 } model_t;
 
-static const char *channel; /* "direct" or "ioc" */
-static bool        loc_reads, loc_writes;
+static const char *channel;                          /* "direct" or "ioc" */
+static bool        loc_reads, loc_writes, loc_dense; /* dense: sparse writes via the IOC */
 
 static bool env_off(const char *name)
 {
@@ -101,7 +101,7 @@ static int expect_via(const model_t *m, int s, bool is_write)
     if (!strcmp(channel, "direct"))
         return VIA_DIRECT;
     bool local = is_write ? loc_writes : loc_reads;
-    if (local && is_write) {
+    if (local && is_write && loc_dense) {
         uint64_t cnt = (uint64_t)m->n[s], extent = m->p[s][cnt - 1].off + m->p[s][cnt - 1].len - m->p[s][0].off;
         bool     sparse = cnt >= 16 && extent > m->bytes[s] && m->bytes[s] / cnt <= (256u << 10);
         local           = !sparse;
@@ -372,6 +372,7 @@ int main(int argc, char **argv)
     channel    = getenv("H5SF_CHANNEL") && !strcmp(getenv("H5SF_CHANNEL"), "direct") ? "direct" : "ioc";
     loc_reads  = !env_off("H5SF_IOC_LOCAL_READS");
     loc_writes = !env_off("H5SF_IOC_LOCAL_WRITES");
+    loc_dense  = getenv("H5SF_IOC_LOCAL_WRITES") && !strcmp(getenv("H5SF_IOC_LOCAL_WRITES"), "dense");
     {
         MPI_Comm node;
         int      nsize;

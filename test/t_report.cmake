@@ -1,17 +1,20 @@
 # t_report: H5FD_h5sf_get_last_transfer checked field by field against the
 # test's own stripe arithmetic, and HDF5's H5Pget_mpio_actual_io_mode /
 # no-collective causes against the table in docs/user-guide.md.  1-3 ranks,
-# direct channel, IOC channel, IOC channel with every request through an IOC.
+# direct channel, IOC channel, IOC channel with sparse writes through the IOC
+# (H5SF_IOC_LOCAL_WRITES=dense), IOC channel with every request through an IOC.
 add_executable(t_report ${CMAKE_CURRENT_SOURCE_DIR}/t_report.c)
 target_link_libraries(t_report PRIVATE h5sf hdf5::hdf5-shared)
 foreach(np 1 2 3)
-  foreach(mode direct ioc iocpath)
+  foreach(mode direct ioc iocdense iocpath)
     set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/t_report_${mode}_np${np})
     file(MAKE_DIRECTORY ${dir})
     if(mode STREQUAL "direct")
       set(env "H5SF_CHANNEL=direct")
     elseif(mode STREQUAL "ioc")
       set(env "H5SF_CHANNEL=ioc")
+    elseif(mode STREQUAL "iocdense")
+      set(env "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_WRITES=dense")
     else()
       set(env "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
     endif()

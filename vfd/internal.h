@@ -98,8 +98,10 @@ int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 /* The settings an open of fapl_id would use: driver info or defaults, the
  * driver config string, the environment; validated. */
 int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);
-/* H5SF_IOC_LOCAL_READS / H5SF_IOC_LOCAL_WRITES (default on). */
-int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e);
+/* H5SF_IOC_LOCAL_READS (default on) / H5SF_IOC_LOCAL_WRITES (default all:
+ * a same-node rank writes its sparse requests itself too). */
+enum { H5SF_LOCAL_NONE, H5SF_LOCAL_DENSE, H5SF_LOCAL_ALL };
+int h5sf_local_settings(bool *reads, int *writes, h5sf_errbuf_t *e);
 /* H5SF_POOL_THREADS: pool workers one call may use (0..15, default 15). */
 int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e);
 
@@ -186,7 +188,8 @@ struct h5sf_file {
         uint64_t       *loc_used; /* last use, for the descriptor budget     */
         unsigned char  *loc_state;
         int             loc_cap;
-        bool            loc_reads, loc_writes;
+        bool            loc_reads;
+        int             loc_writes; /* H5SF_LOCAL_NONE, _DENSE or _ALL   */
     };
     struct {               /* direct channel */
         int *fd;           /* descriptors, -1: none                   */

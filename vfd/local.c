@@ -8,12 +8,15 @@
  * copy itself, straight from or into its own memory: one copy, no queue.
  *
  *   reads   of such subfiles always go direct (H5SF_IOC_LOCAL_READS=0: not);
- *   writes  go direct unless they are sparse (h5sf_sparse(): many small
- *           pieces with gaps, a strided selection).  Sparse writes still meet
- *           at the IOC, which turns many ranks' pieces into a few contiguous
- *           runs; a dense write is one run already, and a round trip to the
- *           IOC costs more than the pwritev (H5SF_IOC_LOCAL_WRITES=0: every
- *           write goes to the IOC).
+ *   writes  too, sparse ones included (H5SF_IOC_LOCAL_WRITES=0: every write
+ *           goes to the IOC; =dense: sparse writes -- many small pieces
+ *           with gaps, a strided selection, h5sf_sparse() -- still meet at
+ *           the IOC, which merges many ranks' pieces into contiguous runs).
+ *           On one node that merge gains the file system nothing (its page
+ *           cache sees the same bytes either way) and costs a second copy and
+ *           a queue every rank waits in: on 16 cores the IOC's strided writes
+ *           ran at 0.44-0.71x the direct channel's at 4-16 ranks
+ *           (docs/performance.md, "Same-node writes of strided data").
  *
  * What the IOC gives the file system is unchanged: one node's writers per
  * subfile (parallel file systems lock per client node, so ranks of the IOC's
@@ -47,15 +50,15 @@ static uint64_t loc_pin;   /* descriptors used since: in the running request */
  * node map topology.c found while choosing the IOCs). */
 int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
-    bool rd, wr;
-    int  N = f->layout.stripe_count, failed = 0;
+    bool rd;
+    int  wr, N = f->layout.stripe_count, failed = 0;
 
     if (f->channel != H5FD_H5SF_CHANNEL_IOC)
         return 0;
     if (h5sf_local_settings(&rd, &wr, e) < 0) /* checked at open already */
-        rd = wr = false;
+        rd = false, wr = H5SF_LOCAL_NONE;
     f->loc_reads  = rd;
-    f->loc_writes = wr && (f->flags & H5F_ACC_RDWR);
+    f->loc_writes = (f->flags & H5F_ACC_RDWR) ? wr : H5SF_LOCAL_NONE;
     f->loc_cap    = h5sf_ioc_fd_cap();
     if (!(f->loc_fd = malloc((size_t)N * sizeof *f->loc_fd)) ||
         !(f->loc_used = calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = calloc((size_t)N, 1)))
@@ -129,10 +132,10 @@ int h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, hadd
     if (!f->loc_state || f->loc_state[s] == LOC_NO)
         return -1;
     if (is_write) {
-        if (!f->loc_writes || l->n == 0)
+        if (f->loc_writes == H5SF_LOCAL_NONE || l->n == 0)
             return -1;
         uint64_t extent = end - l->v[0].off; /* the list is sorted by offset */
-        if (h5sf_sparse(l->n, extent, l->bytes))
+        if (f->loc_writes == H5SF_LOCAL_DENSE && h5sf_sparse(l->n, extent, l->bytes))
             return -1;
     }
     else if (!f->loc_reads)

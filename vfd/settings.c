@@ -108,11 +108,20 @@ static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
     return h5sf_fail(e, EINVAL, "%s=\"%.200s\": must be 0 or 1", name, v);
 }
 
-int h5sf_local_settings(bool *reads, bool *writes, h5sf_errbuf_t *e)
+int h5sf_local_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
 {
+    const char *v = getenv("H5SF_IOC_LOCAL_WRITES");
     if (bool_env("H5SF_IOC_LOCAL_READS", reads, e) < 0)
         return -1;
-    return bool_env("H5SF_IOC_LOCAL_WRITES", writes, e);
+    if (!v || !*v || !strcmp(v, "1"))
+        *writes = H5SF_LOCAL_ALL;
+    else if (!strcmp(v, "dense"))
+        *writes = H5SF_LOCAL_DENSE;
+    else if (!strcmp(v, "0"))
+        *writes = H5SF_LOCAL_NONE;
+    else
+        return h5sf_fail(e, EINVAL, "H5SF_IOC_LOCAL_WRITES=\"%.200s\": must be 0, 1 or dense", v);
+    return 0;
 }
 
 int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e)
@@ -168,8 +177,8 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     ret = h5sf_settings_validate(&s, e);
     if (ret == 0)
         ret = h5sf_ioc_check_env(e);
-    bool local_reads, local_writes;
-    int  pool_threads;
+    bool local_reads;
+    int  local_writes, pool_threads;
     if (ret == 0)
         ret = h5sf_local_settings(&local_reads, &local_writes, e);
     if (ret == 0)
