@@ -19,6 +19,11 @@
  * docs/performance.md, "The default subfile count"). */
 #define H5SF_DEFAULT_SUBFILES_PER_IOC 4
 #define H5SF_DEFAULT_TIMEOUT          300
+/* Subfile descriptors an IOC, and a rank's same-node shortcut, keep open
+ * (H5SF_IOC_MAX_FDS); also the most subfiles for which channel=auto takes
+ * the direct channel on one node, which opens every subfile on every rank
+ * (a fixed number, so that every rank takes the same channel). */
+#define H5SF_DEFAULT_IOC_MAX_FDS 256
 
 #define H5SF_MAX_STRIPE_COUNT 65536     /* subfiles of one file */
 #define H5SF_MAX_THREADS      256       /* worker threads of an IOC */

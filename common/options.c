@@ -38,7 +38,10 @@ const h5sf_option_t h5sf_options[] = {
      "integer 1.." NUM(H5SF_MAX_THREADS), "Worker threads of each I/O concentrator."},
     {"channel", "H5SF_CHANNEL", NULL, "auto", "auto | ioc | direct",
      "Path of subfile I/O: through the I/O concentrators (needs MPI_THREAD_MULTIPLE), or every rank "
-     "writes its own pieces directly; auto picks ioc when MPI_THREAD_MULTIPLE is available."},
+     "writes its own pieces directly.  auto: direct when the file's communicator is on one node (and the "
+     "file has at most 256 subfiles), where the IOC channel would move every byte the same way; otherwise "
+     "ioc when every rank has MPI_THREAD_MULTIPLE, else direct.  A plain HDF5 file (no config file) "
+     "takes direct."},
     {"fsync", "H5SF_FSYNC", NULL, "0", "0 | 1 | true | false | yes | no | on | off",
      "fsync() the subfiles at every flush."},
     {"timeout", "H5SF_TIMEOUT", NULL, NUM(H5SF_DEFAULT_TIMEOUT), "seconds 1.." NUM(H5SF_MAX_TIMEOUT),

@@ -58,9 +58,10 @@ extern "C" {
 
 /* Which channel carries per-subfile I/O. */
 typedef enum {
-    H5FD_H5SF_CHANNEL_AUTO = 0, /* IOC with MPI_THREAD_MULTIPLE, else direct */
+    H5FD_H5SF_CHANNEL_AUTO = 0, /* direct on one node; across nodes IOC with
+                                 * MPI_THREAD_MULTIPLE, else direct         */
     H5FD_H5SF_CHANNEL_IOC,      /* through the I/O concentrators            */
-    H5FD_H5SF_CHANNEL_DIRECT    /* every rank writes its own pieces (sec2)  */
+    H5FD_H5SF_CHANNEL_DIRECT    /* every rank writes its own pieces         */
 } H5FD_h5sf_channel_t;
 
 /* How I/O concentrator ranks are chosen.  As in HDF5's built-in subfiling

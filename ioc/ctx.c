@@ -47,7 +47,7 @@
  * fill one while its IOC writes the other (shm.c). */
 #define IOC_SHM_DEFAULT     (2 * H5SF_IOC_CHUNK)
 #define IOC_SHM_MIN         ((uint64_t)1 << 20)
-#define IOC_MAX_FDS_DEFAULT 256
+#define IOC_MAX_FDS_DEFAULT H5SF_DEFAULT_IOC_MAX_FDS
 /* Microseconds a worker may wait for requests that fill the gaps of a
  * sparse one (further bounded by ~2 us per piece unless set explicitly). */
 #define IOC_MERGE_WAIT_DEFAULT_US 5000

@@ -6,7 +6,12 @@
 #                              fapl from the harness, with HDF5_DRIVER=h5sf
 #            parallel-direct   every testpar/ program at 4 ranks, H5Pset_fapl_mpio
 #            parallel-ioc      redirected to h5sf by libh5sf_preload.so, with
-#                              the direct or the IOC channel
+#                              the direct or the IOC channel; the IOC part
+#                              sends every request through the IOCs
+#                              (H5SF_IOC_LOCAL_READS=0, _WRITES=0 unless set):
+#                              on one node the IOC channel's defaults would
+#                              take the same-node shortcut for every byte,
+#                              the direct part's path
 #            report            write docs/conformance.md from the last runs
 #     REGEX  run only the programs whose name matches
 #
@@ -179,6 +184,9 @@ serial)
     ;;
 parallel-direct|parallel-ioc)
     ch="${part#parallel-}"
+    if [ "$ch" = ioc ]; then
+        export H5SF_IOC_LOCAL_READS="${H5SF_IOC_LOCAL_READS-0}" H5SF_IOC_LOCAL_WRITES="${H5SF_IOC_LOCAL_WRITES-0}"
+    fi
     # testphdf5 runs whole, less the subtests expected.tsv lists as
     # testphdf5-NAME, which run alone (-o NAME) so one expected failure
     # does not stop the rest.
@@ -203,7 +211,7 @@ parallel-direct|parallel-ioc)
             continue
         fi
         mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=1 H5SF_PRELOAD_THREAD_MULTIPLE=1 \
-            H5SF_CHANNEL="$ch" HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS \
+            H5SF_CHANNEL="$ch" H5SF_IOC_LOCAL_READS H5SF_IOC_LOCAL_WRITES HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS \
             srcdir="$wd" -- "$HB/bin/$exe" "${args[@]}"
         read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" "${MPX[@]}")
         # Ranks of a failed job can outlive its mpiexec (they carry no

@@ -366,6 +366,10 @@ case_demo_srun() {
     [ "$rc" -eq 0 ] || fail "srun demo: exit status $rc"
     grep -q 'verify    all values match' "$dir/out" || fail "demo did not verify its data"
     grep -q '4 ranks on 2 node(s)' "$dir/out" || fail "h5sf did not see 4 ranks on 2 nodes"
+    # channel=auto across nodes: the IOC channel (on one node it takes the
+    # direct channel: eco_log).
+    grep -q '^h5sf:   channel ioc (MPI_THREAD_MULTIPLE available, several nodes;' "$dir/out" ||
+        fail "channel=auto on 2 nodes did not take the IOC channel: $(grep '^h5sf:   channel' "$dir/out" | head -1)"
 }
 
 case_name="${1:-}"

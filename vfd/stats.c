@@ -161,8 +161,11 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
     bool               json    = strcmp(mode, "json") == 0;
     const char        *chan    = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
     const char        *why     = f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
-                                 : provided == MPI_THREAD_MULTIPLE        ? "MPI_THREAD_MULTIPLE available"
-                                                                          : "MPI_THREAD_MULTIPLE not available";
+                                 : provided != MPI_THREAD_MULTIPLE        ? "MPI_THREAD_MULTIPLE not available"
+                                 : f->layout.plain                        ? "a plain HDF5 file"
+                                 : f->channel == H5FD_H5SF_CHANNEL_DIRECT ? "one node"
+                                 : f->nnodes == 1                         ? "one node, but over 256 subfiles"
+                                                  : "MPI_THREAD_MULTIPLE available, several nodes";
     const char        *access  = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
     const char        *source  = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"
                                  : f->layout.plain          ? "file itself (a plain HDF5 file: no config file)"
