@@ -55,8 +55,8 @@ static void one_case(MPI_Comm comm, const char *path, const char *cfg, int32_t w
     hsize_t dims, start, count = N;
     MPI_Comm_rank(comm, &r);
     MPI_Comm_size(comm, &n);
-    dims  = (hsize_t)N * (hsize_t)n;
-    start = (hsize_t)N * (hsize_t)r;
+    dims     = (hsize_t)N * (hsize_t)n;
+    start    = (hsize_t)N * (hsize_t)r;
     int *buf = malloc(N * sizeof *buf), *got = malloc(N * sizeof *got);
     for (int64_t i = 0; i < N; i++)
         buf[i] = value(comm, i);
