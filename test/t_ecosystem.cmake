@@ -111,13 +111,17 @@ h5sf_eco_test(eco_example_env
   COMMAND bash ${H5SF_ECO_SCRIPTS}/run_example.sh ${MPIEXEC_EXECUTABLE} 3 ${H5SF_ECO_DIR}/ex_env env.h5 2
           $<TARGET_FILE:ex_write_read_env>
   ENV HDF5_DRIVER=h5sf HDF5_DRIVER_CONFIG=stripe_size=64KiB H5SF_STRIPE_COUNT=2)
-# Fused once with h5sf-fuse and once with the h5repack fallback.
+# Fused once with h5sf-fuse and once with the h5repack fallback.  MPIEXEC:
+# the build's own launcher (under MPICH the mpiexec on PATH is Open MPI's,
+# which started the programs as unrelated singletons writing one file).
 h5sf_eco_test(eco_example_nodelocal
   COMMAND bash ${H5SF_EXAMPLES_DIR}/nodelocal.sh $<TARGET_FILE:ex_nodelocal> ${H5SF_ECO_DIR}/nodelocal/shared
-          ${H5SF_ECO_DIR}/nodelocal/local 4 $<TARGET_FILE:h5sf-fuse>)
+          ${H5SF_ECO_DIR}/nodelocal/local 4 $<TARGET_FILE:h5sf-fuse>
+  ENV MPIEXEC=${MPIEXEC_EXECUTABLE})
 h5sf_eco_test(eco_example_nodelocal_h5repack
   COMMAND bash ${H5SF_EXAMPLES_DIR}/nodelocal.sh $<TARGET_FILE:ex_nodelocal> ${H5SF_ECO_DIR}/nodelocal-r/shared
-          ${H5SF_ECO_DIR}/nodelocal-r/local 3 h5repack)
+          ${H5SF_ECO_DIR}/nodelocal-r/local 3 h5repack
+  ENV MPIEXEC=${MPIEXEC_EXECUTABLE})
 
 # ---- docs and the layout trace ----------------------------------------------
 add_test(NAME eco_docs_options

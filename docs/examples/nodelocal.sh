@@ -10,7 +10,8 @@
 # 4. read the fused file with the MPI-IO driver and with h5ls: no h5sf needed
 # FUSER: path of h5sf-fuse, or "h5repack", or "auto" (default: h5sf-fuse if
 # it is on PATH, else h5repack).
-# Needs HDF5_PLUGIN_PATH (the h5sf plugin), mpiexec, h5sf-fuse or h5repack.
+# Needs HDF5_PLUGIN_PATH (the h5sf plugin), mpiexec (or the launcher of the
+# MPI the programs were built with in MPIEXEC), h5sf-fuse or h5repack.
 set -euo pipefail
 
 exe=${1:-./nodelocal}
@@ -19,7 +20,7 @@ local=${3:-${TMPDIR:-/tmp}/nodelocal-local}
 np=${4:-4}
 fuser=${5:-auto}
 if [[ $fuser == auto ]]; then fuser=$(command -v h5sf-fuse || echo h5repack); fi
-run() { timeout 300 mpiexec -n "$1" ${H5SF_MPIEXEC_FLAGS-} "${@:2}"; }
+run() { timeout 300 "${MPIEXEC:-mpiexec}" -n "$1" ${H5SF_MPIEXEC_FLAGS-} "${@:2}"; }
 
 mkdir -p "$shared" "$local"
 rm -f "$shared"/run.h5* "$shared"/run-fused.h5 "$local"/run.h5.subfile_*
