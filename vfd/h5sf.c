@@ -368,9 +368,10 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     /* One node: the IOC channel would move every byte as the direct channel
      * does (its same-node shortcut, local.c), adding only a costlier open
      * and close and threads that compete with the ranks for cores
-     * (docs/configuration.md, "What channel=auto ... pick").  Unless there are more subfiles than an IOC
-     * keeps open by default: the direct channel opens them all on every
-     * rank.  nnodes and the count are the same on every rank. */
+     * (docs/configuration.md, "What channel=auto ... pick").  Unless there
+     * are more subfiles than an IOC keeps open by default: the direct
+     * channel opens them all on every rank.  nnodes and the count are the
+     * same on every rank, so every rank takes the same channel. */
     if (f->cfg.channel == H5FD_H5SF_CHANNEL_AUTO && f->channel == H5FD_H5SF_CHANNEL_IOC && f->nnodes == 1 &&
         f->layout.stripe_count <= H5SF_DEFAULT_IOC_MAX_FDS)
         f->channel = H5FD_H5SF_CHANNEL_DIRECT;

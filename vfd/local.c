@@ -55,8 +55,10 @@ int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
 
     if (f->channel != H5FD_H5SF_CHANNEL_IOC)
         return 0;
-    if (h5sf_local_settings(&rd, &wr, e) < 0) /* checked at open already */
-        rd = false, wr = H5SF_LOCAL_NONE;
+    if (h5sf_local_settings(&rd, &wr, e) < 0) { /* checked at open already */
+        rd = false;
+        wr = H5SF_LOCAL_NONE;
+    }
     f->loc_reads  = rd;
     f->loc_writes = (f->flags & H5F_ACC_RDWR) ? wr : H5SF_LOCAL_NONE;
     f->loc_cap    = h5sf_ioc_fd_cap();
