@@ -36,6 +36,7 @@
 #define CHUNK_COLS  300
 
 static int rank, nranks;
+static int channel = -1; /* the channel h5sf took (H5FD_h5sf_get_layout) */
 
 static float field_value(uint64_t i, uint64_t j) { return (float)i * 0.5f + (float)j * 0.25f; }
 static int   strided_value(uint64_t g) { return (int)(g * 7 + 3); }
@@ -93,6 +94,9 @@ static void write_file(const char *path)
     hid_t         fapl = demo_fapl();
     hid_t         f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     TRY(f);
+    H5FD_h5sf_layout_t lay;
+    if (H5FD_h5sf_get_layout(f, &lay) >= 0)
+        channel = lay.channel;
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     TRY(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
 
@@ -294,8 +298,11 @@ int main(int argc, char **argv)
                            1048576.0;
         printf("h5sf demo\n");
         printf("  file      %s (driver h5sf, %s)\n", path, DEMO_CONFIG);
-        printf("  ranks     %d (MPI thread level %s)\n", nranks,
-               provided >= MPI_THREAD_MULTIPLE ? "MULTIPLE: IOC channel available" : "below MULTIPLE: direct channel");
+        printf("  ranks     %d (MPI thread level %s; %s channel)\n", nranks,
+               provided >= MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE",
+               channel == H5FD_H5SF_CHANNEL_IOC      ? "IOC"
+               : channel == H5FD_H5SF_CHANNEL_DIRECT ? "direct"
+                                                     : "unknown");
         printf("  /field    %d x %d float, a band of %d rows per rank, attributes units, time\n", nranks * FIELD_ROWS,
                FIELD_COLS, FIELD_ROWS);
         printf("  /strided  %d int, 4 KiB blocks dealt round-robin over the ranks\n", nranks * BLOCK * BLOCKS);
