@@ -136,8 +136,8 @@ int h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, hadd
     if (is_write) {
         if (f->loc_writes == H5SF_LOCAL_NONE || l->n == 0)
             return -1;
-        uint64_t extent = end - l->v[0].off; /* the list is sorted by offset */
-        if (f->loc_writes == H5SF_LOCAL_DENSE && h5sf_sparse(l->n, extent, l->bytes))
+        /* the list is sorted by offset: its extent is end - first offset */
+        if (f->loc_writes == H5SF_LOCAL_DENSE && h5sf_sparse(l->n, end - l->v[0].off, l->bytes))
             return -1;
     }
     else if (!f->loc_reads)
