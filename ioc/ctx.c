@@ -197,7 +197,7 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
         ioc_sf_t *sf = ctx->sfs;
         ctx->sfs     = sf->next;
         if (sf->fd >= 0)
-            close(sf->fd);
+            h5sf_sysio_close(sf->fd);
         free(sf->path);
         free(sf);
     }

@@ -108,22 +108,22 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
     name[0]            = '\0';
     if (nrank == 0) {
         snprintf(name, namesz, "/h5sf-%ld-%u-%lx", (long)getpid(), made++, (unsigned long)ioc_now_ns());
-        fd      = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        int err = fd < 0 ? errno : ftruncate(fd, (off_t)len) < 0 ? errno : 0;
+        fd      = h5sf_sysio_shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        int err = fd < 0 ? errno : h5sf_sysio_truncate(fd, len) < 0 ? errno : 0;
         if (err) {
             if (fd >= 0) {
-                close(fd);
-                shm_unlink(name);
+                h5sf_sysio_close(fd);
+                h5sf_sysio_shm_unlink(name);
             }
             h5sf_fail(e, err, "cannot make %zu bytes of shared memory (%s): %s", len, name, strerror(err));
             name[0] = '\0';
         }
         else
-            close(fd);
+            h5sf_sysio_close(fd);
     }
     if (MPI_Bcast(name, (int)namesz, MPI_CHAR, 0, node) != MPI_SUCCESS) {
         if (nrank == 0 && name[0])
-            shm_unlink(name);
+            h5sf_sysio_shm_unlink(name);
         name[0] = '\0';
         return h5sf_fail(e, 0,
                          "cannot tell the node's ranks the name of the shared-memory object (MPI_Bcast "
@@ -136,11 +136,11 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
 
 static unsigned char *map_object(const char *name, size_t len)
 {
-    int fd = shm_open(name, O_RDWR, 0);
+    int fd = h5sf_sysio_shm_open(name, O_RDWR, 0);
     if (fd < 0)
         return NULL;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
+    void *p = h5sf_sysio_mmap_shared(fd, len);
+    h5sf_sysio_close(fd);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -218,7 +218,7 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
         all = 0;
     if (nrank == 0 && name[0])
-        shm_unlink(name);
+        h5sf_sysio_shm_unlink(name);
     if (!all || MPI_Allgather(&ctx->rank, 1, MPI_INT, ranks, 1, MPI_INT, node) != MPI_SUCCESS) {
         if (!e->msg[0])
             h5sf_fail(e, 0, "a rank of this node could not make or map the shared-memory object");
@@ -241,7 +241,7 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
 done:
     if (s) {
         if (s->map)
-            munmap(s->map, len);
+            h5sf_sysio_munmap(s->map, len);
         free(s->idx);
         free(s);
     }
@@ -264,7 +264,7 @@ void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
     if (!s)
         return;
     if (s->map)
-        munmap(s->map, s->maplen);
+        h5sf_sysio_munmap(s->map, s->maplen);
     else
         free(s->bells);
     free(s->idx);
@@ -393,7 +393,7 @@ int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *o
     if (!s || !s->seg)
         return -1;
     if (s->reserved == 0)
-        s->reserved = madvise(s->own, (size_t)s->seg, MADV_POPULATE_WRITE) == 0 ? 1 : -1;
+        s->reserved = h5sf_sysio_populate(s->own, (size_t)s->seg) == 0 ? 1 : -1;
     if (s->reserved < 0)
         return -1;
     ring_pop(s);

@@ -39,7 +39,7 @@ static int make_dirs(const char *dir, h5sf_errbuf_t *e)
         if (*p == '/' || *p == '\0') {
             char c = *p;
             *p     = '\0';
-            if (mkdir(path, 0777) < 0 && errno != EEXIST)
+            if (h5sf_sysio_mkdir(path, 0777) < 0 && errno != EEXIST)
                 return h5sf_fail(e, errno, "cannot create subfile directory %s: %s", path, strerror(errno));
             if (c == '\0')
                 break;
@@ -565,7 +565,7 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
         p->bytes[k]   = f->plan.lists[js[k]].bytes;
         memcpy(p->pieces + at, jobs[k].v, jobs[k].n * sizeof *p->pieces);
         at += jobs[k].n;
-        if ((p->jobs[k].fd = fcntl(jobs[k].fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+        if ((p->jobs[k].fd = h5sf_sysio_dup(jobs[k].fd)) < 0) {
             int err = errno;
             posted_free(p);
             return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k], strerror(err));

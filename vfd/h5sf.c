@@ -140,7 +140,7 @@ static void file_free(h5sf_file_t *f)
     if (!f)
         return;
     if (f->stub_fd >= 0)
-        close(f->stub_fd);
+        h5sf_sysio_close(f->stub_fd);
     if (!f->mpi_dead && !h5sf_mpi_finalizing()) {
         if (f->comm != MPI_COMM_NULL)
             MPI_Comm_free(&f->comm);
@@ -171,7 +171,7 @@ static bool config_missing(const h5sf_layout_t *l, char *path, size_t n, h5sf_er
         *failed = 1;
         return false;
     }
-    return stat(path, &st) < 0 && errno == ENOENT;
+    return h5sf_sysio_stat(path, &st) < 0 && errno == ENOENT;
 }
 
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
@@ -194,9 +194,9 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
             oflags |= O_EXCL;
         struct stat st;
         char        cfg[2 * H5SF_LAYOUT_PATH_MAX];
-        if ((f->stub_fd = open(f->name, oflags | O_CLOEXEC, 0666)) < 0)
+        if ((f->stub_fd = h5sf_sysio_open(f->name, oflags, -1)) < 0)
             failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
-        else if (fstat(f->stub_fd, &st) < 0)
+        else if (h5sf_sysio_fstat(f->stub_fd, &st) < 0)
             failed = h5sf_fail(e, errno, "cannot stat stub file %s: %s", f->name, strerror(errno)) < 0;
         else {
             f->layout.inode = (uint64_t)st.st_ino;
@@ -235,7 +235,7 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
         return h5sf_fail(e, 0, "MPI_Bcast of the layout failed");
     /* Other ranks keep a stub descriptor only to mirror superblock writes. */
     if (f->rank != 0 && (f->flags & H5F_ACC_RDWR)) {
-        if ((f->stub_fd = open(f->name, O_RDWR | O_CLOEXEC)) < 0)
+        if ((f->stub_fd = h5sf_sysio_open(f->name, O_RDWR, -1)) < 0)
             failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
     }
     return h5sf_agree(f->comm, failed, e);
@@ -516,7 +516,7 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     MPI_Barrier(f->comm); /* every rank's writes are complete */
     if (!failed && h5sf_channels_truncate(f, f->eoa, &eb) < 0)
         failed = 1;
-    if (!failed && f->rank == 0 && ftruncate(f->stub_fd, (off_t)f->eoa) < 0)
+    if (!failed && f->rank == 0 && h5sf_sysio_truncate(f->stub_fd, f->eoa) < 0)
         failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name, (unsigned long long)f->eoa,
                            strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
@@ -550,7 +550,7 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
     }
     MPI_Barrier(f->comm);
     failed = failed || h5sf_channels_sync(f, &eb) < 0;
-    if (!failed && f->stub_fd >= 0 && f->rank == 0 && fsync(f->stub_fd) < 0)
+    if (!failed && f->stub_fd >= 0 && f->rank == 0 && h5sf_sysio_sync(f->stub_fd, -1) < 0)
         failed = h5sf_fail(&eb, errno, "fsync of stub %s failed: %s", f->name, strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, H5E_WRITEERROR, &eb);
@@ -616,7 +616,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
             failed = h5sf_fail(&eb, ENOMEM, "out of memory") < 0;
         else if (h5sf_layout_set_stub(l, name, &eb) < 0)
             failed = 1;
-        else if (stat(name, &st) < 0)
+        else if (h5sf_sysio_stat(name, &st) < 0)
             failed = h5sf_fail(&eb, errno, "cannot stat %s: %s", name, strerror(errno)) < 0;
         else {
             l->inode = (uint64_t)st.st_ino;
@@ -626,11 +626,11 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
             for (int s = 0; !failed && s < l->stripe_count; s++)
                 if (h5sf_subfile_path(l, s, path, sizeof path, &eb) < 0)
                     failed = 1;
-                else if (unlink(path) < 0 && errno != ENOENT)
+                else if (h5sf_sysio_unlink(path) < 0 && errno != ENOENT)
                     failed = h5sf_fail(&eb, errno, "cannot remove subfile %s: %s", path, strerror(errno)) < 0;
-            if (!failed && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || unlink(path) < 0))
+            if (!failed && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || h5sf_sysio_unlink(path) < 0))
                 failed = h5sf_fail(&eb, errno, "cannot remove config file %s: %s", path, strerror(errno)) < 0;
-            if (!failed && unlink(name) < 0)
+            if (!failed && h5sf_sysio_unlink(name) < 0)
                 failed = h5sf_fail(&eb, errno, "cannot remove stub %s: %s", name, strerror(errno)) < 0;
         }
     }

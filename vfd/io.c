@@ -33,18 +33,9 @@ static int mirror_super(h5sf_file_t *f, haddr_t addr, size_t size, const void *b
 {
     if (f->stub_fd < 0 || f->layout.plain) /* a plain file's stub is its only file */
         return 0;
-    const char *p = buf;
-    while (size > 0) {
-        ssize_t n = pwrite(f->stub_fd, p, size, (off_t)addr);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return h5sf_fail(e, errno, "superblock write to stub %s at offset %llu failed: %s", f->name,
-                             (unsigned long long)addr, strerror(errno));
-        p += n;
-        addr += (haddr_t)n;
-        size -= (size_t)n;
-    }
+    if (h5sf_sysio_pwrite_all(f->stub_fd, buf, size, addr) < 0)
+        return h5sf_fail(e, errno, "superblock write to stub %s at offset %llu failed: %s", f->name,
+                         (unsigned long long)addr, strerror(errno));
     return 0;
 }
 

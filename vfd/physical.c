@@ -33,7 +33,7 @@ H5SF_API herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, ch
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
     if (h5sf_layout_set_stub(l, path, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_BADVALUE, &eb);
-    if (stat(path, &st) < 0)
+    if (h5sf_sysio_stat(path, &st) < 0)
         H5SF_GOTO(-1, H5E_FILE, H5E_NOTFOUND, "cannot stat %s: %s", path, strerror(errno));
     l->inode = (uint64_t)st.st_ino;
     if (config_dir)
