@@ -12,9 +12,12 @@
  * threads allocate), nor allocate itself.
  */
 #include <errno.h>
+#include <execinfo.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "alloc.h"
 
 static atomic_long live;
@@ -40,6 +43,19 @@ long h5sf_sites_passed(h5sf_site_kind_t kind) { return atomic_load(&S[kind].pass
 
 bool h5sf_sites_fired(h5sf_site_kind_t kind) { return atomic_load(&S[kind].fired); }
 
+/* H5SF_SITES_TRACE set: where the failing site is, on stderr (to read a
+ * sweep's failure). */
+static void trace(h5sf_site_kind_t kind, long k)
+{
+    void *pc[32];
+    int   n = backtrace(pc, 32);
+    char  head[80];
+    int   w = snprintf(head, sizeof head, "h5sf: failing site %ld of kind %d here:\n", k, (int)kind);
+    if (w > 0 && write(2, head, (size_t)w) < 0)
+        return;
+    backtrace_symbols_fd(pc, n, 2);
+}
+
 int h5sf_site(h5sf_site_kind_t kind)
 {
     struct site *s = &S[kind];
@@ -47,6 +63,8 @@ int h5sf_site(h5sf_site_kind_t kind)
     if (k != atomic_load(&s->at))
         return 0;
     atomic_store(&s->fired, true);
+    if (getenv("H5SF_SITES_TRACE"))
+        trace(kind, k);
     return atomic_load(&s->err);
 }
 

@@ -51,7 +51,8 @@ void h5sf_sites_arm(h5sf_site_kind_t kind, long n, int err);
 long h5sf_sites_passed(h5sf_site_kind_t kind);
 /* Whether the armed site was reached, that is, a failure was injected. */
 bool h5sf_sites_fired(h5sf_site_kind_t kind);
-/* Called at a site of kind: 0 to go on, else the errno to fail with. */
+/* Called at a site of kind: 0 to go on, else the errno to fail with (and,
+ * with H5SF_SITES_TRACE set, the failing site's stack on stderr). */
 int h5sf_site(h5sf_site_kind_t kind);
 
 #endif
