@@ -37,7 +37,8 @@ bool h5sf_mpi_usable(void)
 /* The communicator a fapl names for h5sf's collective steps: h5sf's driver
  * info first, then the fapl's MPI parameters (H5Pset_mpi_params,
  * H5Pset_fapl_mpio redirected), else MPI_COMM_WORLD.  *comm and *info are
- * new duplicates (or MPI_INFO_NULL) the caller frees. */
+ * new duplicates (or MPI_INFO_NULL) the caller frees.  Collective on that
+ * communicator: a duplicate that fails on one rank fails every rank. */
 int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, h5sf_errbuf_t *e)
 {
     MPI_Comm c   = MPI_COMM_NULL;
@@ -60,19 +61,28 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
     }
     if (c == MPI_COMM_NULL)
         c = MPI_COMM_WORLD;
-    int rc = MPI_Comm_dup(c, comm);
-    if (rc == MPI_SUCCESS && i != MPI_INFO_NULL)
-        rc = MPI_Info_dup(i, info);
+    char why[MPI_MAX_ERROR_STRING];
+    int  rc = h5sf_mpi_comm_dup(c, comm);
+    if (rc != MPI_SUCCESS)
+        h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator: %s", h5sf_mpi_errstr(rc, why));
+    else if (i != MPI_INFO_NULL && (rc = h5sf_mpi_info_dup(i, info)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "cannot duplicate the file access property list's MPI info: %s", h5sf_mpi_errstr(rc, why));
+    /* Agreed on c itself: a rank whose duplicate failed has nothing else
+     * to agree on, and must not leave the others in the first collective
+     * on theirs. */
+    int agreed = h5sf_ioc_agree(c, rc != MPI_SUCCESS, e);
     if (own) {
         if (c != MPI_COMM_WORLD && c != MPI_COMM_NULL)
             MPI_Comm_free(&c);
         if (i != MPI_INFO_NULL)
             MPI_Info_free(&i);
     }
-    if (rc != MPI_SUCCESS) {
+    if (agreed < 0) {
         if (*comm != MPI_COMM_NULL)
             MPI_Comm_free(comm);
-        return h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator");
+        if (*info != MPI_INFO_NULL)
+            MPI_Info_free(info);
+        return -1;
     }
     return 0;
 }
