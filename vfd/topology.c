@@ -35,9 +35,16 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     /* Nodes as the built-in finds them (H5FD__subfiling_setup_context):
      * MPI_COMM_TYPE_SHARED; a node is named by its lowest rank in comm
      * (H5FD__subfiling_gather_topology_info's node_lead_rank). */
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+    char why[MPI_MAX_ERROR_STRING];
+    if ((rc = h5sf_mpi_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &node)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed: %s", h5sf_mpi_errstr(rc, why));
+    /* Agreed: a rank without its node's communicator would leave the
+     * others in the collectives on theirs. */
+    if (h5sf_agree(comm, rc != MPI_SUCCESS, e) < 0) {
+        if (rc == MPI_SUCCESS)
+            MPI_Comm_free(&node);
         free(leads);
-        return h5sf_fail(e, 0, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+        return -1;
     }
     MPI_Allreduce(&rank, &lead, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
