@@ -283,9 +283,17 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
 {
     h5sf_ioc_ctx_t *ctx;
     MPI_Comm        dup;
-    int            *ub, flag = 0, rank, size, cmp;
-    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-        return h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator");
+    int            *ub, flag = 0, rank, size, cmp, rc;
+    char            why[MPI_MAX_ERROR_STRING];
+    if ((rc = h5sf_mpi_comm_dup(comm, &dup)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator: %s", h5sf_mpi_errstr(rc, why));
+    /* Agreed on comm: a rank without the duplicate would leave the others
+     * in the collectives on theirs. */
+    if (h5sf_ioc_agree(comm, rc != MPI_SUCCESS, e) < 0) {
+        if (rc == MPI_SUCCESS)
+            MPI_Comm_free(&dup);
+        return -1;
+    }
     /* Our failures are reported, never fatal. */
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     MPI_Comm_rank(dup, &rank);
@@ -522,7 +530,7 @@ static void barrier_gated(void)
     n = 0;
     ioc_gate_lock();
     for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
-        if (c->refs > 0 && c->comm != MPI_COMM_NULL && MPI_Ibarrier(c->comm, &reqs[n]) == MPI_SUCCESS)
+        if (c->refs > 0 && c->comm != MPI_COMM_NULL && h5sf_mpi_ibarrier(c->comm, &reqs[n]) == MPI_SUCCESS)
             n++;
     for (unsigned idle = 0;;) {
         int done = 1;
