@@ -190,8 +190,16 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
         free(s);
         return 0;
     }
-    if (MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return 0; /* no shared memory: messages only */
+    /* Without its node's communicator a rank has no shared memory; nor
+     * then has anyone (agreed: the others would wait for it below). */
+    int  rc = h5sf_mpi_comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, &node), bad = rc != MPI_SUCCESS;
+    char why[MPI_MAX_ERROR_STRING];
+    if (MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS || all) {
+        ret = bad ? h5sf_fail(e, 0, "MPI_Comm_split_type failed: %s", h5sf_mpi_errstr(rc, why))
+                  : h5sf_fail(e, 0, "another rank could not split the communicator by node");
+        goto done;
+    }
+    all = 0;
     MPI_Comm_rank(node, &nrank);
     MPI_Comm_size(node, &nsize);
     /* One size per node, and nothing to share with nobody. */
