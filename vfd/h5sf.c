@@ -411,13 +411,16 @@ static herr_t h5sf_close(H5FD_t *file)
     h5sf_file_t  *f         = (h5sf_file_t *)file;
     h5sf_errbuf_t eb        = {0};
     herr_t        ret_value = 0;
-    /* HDF5 also closes us while unwinding a failed open (bad
-     * driver info, truncated file); the public calls below (H5FDclose of the
-     * channels) would clear its error stack and hide the reason.  Keep it,
-     * unless this close fails itself. */
+    /* HDF5 also closes us while unwinding a failed open (bad driver info,
+     * truncated file, a failed superblock write); the public calls below
+     * (H5FDclose of the channels) clear its error stack and would hide the
+     * reason.  It comes back at the end, with this close's own failure on
+     * top: pushed before, it would be cleared as well. */
     hid_t         saved = H5Eget_current_stack();
     h5sf_errbuf_t coeb  = {0};
     int           cofailed;
+    H5E_major_t   maj = H5E_VFL;
+    H5E_minor_t   min = H5E_CANTCLOSEFILE;
 
     h5sf_registry_remove(f);
     if (f->mpi_dead || h5sf_mpi_finalizing())
@@ -430,14 +433,19 @@ static herr_t h5sf_close(H5FD_t *file)
     if (!f->mpi_dead)
         h5sf_stats_report(f);
     if (h5sf_channels_close(f, &eb) < 0)
-        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
-    if (cofailed)
-        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "close of %s inside a COBEGIN bracket: a posted transfer failed: %s",
-                  f->name, coeb.msg);
-done:
+        ret_value = -1;
+    else if (cofailed) {
+        ret_value = -1;
+        maj       = H5E_IO;
+        min       = H5E_WRITEERROR;
+        snprintf(eb.msg, sizeof eb.msg, "close of %.150s inside a COBEGIN bracket: a posted transfer failed: %.250s",
+                 f->name, coeb.msg);
+    }
     file_free(f);
     if (saved >= 0)
-        ret_value >= 0 ? H5Eset_current_stack(saved) : H5Eclose_stack(saved);
+        H5Eset_current_stack(saved);
+    if (ret_value < 0)
+        H5SF_PUSH(maj, min, "%s", eb.msg);
     return ret_value;
 }
 
