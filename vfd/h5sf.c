@@ -319,8 +319,10 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     f->cfg.info = MPI_INFO_NULL;
     /* HDF5 insists on a real info object (H5Fget_access_plist fails on
      * MPI_INFO_NULL), so keep an empty one when none was given. */
-    if (f->info == MPI_INFO_NULL)
-        MPI_Info_create(&f->info);
+    int  rc;
+    char why[MPI_MAX_ERROR_STRING];
+    if (f->info == MPI_INFO_NULL && (rc = h5sf_mpi_info_create(&f->info)) != MPI_SUCCESS && !failed)
+        failed = h5sf_fail(&eb, 0, "cannot create an MPI info object: %s", h5sf_mpi_errstr(rc, why)) < 0;
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
     if (h5sf_agree(f->comm, failed, &eb) < 0)
@@ -800,9 +802,9 @@ static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info i
     *c      = *src;
     c->comm = MPI_COMM_NULL;
     c->info = MPI_INFO_NULL;
-    if (comm != MPI_COMM_NULL && h5sf_mpi_usable() && MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS)
+    if (comm != MPI_COMM_NULL && h5sf_mpi_usable() && h5sf_mpi_comm_dup(comm, &c->comm) != MPI_SUCCESS)
         c->comm = MPI_COMM_NULL;
-    if (info != MPI_INFO_NULL && h5sf_mpi_usable() && MPI_Info_dup(info, &c->info) != MPI_SUCCESS)
+    if (info != MPI_INFO_NULL && h5sf_mpi_usable() && h5sf_mpi_info_dup(info, &c->info) != MPI_SUCCESS)
         c->info = MPI_INFO_NULL;
     return c;
 }
