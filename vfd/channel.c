@@ -71,6 +71,18 @@ void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback)
         snprintf(eb->msg, sizeof eb->msg, "%s", fallback);
 }
 
+/* HDF5's error stack while h5sf's callback runs inside an HDF5 call: it
+ * may hold errors that call recorded already (a file close that goes on
+ * flushing after a failed write).  The IOC channel is reached through
+ * public H5FD calls, and each clears the stack on entry, so it is set
+ * aside before them and put back after (H5I_INVALID_HID: it was empty). */
+static hid_t stack_keep(void) { return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID; }
+static void  stack_back(hid_t keep)
+{
+    if (keep >= 0)
+        H5Eset_current_stack(keep);
+}
+
 /* h5sf_fail() naming what failed (printf-style), with the newest HDF5 error
  * text as the cause (captured first: the next HDF5 call clears it). */
 static int fail_hdf5(h5sf_errbuf_t *e, int err_no, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -608,6 +620,7 @@ int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
         return 0;
     /* IOC channels: COEND waits for their requests, each within the
      * timeout.  After MPI_Finalize began nothing may wait on MPI. */
+    hid_t keep = stack_keep();
     for (int s = 0; s < f->layout.stripe_count; s++) {
         if (!b->begun[s])
             continue;
@@ -617,6 +630,7 @@ int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
             bracket_fail(b, &t);
         }
     }
+    stack_back(keep);
     if (b->batch) {
         uint64_t inflight = 0;
         int      failed   = 0;
@@ -657,7 +671,7 @@ int h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e)
  * step").  In the caller's bracket (`post`, f->co) nothing is waited for
  * here (post_jobs) until h5sf_channels_drain.  Returns -1 with the first
  * failure's text. */
-int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
+static int dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
 {
     sf_plan_t *p      = &f->plan;
     int        failed = 0, nt = p->ntouched, nj = 0;
@@ -725,6 +739,14 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
     if (f->vec && f->vec->cap > VEC_KEEP) /* a huge call's arrays go with it */
         h5sf_channels_free(f);
     return failed ? -1 : 0;
+}
+
+int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
+{
+    hid_t keep = f->channel == H5FD_H5SF_CHANNEL_IOC ? stack_keep() : H5I_INVALID_HID;
+    int   ret  = dispatch(f, is_write, post, e);
+    stack_back(keep);
+    return ret;
 }
 
 void h5sf_channels_free(h5sf_file_t *f)
