@@ -183,9 +183,10 @@ static herr_t finish(round_t *r, bool coll, int failed)
         failed = 1;
     if (failed)
         sf_plan_reset(&f->plan);
-    /* A collective write is entered by every rank: make its failure
-     * everyone's, so no rank runs ahead into the next collective. */
-    if (coll && is_write && !f->mpi_dead && h5sf_agree(f->comm, failed, eb) < 0)
+    /* A collective transfer is entered by every rank: make its failure
+     * everyone's, so no rank runs ahead into the next collective, and a
+     * read that failed on one rank fails H5Dread on every rank. */
+    if (coll && !f->mpi_dead && h5sf_agree(f->comm, failed, eb) < 0)
         failed = 1;
     f->xcur->failed = failed;
     if (r->raw && f->stats_transfers)
