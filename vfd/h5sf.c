@@ -163,7 +163,8 @@ static void file_free(h5sf_file_t *f)
 
 /* True if an existing file has no config file: a plain HDF5 file, opened
  * as the single file it is (the stub's superblock then must carry no
- * subfiling driver info: h5sf_sb_decode).  Sets *failed on a bad path. */
+ * subfiling driver info: h5sf_sb_decode).  Sets *failed on a bad path or a
+ * config file it cannot tell about. */
 static bool config_missing(const h5sf_layout_t *l, char *path, size_t n, h5sf_errbuf_t *e, int *failed)
 {
     struct stat st;
@@ -171,7 +172,14 @@ static bool config_missing(const h5sf_layout_t *l, char *path, size_t n, h5sf_er
         *failed = 1;
         return false;
     }
-    return h5sf_sysio_stat(path, &st) < 0 && errno == ENOENT;
+    if (h5sf_sysio_stat(path, &st) == 0)
+        return false;
+    if (errno == ENOENT)
+        return true;
+    /* Not known to be missing: say why, rather than fail later on a read
+     * of it with another cause. */
+    *failed = h5sf_fail(e, errno, "cannot stat config file %s: %s", path, strerror(errno)) < 0;
+    return false;
 }
 
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
