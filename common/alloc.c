@@ -25,7 +25,8 @@ static atomic_long live;
 static struct site {
     atomic_long passed; /* sites since the last arm            */
     atomic_long at;     /* the site to fail (0: none)          */
-    atomic_bool fired;  /* it was reached                      */
+    atomic_bool fired;  /* it was reached and failed           */
+    atomic_bool vetoed; /* it was reached and the test let it pass */
     atomic_int  err;    /* errno it fails with                 */
 } S[H5SF_SITE_KINDS];
 
@@ -35,6 +36,7 @@ void h5sf_sites_arm(h5sf_site_kind_t kind, long n, int err)
     atomic_store(&s->at, 0); /* no site fails while the count restarts */
     atomic_store(&s->passed, 0);
     atomic_store(&s->fired, false);
+    atomic_store(&s->vetoed, false);
     atomic_store(&s->err, kind == H5SF_SITE_SYSCALL && err ? err : ENOMEM);
     atomic_store(&s->at, n > 0 ? n : 0);
 }
@@ -42,6 +44,12 @@ void h5sf_sites_arm(h5sf_site_kind_t kind, long n, int err)
 long h5sf_sites_passed(h5sf_site_kind_t kind) { return atomic_load(&S[kind].passed); }
 
 bool h5sf_sites_fired(h5sf_site_kind_t kind) { return atomic_load(&S[kind].fired); }
+
+static _Atomic(h5sf_site_veto_t) veto;
+
+void h5sf_sites_veto(h5sf_site_veto_t fn) { atomic_store(&veto, fn); }
+
+bool h5sf_sites_vetoed(h5sf_site_kind_t kind) { return atomic_load(&S[kind].vetoed); }
 
 /* H5SF_SITES_TRACE set: where the failing site is, on stderr (to read a
  * sweep's failure). */
@@ -62,6 +70,11 @@ int h5sf_site(h5sf_site_kind_t kind)
     long         k = atomic_fetch_add(&s->passed, 1) + 1;
     if (k != atomic_load(&s->at))
         return 0;
+    h5sf_site_veto_t v = atomic_load(&veto);
+    if (v && !v(kind)) {
+        atomic_store(&s->vetoed, true);
+        return 0;
+    }
     atomic_store(&s->fired, true);
     if (getenv("H5SF_SITES_TRACE"))
         trace(kind, k);

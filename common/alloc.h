@@ -51,6 +51,13 @@ void h5sf_sites_arm(h5sf_site_kind_t kind, long n, int err);
 long h5sf_sites_passed(h5sf_site_kind_t kind);
 /* Whether the armed site was reached, that is, a failure was injected. */
 bool h5sf_sites_fired(h5sf_site_kind_t kind);
+/* A test's veto, asked at the armed site (in whatever thread reached it):
+ * false lets it pass, as when n is beyond the sites (h5sf_sites_vetoed
+ * says so).  For sites whose failure a test cannot survive, e.g. inside a
+ * library that makes the ranks diverge.  NULL: none. */
+typedef bool (*h5sf_site_veto_t)(h5sf_site_kind_t kind);
+void h5sf_sites_veto(h5sf_site_veto_t fn);
+bool h5sf_sites_vetoed(h5sf_site_kind_t kind);
 /* Called at a site of kind: 0 to go on, else the errno to fail with (and,
  * with H5SF_SITES_TRACE set, the failing site's stack on stderr). */
 int h5sf_site(h5sf_site_kind_t kind);
