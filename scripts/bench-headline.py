@@ -13,8 +13,8 @@ usage:
       columns mpi, setting, config and round) into medians, one row per
       (MPI, setting, ranks, workload, driver), independent transfers only, and
       appends them to CSV (default: print them).  --drop-first leaves out
-      repetition 1 of every h5sf-bench process (the first run after start-up
-      pays for it).  --mpi, --setting and --config label rows whose raw line
+      repetition 1 of every h5sf-bench process that made more than one (the
+      first run after start-up pays for it).  --mpi, --setting and --config label rows whose raw line
       has no such column.
 
 The headline CSV has one row per cell of the table:
@@ -34,11 +34,13 @@ The headline CSV has one row per cell of the table:
   note      why a cell is missing, or what to know about it: a footnote; several
             are separated by "|"
 
-Rendering: one table per (date, machine) with rows (MPI, ranks, setting,
-workload) and a column per driver, "write / read".  For each (machine, MPI)
-only the latest date is shown; the CSV keeps earlier runs.  A cell without
-a row says "not measured".  The chart shows the first table's largest rank count
-that has every workload, each rate divided by MPI-IO's in the same row.
+Rendering: one table per (date, machine), in the order the machines first
+appear in the CSV, with rows (MPI, ranks, setting, workload) and a column
+per driver, "write / read".  For each (machine, MPI) only the latest date
+is shown; the CSV keeps earlier runs.  A cell without
+a row says "not measured".  The chart shows one block of the first table (the
+most workloads against MPI-IO, then the fewest ranks, then the defaults),
+each rate divided by MPI-IO's in the same row.
 """
 import csv, os, statistics, subprocess, sys
 from collections import OrderedDict, defaultdict
@@ -76,9 +78,13 @@ def render(argv):
     for r in rows:
         if r["date"] != latest[(r["machine"], r["mpi"])]:
             earlier[(r["machine"], r["mpi"])].add(r["date"])
+    # Tables keep the order in which their machine first appears in the CSV.
+    first = {}
+    for i, r in enumerate(rows):
+        first.setdefault(r["machine"], i)
     rows = [r for r in rows if r["date"] == latest[(r["machine"], r["mpi"])]]
     tables = OrderedDict()
-    for r in rows:
+    for r in sorted(rows, key=lambda r: first[r["machine"]]):
         tables.setdefault((r["date"], r["machine"]), []).append(r)
     out, chart = [], None
     for (date, machine), trs in tables.items():
@@ -90,12 +96,13 @@ def render(argv):
         out += [f"### {date}, {machine}", ""]
         captions = OrderedDict()  # one line per distinct description, naming its MPIs and settings
         for mpi, setting in OrderedDict.fromkeys((k[0], k[2]) for k in blocks):
-            rs = [r for k, v in blocks.items() if (k[0], k[2]) == (mpi, setting) for r in v]
-            if not any(r["workload"] for r in rs):
+            rs = [r for k, v in blocks.items() if (k[0], k[2]) == (mpi, setting) for r in v
+                  if r["write"] or r["read"]]
+            if not rs:
                 continue
             ns = sorted({int(x) for r in rs for x in r["n"].split("-") if x})
             mibs = sorted({r["mib"] for r in rs if r["mib"]}, key=float)
-            cfg = next(r["config"] for r in rs if r["config"])
+            cfg = next((r["config"] for r in rs if r["config"]), "")
             what = (f"{cfg}; {' or '.join(mibs)} MiB per rank; "
                     f"median of {'-'.join(str(n) for n in dict.fromkeys([ns[0], ns[-1]]))} runs" if ns else cfg)
             captions.setdefault(what, []).append(f"{mpi}, {setting}" if len(settings) > 1 else mpi)
@@ -134,7 +141,7 @@ def render(argv):
         if notes:
             out.append("")
         for key in sorted(earlier):
-            if key[0] == machine:
+            if key[0] == machine and latest[key] == date:
                 out += [f"Earlier runs of {key[1]} on this machine in `performance-headline.csv`: "
                         f"{', '.join(sorted(earlier[key]))}.", ""]
         if chart is None:
@@ -148,14 +155,16 @@ def render(argv):
 
 
 def chart_data(rows, date, machine):
-    """Rates over MPI-IO's, per workload and op, for the largest rank count with every workload."""
+    """Rates over MPI-IO's, per workload and op, of the block described in the module's comment."""
     by = defaultdict(dict)
     for r in rows:
         if r["workload"]:
             by[(r["mpi"], r["ranks"], r["setting"])][(r["workload"], r["driver"])] = r
-    for key in sorted(by, key=lambda k: (-sum(1 for w in WORKLOADS if (w, "mpio") in by[k]), int(k[1]))):
+    for key in sorted(by, key=lambda k: (-sum(1 for w in WORKLOADS if (w, "mpio") in by[k]), int(k[1]),
+                                         k[2] != "defaults")):
         cells = by[key]
-        drivers = [d for d, _ in DRIVERS if d not in ("mpio", "posix") and any(k[1] == d for k in cells)]
+        drivers = [d for d, _ in DRIVERS if d not in ("mpio", "posix")
+                   and any(k[1] == d and cells[k]["write"] + cells[k]["read"] for k in cells)]
         lines = []
         for wl in WORKLOADS:
             m = cells.get((wl, "mpio"))
@@ -201,17 +210,21 @@ def import_raw(argv):
         sys.exit("bench-headline: import needs --date and --machine")
     runs = defaultdict(lambda: ([], [], []))  # ok writes, ok reads, failure reasons
     meta = {}
-    for r in csv.DictReader(open(raw)):
-        if r.get("xfer") not in ("independent", "-"):
+    rows = [r for r in csv.DictReader(open(raw)) if r.get("xfer") in ("independent", "-")]
+
+    def key(r):
+        return (r.get("mpi") or arg(argv, "--mpi", ""), r.get("setting") or arg(argv, "--setting", "defaults"),
+                r["ranks"], r["workload"], r["driver"])
+
+    # Repetition 1 is left out only where its processes made more than one.
+    more = {key(r) for r in rows if r["rep"] not in ("", "0", "1")}
+    for r in rows:
+        if "--drop-first" in argv and r["rep"] == "1" and r["ok"] == "ok" and key(r) in more:
             continue
-        if "--drop-first" in argv and r["rep"] == "1" and r["ok"] == "ok":
-            continue
-        mpi = r.get("mpi") or arg(argv, "--mpi", "")
-        setting = r.get("setting") or arg(argv, "--setting", "defaults")
-        key = (mpi, setting, r["ranks"], r["workload"], r["driver"])
+        mpi, setting = key(r)[:2]
         if r.get("config") or (mpi, setting) not in meta:
             meta[(mpi, setting)] = r.get("config") or arg(argv, "--config", "")
-        w, rd, bad = runs[key]
+        w, rd, bad = runs[key(r)]
         if r["ok"] == "ok":
             w.append(float(r["write_rate"]))
             rd.append(float(r["read_rate"]))

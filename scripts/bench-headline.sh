@@ -13,6 +13,8 @@
 #            minutes on 16 cores, never more than H5SF_HEADLINE_BUDGET seconds
 #            of runs, default 400), writes OUTDIR/headline-raw.csv,
 #            headline-machine.txt and headline-log.txt
+#            (H5SF_HEADLINE_RANKS, default "4 16", and H5SF_HEADLINE_MIB,
+#            default 32, change the rank counts and the MiB per rank)
 #   here:  scripts/bench-headline.sh import OUTDIR [--machine TEXT]
 #            adds the medians to docs/performance-headline.csv (the first run of
 #            every h5sf-bench process left out) and regenerates the table and
@@ -23,10 +25,11 @@
 # machine and the first-run cost hit every configuration alike; rounds go on
 # until the budget is spent (at most 3).  Parts: h5sf-direct, h5sf-ioc and
 # MPI-IO on contiguous, strided, multi and metadata, 4 repetitions; the
-# built-in driver on contiguous, multi and metadata in processes of its own,
-# 2 repetitions (its strided transfers take minutes at this size, and under
-# MPICH it can stall: docs/reliability.md, Known gaps; a stall then costs
-# only its own cells).  Settings: "defaults" (32 MiB stripes and each
+# built-in driver on contiguous and multi in processes of its own, 3
+# repetitions, and on metadata once (1 repetition, the defaults, the first
+# rank count: it can take minutes).  Its strided transfers are not run (they
+# take minutes at this size), and under MPICH it can stall
+# (docs/reliability.md, Known gaps): a stall costs only its own cells.  Settings: "defaults" (32 MiB stripes and each
 # driver's default subfile count: what a user gets) and "tuned" (4 MiB
 # stripes, 4 subfiles for both subfiling drivers: docs/user-guide.md,
 # Tuning).  Ranks: 4 and 16, bound to cores; 32 MiB per rank; tmpfs.
@@ -71,7 +74,8 @@ mkdir -p "$dir"
 t0=$(date +%s) budget=$BUDGET
 say() { echo "$(($(date +%s) - t0))s: $*" | tee -a "$log"; }
 cores=$(nproc)
-mem=$(awk '/MemTotal/ {print int(($2 / 1048576 + 7) / 8) * 8}' /proc/meminfo)
+kib=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)
+mem=$(((kib / 1048576 + 7) / 8 * 8))  # GiB, rounded up to 8: 125.7 visible of 128 is 128
 {
     echo "date=$(date -u +%F)"
     echo "machine=$cores cores (x86-64, $mem GiB), tmpfs"
@@ -80,6 +84,8 @@ mem=$(awk '/MemTotal/ {print int(($2 / 1048576 + 7) / 8) * 8}' /proc/meminfo)
 } >/out/headline-machine.txt
 ompi_v=$(mpiexec --version 2>&1 | sed -n 's/.*(Open\(RTE\|MPI\)) *//p' | head -1)
 mpich_v=$(mpiexec.hydra --version 2>&1 | sed -n 's/^ *Version: *//p' | head -1)
+mpich_dev=$(grep -a -o -m1 'with-device=[a-z0-9:]*' /usr/lib/x86_64-linux-gnu/libmpich.so.12 2>/dev/null |
+    sed -n '1s/.*=//p')
 # Open MPI's single-copy transport, as on a cluster, where it works.
 export HDF5_PLUGIN_PATH=$OMPI_BUILD/lib
 cma="no CMA"
@@ -92,9 +98,8 @@ echo "mpi,setting,config,round,ranks,workload,driver,xfer,rep,write_rate,read_ra
 cfg_defaults="each driver's defaults: 32 MiB stripes and its default subfile count (h5sf 4 per IOC at 4 or more ranks, the built-in 1), one IOC per node; ranks bound to cores; HDF5 $HDF5_VERSION; independent transfers; the built-in driver in processes of its own, interleaved with the others"
 cfg_tuned="4 MiB stripes and 4 subfiles for both subfiling drivers (user-guide.md, Tuning), otherwise as the defaults"
 main_wl=contiguous,strided,multi,metadata main_dr=h5sf-direct,h5sf-ioc,mpio
-sf_wl=contiguous,multi,metadata
 entries=()
-for ranks in 4 16; do
+for ranks in $RANKS; do
     for setting in defaults tuned; do
         for part in main builtin; do
             for mpi in openmpi mpich; do
@@ -103,10 +108,19 @@ for ranks in 4 16; do
         done
     done
 done
+# The built-in driver's metadata workload can take minutes (under MPICH its
+# IOC thread polls against the ranks): once, at the defaults and the first
+# rank count, at the end of round 1.
+meta_ranks=${RANKS%% *}
 n=${#entries[@]} hard=$((budget + 40))
 for round in 1 2 3; do
+    todo=()
     for ((k = 0; k < n; k++)); do
-        read -r mpi setting ranks part <<<"${entries[$(((k + round - 1) % n))]}"
+        todo+=("${entries[$(((k + round - 1) % n))]}")
+    done
+    [ "$round" = 1 ] && todo+=("openmpi defaults $meta_ranks builtin-meta" "mpich defaults $meta_ranks builtin-meta")
+    for entry in "${todo[@]}"; do
+        read -r mpi setting ranks part <<<"$entry"
         now=$(($(date +%s) - t0))
         if [ "$now" -ge "$budget" ]; then
             say "budget spent: round $round stops before $mpi $setting $ranks $part"
@@ -118,14 +132,15 @@ for round in 1 2 3; do
         esac
         case $part in
             main) pargs=(--workloads "$main_wl" --drivers "$main_dr" --reps 4) limit=120 ;;
-            builtin) pargs=(--workloads "$sf_wl" --drivers subfiling --reps 2) limit=90 ;;
+            builtin) pargs=(--workloads contiguous,multi --drivers subfiling --reps 3) limit=60 ;;
+            builtin-meta) pargs=(--workloads metadata --drivers subfiling --reps 1) limit=45 ;;
         esac
         if [ "$mpi" = openmpi ]; then
             label="Open MPI $ompi_v, $cma" build=$OMPI_BUILD
             launch=(mpiexec -n "$ranks" --bind-to core:overload-allowed)
             [ "$cma" = CMA ] && export OMPI_MCA_btl_vader_single_copy_mechanism=cma
         else
-            label="MPICH $mpich_v" build=$MPICH_BUILD
+            label="MPICH $mpich_v${mpich_dev:+, $mpich_dev}" build=$MPICH_BUILD
             launch=(mpiexec.hydra -launcher fork -bind-to core -n "$ranks")
         fi
         export HDF5_PLUGIN_PATH=$build/lib
@@ -134,7 +149,7 @@ for round in 1 2 3; do
         rm -rf "${dir:?}"/*
         out=$(mktemp)
         rc=0
-        timeout -k 5 "$limit" "${launch[@]}" "$build/bin/h5sf-bench" --dir "$dir" --mib 32 --xfer independent \
+        timeout -k 5 "$limit" "${launch[@]}" "$build/bin/h5sf-bench" --dir "$dir" --mib "$MIB" --xfer independent \
             "${sargs[@]}" "${pargs[@]}" >"$out" 2>>"$log" || rc=$?
         unset OMPI_MCA_btl_vader_single_copy_mechanism
         tail -n +2 "$out" | sed "s|^|\"$label\",$setting,\"$config\",$round,|" >>"$raw"
@@ -153,10 +168,12 @@ for round in 1 2 3; do
         rm -f "$out"
     done
 done
-for ranks in 4 16; do
+for ranks in $RANKS; do
     for setting in defaults tuned; do
-        for mpi in "Open MPI $ompi_v, $cma" "MPICH $mpich_v"; do
+        for mpi in "Open MPI $ompi_v, $cma" "MPICH $mpich_v${mpich_dev:+, $mpich_dev}"; do
             echo "\"$mpi\",$setting,\"\",0,$ranks,strided,subfiling,independent,0,,,0,not run: the built-in driver's strided transfers take minutes at this size" >>"$raw"
+            [ "$setting $ranks" = "defaults $meta_ranks" ] ||
+                echo "\"$mpi\",$setting,\"\",0,$ranks,metadata,subfiling,independent,0,,,0,not run: the built-in driver's metadata workload runs once, at the defaults and $meta_ranks ranks" >>"$raw"
         done
     done
 done
@@ -171,8 +188,8 @@ run() {
     cp "$dev/paths.env" "$out/paths.env"
     inner >"$out/headline-inner.sh"
     local t=/tmp/h5sf-headline-root
-    BUDGET=${H5SF_HEADLINE_BUDGET:-400}
-    bash "$dev/run-in-root.sh" "$dev/root.tar.xz" "$t" "$out" "BUDGET=$BUDGET bash /out/headline-inner.sh"
+    bash "$dev/run-in-root.sh" "$dev/root.tar.xz" "$t" "$out" \
+        "BUDGET=${H5SF_HEADLINE_BUDGET:-400} RANKS='${H5SF_HEADLINE_RANKS:-4 16}' MIB=${H5SF_HEADLINE_MIB:-32} bash /out/headline-inner.sh"
     rm -f "$out/paths.env" "$out/headline-inner.sh"
 }
 
@@ -193,5 +210,5 @@ case $cmd in
     pack) pack "$@" ;;
     run) run "$@" ;;
     import) import "$@" ;;
-    *) sed -n '2,33p' "$0"; exit 2 ;;
+    *) sed -n '2,35p' "$0"; exit 2 ;;
 esac
