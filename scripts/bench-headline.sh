@@ -11,7 +11,7 @@
 #   there: scripts/bench-headline.sh run DEVDIR OUTDIR
 #            as root: unpacks DEVDIR/root.tar.xz, measures chrooted (about 7
 #            minutes on 16 cores, never more than H5SF_HEADLINE_BUDGET seconds
-#            of runs, default 400), writes OUTDIR/headline-raw.csv,
+#            of runs, default 380), writes OUTDIR/headline-raw.csv,
 #            headline-machine.txt and headline-log.txt
 #            (H5SF_HEADLINE_RANKS, default "4 16", and H5SF_HEADLINE_MIB,
 #            default 32, change the rank counts and the MiB per rank)
@@ -189,7 +189,7 @@ run() {
     inner >"$out/headline-inner.sh"
     local t=/tmp/h5sf-headline-root
     bash "$dev/run-in-root.sh" "$dev/root.tar.xz" "$t" "$out" \
-        "BUDGET=${H5SF_HEADLINE_BUDGET:-400} RANKS='${H5SF_HEADLINE_RANKS:-4 16}' MIB=${H5SF_HEADLINE_MIB:-32} bash /out/headline-inner.sh"
+        "BUDGET=${H5SF_HEADLINE_BUDGET:-380} RANKS='${H5SF_HEADLINE_RANKS:-4 16}' MIB=${H5SF_HEADLINE_MIB:-32} bash /out/headline-inner.sh"
     rm -f "$out/paths.env" "$out/headline-inner.sh"
 }
 
