@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../common/config.h"
+#include "../common/settings.h"
 
 /* H5SF_IOC_MEMORY: bytes an IOC rank may hold for payload and queued
  * requests; half for transfer slots, half for received messages, and the

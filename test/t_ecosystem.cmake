@@ -150,7 +150,7 @@ set(_objs "$<JOIN:$<TARGET_OBJECTS:h5sf>,,>")
 add_test(NAME eco_vfd_layers COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs}
                                      -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
 add_test(NAME eco_vfd_layers_fail
-         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|local ioc_channel pool|settings registry|hdf5priv"
+         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|local ioc_channel pool|fapl_settings registry|hdf5priv"
                  -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
 set_tests_properties(eco_vfd_layers eco_vfd_layers_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_vfd_layers_fail PROPERTIES WILL_FAIL TRUE)
@@ -172,7 +172,7 @@ h5sf_layers_test(eco_ioc_layers_fail ioc
 h5sf_layers_test(eco_ioc_layers_fail_symbols ioc "-DFORBID=^(H5|MPI_Isend$)")
 h5sf_layers_test(eco_ioc_layers_fail_up ioc "-DABOVE=common vfd")
 h5sf_layers_test(eco_common_layers_fail common
-  "-DLAYERS=stripe sysio|options values layout wire|config iocmap|cfgstring")
+  "-DLAYERS=stripe sysio|options values layout wire|settings iocmap|cfgstring")
 h5sf_layers_test(eco_common_layers_fail_symbols common "-DFORBID=^(P?MPIX?_|ompi_|MPIR_|H5|h5sf_parse_int$)")
 set_tests_properties(eco_ioc_layers_fail eco_common_layers_fail PROPERTIES
                      PASS_REGULAR_EXPRESSION " [1-9][0-9]* uses against the layers")

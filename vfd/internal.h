@@ -8,25 +8,25 @@
  *   I/O planning        io.c, mpitype.c, topology.c
  *   channels            channel.c -> local.c, ioc_channel.c, pool.c
  *   (ioc/ client, common/sysio.c)
- *   services            settings.c, registry.c, mpi.c, err.c
+ *   services            fapl_settings.c, registry.c, mpi.c, err.c
  *
- *   fapl.c        H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
- *   plugin.c      the HDF5 plugin entry points, h5sf_register(), the MPI family check
- *   h5sf.c        the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
- *   stats.c       H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
- *   physical.c    H5FD_h5sf_get_files (no open file)
- *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
- *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
- *   topology.c    which ranks are I/O concentrators
- *   channel.c     per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
- *   pool.c        threads that run the subfile transfers h5sf does itself together (pool.h)
- *   local.c       IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
- *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
- *   settings.c    the settings in effect for a fapl (driver info, config string, environment)
- *   registry.c    the list of open files
- *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
- *   err.c         the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
- *   hdf5priv.c    HDF5's private API context (looked up at run time), the version check
+ *   fapl.c          H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
+ *   plugin.c        the HDF5 plugin entry points, h5sf_register(), the MPI family check
+ *   h5sf.c          the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
+ *   stats.c         H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
+ *   physical.c      H5FD_h5sf_get_files (no open file)
+ *   io.c            read/write, vector and selection callbacks: flatten, stripe, dispatch
+ *   mpitype.c       flattening of MPI derived datatypes (collective I/O)
+ *   topology.c      which ranks are I/O concentrators
+ *   channel.c       per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
+ *   pool.c          threads that run the subfile transfers h5sf does itself together (pool.h)
+ *   local.c         IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
+ *   ioc_channel.c   the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
+ *   fapl_settings.c the settings in effect for a fapl (driver info, config string, environment)
+ *   registry.c      the list of open files
+ *   mpi.c           MPI life cycle (self-initialization, finalize hook), error agreement
+ *   err.c           the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
+ *   hdf5priv.c      HDF5's private API context (looked up at run time), the version check
  */
 #ifndef H5SF_VFD_INTERNAL_H
 #define H5SF_VFD_INTERNAL_H
@@ -36,7 +36,7 @@
 #include <mpi.h>
 #include <hdf5.h>
 #include "h5sf.h"
-#include "settings.h"
+#include "fapl_settings.h"
 #include "../common/layout.h"
 #include "../common/stripe.h"
 #include "../common/sysio.h"
@@ -94,7 +94,7 @@ void h5sf_mpi_on_finalize(void (*fn)(void));
  * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
 int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 
-/* ---- settings (settings.c) -------------------------------------------- */
+/* ---- settings (fapl_settings.c) ---------------------------------------- */
 /* The settings an open of fapl_id would use: driver info or defaults, the
  * driver config string, the environment; validated. */
 int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);

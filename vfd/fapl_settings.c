@@ -1,5 +1,5 @@
 /*
- * settings.c -- the settings in effect for a file, resolved in one place.
+ * fapl_settings.c -- the settings in effect for a file, resolved in one place.
  *
  * h5sf_fapl_resolve(): driver info (or defaults), then HDF5's driver config
  * string (H5Pset_driver_by_name / HDF5_DRIVER_CONFIG), then the environment,
@@ -8,7 +8,7 @@
  * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) local.c reads and
  * the pool's thread limit (H5SF_POOL_THREADS), and the public struct
  * H5FD_h5sf_config_t turned into common/'s h5sf_settings_t and back
- * (settings.h).
+ * (fapl_settings.h).
  * Reads property lists and the environment only: opens nothing, calls no
  * other file of vfd/ (common/ does the parsing).
  */
@@ -23,10 +23,10 @@
  * no HDF5 or MPI header); they must be the public ones. */
 _Static_assert(H5SF_CHANNEL_AUTO == H5FD_H5SF_CHANNEL_AUTO && H5SF_CHANNEL_IOC == H5FD_H5SF_CHANNEL_IOC &&
                    H5SF_CHANNEL_DIRECT == H5FD_H5SF_CHANNEL_DIRECT,
-               "H5SF_CHANNEL_* (common/config.h) must equal H5FD_h5sf_channel_t");
+               "H5SF_CHANNEL_* (common/settings.h) must equal H5FD_h5sf_channel_t");
 _Static_assert(H5SF_IOC_PER_NODE == H5FD_H5SF_IOC_PER_NODE && H5SF_IOC_EVERY_NTH == H5FD_H5SF_IOC_EVERY_NTH &&
                    H5SF_IOC_TOTAL == H5FD_H5SF_IOC_TOTAL && H5SF_IOC_LIST == H5FD_H5SF_IOC_LIST,
-               "H5SF_IOC_* (common/config.h) must equal H5FD_h5sf_ioc_mode_t");
+               "H5SF_IOC_* (common/settings.h) must equal H5FD_h5sf_ioc_mode_t");
 _Static_assert(sizeof((H5FD_h5sf_config_t *)0)->ioc_list == H5SF_IOC_LIST_LEN &&
                    sizeof((H5FD_h5sf_config_t *)0)->subfile_dir == H5SF_PATH_MAX &&
                    sizeof((H5FD_h5sf_config_t *)0)->config_dir == H5SF_PATH_MAX && H5FD_H5SF_PATH_MAX == H5SF_PATH_MAX,
