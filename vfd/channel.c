@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 
 
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
@@ -412,7 +412,7 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
     return 0;
 }
 
-/* Subfile s's list on descriptor fd as a job for the pool (pool.c).
+/* Subfile s's list on descriptor fd as a job for the pool (threadpool.c).
  * Direct-channel jobs honour H5SF_FAULT pwrite/pread (rank: this rank),
  * same-node shortcuts do not: there it names an IOC. */
 static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j)
@@ -425,7 +425,7 @@ static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j
     j->fault_rank = f->channel == H5FD_H5SF_CHANNEL_IOC ? -1 : f->rank;
 }
 
-/* Whether a call's jobs run together (pool.h): when there are enough bytes
+/* Whether a call's jobs run together (threadpool.h): when there are enough bytes
  * per job, unless they are sparse writes.  A strided write is many small
  * copies into the page cache; every rank writing every subfile at once
  * puts all of them on each file's lock (local file systems serialize

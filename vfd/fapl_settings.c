@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 
 /* common/ names the public enums' values and lengths itself (it includes
  * no HDF5 or MPI header); they must be the public ones. */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 #include "iocmap.h"
 
 /* The class's callbacks in this file (read and write: io.c). */

@@ -6,7 +6,7 @@
  *
  *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c
  *   I/O planning        io.c, mpitype.c, topology.c
- *   channels            channel.c -> local.c, ioc_channel.c, pool.c
+ *   channels            channel.c -> local.c, ioc_channel.c, threadpool.c
  *   (ioc/ client, common/sysio.c)
  *   services            fapl_settings.c, registry.c, mpi.c, err.c
  *
@@ -19,7 +19,8 @@
  *   mpitype.c       flattening of MPI derived datatypes (collective I/O)
  *   topology.c      which ranks are I/O concentrators
  *   channel.c       per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
- *   pool.c          threads that run the subfile transfers h5sf does itself together (pool.h)
+ *   threadpool.c    the thread pool running the subfile transfers h5sf does itself together, and
+ *                   the caller's COBEGIN/COEND batch on it (threadpool.h)
  *   local.c         IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
  *   ioc_channel.c   the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
  *   fapl_settings.c the settings in effect for a fapl (driver info, config string, environment)
