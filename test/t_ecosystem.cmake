@@ -150,7 +150,7 @@ set(_objs "$<JOIN:$<TARGET_OBJECTS:h5sf>,,>")
 add_test(NAME eco_vfd_layers COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs}
                                      -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
 add_test(NAME eco_vfd_layers_fail
-         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|local ioc_channel threadpool|fapl_settings registry|hdf5priv"
+         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|samenode ioc_channel threadpool|fapl_settings registry|hdf5priv"
                  -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
 set_tests_properties(eco_vfd_layers eco_vfd_layers_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_vfd_layers_fail PROPERTIES WILL_FAIL TRUE)

@@ -5,7 +5,7 @@
  * string (H5Pset_driver_by_name / HDF5_DRIVER_CONFIG), then the environment,
  * then validation.  open (h5sf.c) and H5Pget_fapl_h5sf (fapl.c) both use
  * it, so the getter reports exactly what an open would use.  Also the
- * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) local.c reads and
+ * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) samenode.c reads and
  * the pool's thread limit (H5SF_POOL_THREADS), and the public struct
  * H5FD_h5sf_config_t turned into common/'s h5sf_settings_t and back
  * (fapl_settings.h).
@@ -108,7 +108,7 @@ static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
     return h5sf_fail(e, EINVAL, "%s=\"%.200s\": must be 0 or 1", name, v);
 }
 
-int h5sf_local_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
+int h5sf_samenode_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
 {
     const char *v = getenv("H5SF_IOC_LOCAL_WRITES");
     if (bool_env("H5SF_IOC_LOCAL_READS", reads, e) < 0)
@@ -180,7 +180,7 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     bool local_reads;
     int  local_writes, pool_threads;
     if (ret == 0)
-        ret = h5sf_local_settings(&local_reads, &local_writes, e);
+        ret = h5sf_samenode_settings(&local_reads, &local_writes, e);
     if (ret == 0)
         ret = h5sf_pool_setting(&pool_threads, e);
 done:

@@ -1,6 +1,6 @@
 /*
  * threadpool.c -- a thread pool for the subfile I/O h5sf does itself (the
- * direct channel, and the IOC channel's same-node shortcut, local.c): one
+ * direct channel, and the IOC channel's same-node shortcut, samenode.c): one
  * call's jobs run together, and a caller's COBEGIN/COEND bracket keeps its
  * jobs in flight as one batch (h5sf_pool_open/post/close).
  *
