@@ -64,7 +64,7 @@ uint64_t h5sf_sysio_iov_add(struct iovec *iov, int *k, int cap, void *p, uint64_
 /* A transfer of `count` pieces, `total` bytes over `extent` bytes of a
  * subfile, is sparse: many small pieces with gaps, one system call each
  * unless other ranks' pieces fill the gaps.  The IOC waits a moment to
- * merge such requests into runs (ioc/group.c); clients on its node write
+ * merge such requests into runs (ioc/merge.c); clients on its node write
  * everything else themselves (vfd/samenode.c). */
 bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
 
