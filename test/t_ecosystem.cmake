@@ -13,6 +13,8 @@
 #   eco_docs_options       docs/configuration.md table == h5sf-options --markdown
 #   eco_docs_paths         every file README.md and docs/*.md name in `backquotes` exists
 #                          (eco_docs_paths_fail: a document naming missing files fails)
+#   eco_test_index         every .c of common/, ioc/, vfd/ is covered by a fragment of the
+#                          index of tests, every covered path exists (_fail: one left off)
 #   eco_vfd_layers         calls between vfd/ files go one way (nm over libh5sf's objects)
 #   eco_ioc_layers         the same for ioc/, which uses no HDF5 symbol and never calls vfd/
 #   eco_common_layers      the same for common/, which uses no MPI or HDF5 symbol and calls
@@ -134,6 +136,13 @@ add_test(NAME eco_docs_paths_fail
                  -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
 set_tests_properties(eco_docs_paths eco_docs_paths_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_docs_paths_fail PROPERTIES WILL_FAIL TRUE)
+# The index of tests names the tests of every module (test/CMakeLists.txt,
+# "covers"); the _fail variant leaves ioc/run.c off and must name it.
+add_test(NAME eco_test_index COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -P ${H5SF_ECO_SCRIPTS}/check_index.cmake)
+add_test(NAME eco_test_index_fail
+         COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -DDROP=ioc/run.c -P ${H5SF_ECO_SCRIPTS}/check_index.cmake)
+set_tests_properties(eco_test_index eco_test_index_fail PROPERTIES LABELS "ecosystem")
+set_tests_properties(eco_test_index_fail PROPERTIES PASS_REGULAR_EXPRESSION "ioc/run.c is covered by no fragment")
 # The C style of .clang-format (clang-format 14): the tree follows it
 # (scripts/check-format.sh); the _fail variant checks a misformatted file
 # and must find it (exit 1, not 2: clang-format missing fails both).  Label
