@@ -17,6 +17,7 @@
  *   slots.c     the pool of transfer slots
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
  *   shm.c       the node's shared-memory area: same-node payloads, doorbells
+ *   payload.c   the MPI messages of a payload chunk: parts, or one datatype
  *   fault.c     test-only stall and hang faults (H5SF_FAULT; the others and
  *               the parsing: common/sysio.c)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
