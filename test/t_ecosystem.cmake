@@ -180,7 +180,7 @@ endfunction()
 h5sf_layers_test(eco_ioc_layers ioc)
 h5sf_layers_test(eco_common_layers common)
 h5sf_layers_test(eco_ioc_layers_fail ioc
-  "-DLAYERS=affinity dtype clock gate fault|sched payload subfile slots shm|merge|run|worker|progress|client ctx")
+  "-DLAYERS=affinity dtype clock gate fault|sched payload subfile slots shm|merge run|worker|progress|client ctx")
 h5sf_layers_test(eco_ioc_layers_fail_symbols ioc "-DFORBID=^(H5|MPI_Isend$)")
 h5sf_layers_test(eco_ioc_layers_fail_up ioc "-DABOVE=common vfd")
 h5sf_layers_test(eco_common_layers_fail common

@@ -9,8 +9,9 @@
  * channel keeps them all in flight.
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
- * it; in IOC mode only ranks of the owner's node touch it: the IOC, and
- * for reads and non-strided writes the node's other ranks directly (samenode.c).
+ * it; in IOC mode only ranks of the owner's node touch it: the IOC, and the
+ * node's other ranks through the same-node shortcut (which requests take it:
+ * samenode.c's opening comment).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -21,7 +21,8 @@
  *   channel.c       per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
  *   threadpool.c    the thread pool running the subfile transfers h5sf does itself together, and
  *                   the caller's COBEGIN/COEND batch on it (threadpool.h)
- *   samenode.c      IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
+ *   samenode.c      IOC channel: the same-node shortcut, I/O of subfiles whose IOC is on this node
+ *                   done by the caller (which requests: its opening comment)
  *   ioc_channel.c   the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
  *   fapl_settings.c the settings in effect for a fapl (driver info, config string, environment)
  *   registry.c      the list of open files
@@ -239,7 +240,8 @@ static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs
 _Static_assert(sizeof((h5sf_stats_t *)0)->subfile_messages / sizeof(uint64_t) == H5SF_REPORT_SUBFILES,
                "h5sf_stats_t.subfile_messages and H5FD_H5SF_TRANSFER_SUBFILES count the same subfiles");
 
-/* samenode.c: IOC-channel I/O straight to subfiles on this node. */
+/* samenode.c: the IOC channel's same-node shortcut (which requests take it:
+ * its opening comment). */
 int h5sf_samenode_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
 /* The descriptor for this request to subfile s (sorted piece list l,
  * ending at `end`), or -1: send it to the IOC. */

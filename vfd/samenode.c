@@ -1,6 +1,8 @@
 /*
  * samenode.c -- the IOC channel's same-node shortcut: I/O that skips an IOC on
- * the caller's own node.
+ * the caller's own node.  This comment is the one description of which
+ * requests take it (docs/architecture.md, channel.c and internal.h point
+ * here).
  *
  * Through an IOC every byte is copied twice: MPI moves it between client and
  * IOC, the IOC's pwritev/preadv moves it between its buffer and the file.
@@ -12,8 +14,9 @@
  *   writes  too, sparse ones included (H5SF_IOC_LOCAL_WRITES=0: every write
  *           goes to the IOC; =dense: sparse writes -- many small pieces
  *           with gaps, a strided selection, h5sf_sparse() -- still meet at
- *           the IOC, which merges many ranks' pieces into contiguous runs).
- *           On one node that merge gains the file system nothing (its page
+ *           the IOC, which merges many ranks' pieces into contiguous runs;
+ *           dense writes go direct all the same: a round trip to the IOC
+ *           costs more than their pwritev).  On one node that merge gains the file system nothing (its page
  *           cache sees the same bytes either way) and costs a second copy and
  *           a queue every rank waits in: on 16 cores the IOC's strided writes
  *           ran at 0.44-0.71x the direct channel's at 4-16 ranks
