@@ -379,6 +379,8 @@ static void mark_client_gone(h5sf_ioc_ctx_t *ctx, member_t *m)
     snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: its own client stopped waiting", ctx->rank);
 }
 
+/* The I/O of batch mb[0..nm), round by round (internal.h, "batches"): each
+ * member's chunk k in memory, its pieces sorted into runs, the runs to disk. */
 static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 {
     int       op = mb[0].r->h.op;
