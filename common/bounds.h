@@ -1,9 +1,9 @@
 /*
  * bounds.h -- the limits and defaults of h5sf's settings, each defined once.
  *
- * Numbers only: no types, no calls.  config.c checks
+ * Numbers only: no types, no calls.  settings.c checks
  * settings against them, layout.c the config file, iocmap.c the default
- * subfile count, the tools their options; vfd/settings.c asserts at compile
+ * subfile count, the tools their options; vfd/fapl_settings.c asserts at compile
  * time that the public struct (include/h5sf.h) has the same lengths.  The
  * address and piece limits are the stripe arithmetic's (stripe.h).
  */

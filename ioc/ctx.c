@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../common/config.h"
+#include "../common/settings.h"
 
 /* H5SF_IOC_MEMORY: bytes an IOC rank may hold for payload and queued
  * requests; half for transfer slots, half for received messages, and the
@@ -353,7 +353,7 @@ static void unpark(h5sf_ioc_ctx_t *ctx)
     atomic_store(&ctx->served, 0);
     atomic_store(&ctx->queue_wait_ns, 0);
     atomic_store(&ctx->io_ns, 0);
-    atomic_store(&ctx->groups, 0);
+    atomic_store(&ctx->batches, 0);
     atomic_store(&ctx->merged, 0);
     atomic_store(&ctx->merge_waits, 0);
     atomic_store(&ctx->syscalls, 0);
@@ -484,7 +484,7 @@ void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out)
     out->requests_served = atomic_load(&c->served);
     out->queue_wait_ns   = atomic_load(&c->queue_wait_ns);
     out->io_ns           = atomic_load(&c->io_ns);
-    out->groups          = atomic_load(&c->groups);
+    out->batches         = atomic_load(&c->batches);
     out->merged          = atomic_load(&c->merged);
     out->merge_waits     = atomic_load(&c->merge_waits);
     out->syscalls        = atomic_load(&c->syscalls);

@@ -1,14 +1,14 @@
 /*
- * pool.h -- subfile I/O that h5sf does itself (the direct channel, and the
+ * threadpool.h -- subfile I/O that h5sf does itself (the direct channel, and the
  * IOC channel's same-node shortcuts), one job per subfile, run together on
- * a small process-wide pool of threads (pool.c).
+ * a small process-wide pool of threads (threadpool.c).
  *
  * Free of HDF5 and MPI on purpose: the workers never call either (HDF5 is
  * not thread-safe), and the unit test (test/unit_pool.c) runs it under
  * ThreadSanitizer without them.
  */
-#ifndef H5SF_VFD_POOL_H
-#define H5SF_VFD_POOL_H
+#ifndef H5SF_VFD_THREADPOOL_H
+#define H5SF_VFD_THREADPOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +28,7 @@ typedef struct h5sf_pio {
     uint64_t err_off; /* its subfile offset and length */
     uint64_t err_len;
     uint64_t syscalls; /* pwritev/preadv calls made */
-    /* pool.c's */
+    /* threadpool.c's */
     struct h5sf_pio *next;
     void            *call;
 } h5sf_pio_t;
