@@ -3,7 +3,7 @@
  * the stub, the config file, the subfiles and the node's shared memory
  * (open, close, stat, truncate, sync, unlink, mkdir, rename, shm_open,
  * mmap, ...), and the pwritev/preadv loops of the IOC workers (ioc/run.c)
- * and of the transfers a rank does itself (vfd/pool.c), with the
+ * and of the transfers a rank does itself (vfd/threadpool.c), with the
  * test-only fault injection they share: H5SF_FAULT's named faults, and the
  * sweep's "fail the Nth system call" (common/alloc.h, H5SF_SITE_SYSCALL).
  *
@@ -99,8 +99,8 @@ uint64_t h5sf_sysio_iov_add(struct iovec *iov, int *k, int cap, void *p, uint64_
 /* A transfer of `count` pieces, `total` bytes over `extent` bytes of a
  * subfile, is sparse: many small pieces with gaps, one system call each
  * unless other ranks' pieces fill the gaps.  The IOC waits a moment to
- * merge such requests into runs (ioc/group.c); clients on its node write
- * everything else themselves (vfd/local.c). */
+ * merge such requests into runs (ioc/merge.c); clients on its node write
+ * everything else themselves (vfd/samenode.c). */
 bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
 
 /* ---- fault injection (H5SF_FAULT, test only) ----------------------------
@@ -120,7 +120,7 @@ bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
  *   ms     for stall: delay every request by this many milliseconds;
  *          for stuck: how long a pwrite blocks (default an hour);
  *          for overlap: how long each subfile transfer h5sf runs itself
- *          together with others waits for all of them to start (vfd/pool.c)
+ *          together with others waits for all of them to start (vfd/threadpool.c)
  *
  * hang never answers but lets the daemon stop; stuck blocks a worker in its
  * pwrite as a file system that stopped answering does, deaf to the stop
