@@ -51,7 +51,7 @@ void h5sf_sites_veto(h5sf_site_veto_t fn) { atomic_store(&veto, fn); }
 
 bool h5sf_sites_vetoed(h5sf_site_kind_t kind) { return atomic_load(&S[kind].vetoed); }
 
-/* H5SF_SITES_TRACE set: where the failing site is, on stderr (to read a
+/* H5SF_TEST_SITES_TRACE set: where the failing site is, on stderr (to read a
  * sweep's failure). */
 static void trace(h5sf_site_kind_t kind, long k)
 {
@@ -76,7 +76,7 @@ int h5sf_site(h5sf_site_kind_t kind)
         return 0;
     }
     atomic_store(&s->fired, true);
-    if (getenv("H5SF_SITES_TRACE"))
+    if (getenv("H5SF_TEST_SITES_TRACE"))
         trace(kind, k);
     return atomic_load(&s->err);
 }

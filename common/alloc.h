@@ -59,7 +59,7 @@ typedef bool (*h5sf_site_veto_t)(h5sf_site_kind_t kind);
 void h5sf_sites_veto(h5sf_site_veto_t fn);
 bool h5sf_sites_vetoed(h5sf_site_kind_t kind);
 /* Called at a site of kind: 0 to go on, else the errno to fail with (and,
- * with H5SF_SITES_TRACE set, the failing site's stack on stderr). */
+ * with H5SF_TEST_SITES_TRACE set, the failing site's stack on stderr). */
 int h5sf_site(h5sf_site_kind_t kind);
 
 #endif
