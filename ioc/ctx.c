@@ -197,8 +197,8 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
         ctx->sfs     = sf->next;
         if (sf->fd >= 0)
             h5sf_sysio_close(sf->fd);
-        free(sf->path);
-        free(sf);
+        h5sf_free(sf->path);
+        h5sf_free(sf);
     }
     ioc_shm_free(ctx);
     if (free_comm && ctx->comm != MPI_COMM_NULL)
@@ -208,12 +208,12 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
     uv_cond_destroy(&ctx->slot_cond);
     uv_cond_destroy(&ctx->park_cond);
     while (ctx->nslots_free > 0)
-        free(ctx->slots[--ctx->nslots_free]);
-    free(ctx->slots);
-    free(ctx->workers); /* kept by a serve whose first worker failed to start */
-    free(ctx->dead);
+        h5sf_free(ctx->slots[--ctx->nslots_free]);
+    h5sf_free(ctx->slots);
+    h5sf_free(ctx->workers); /* kept by a serve whose first worker failed to start */
+    h5sf_free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
-    free(ctx);
+    h5sf_free(ctx);
 }
 
 h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
@@ -221,12 +221,12 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
     ioc_env_t env;
     if (ioc_read_env(&env, e) < 0)
         return NULL;
-    h5sf_ioc_ctx_t *ctx    = calloc(1, sizeof *ctx);
+    h5sf_ioc_ctx_t *ctx    = h5sf_calloc(1, sizeof *ctx);
     int             nslots = (int)(env.memory / 2 / H5SF_IOC_CHUNK);
-    if (!ctx || !(ctx->dead = calloc((size_t)size, 1)) || !(ctx->slots = calloc((size_t)nslots, sizeof *ctx->slots))) {
+    if (!ctx || !(ctx->dead = h5sf_calloc((size_t)size, 1)) || !(ctx->slots = h5sf_calloc((size_t)nslots, sizeof *ctx->slots))) {
         if (ctx)
-            free(ctx->dead);
-        free(ctx);
+            h5sf_free(ctx->dead);
+        h5sf_free(ctx);
         h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
         return NULL;
     }
@@ -524,7 +524,7 @@ static void barrier_gated(void)
     MPI_Request *reqs;
     for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
         n++;
-    if (!n || !(reqs = calloc((size_t)n, sizeof *reqs)))
+    if (!n || !(reqs = h5sf_calloc((size_t)n, sizeof *reqs)))
         return;
     n = 0;
     ioc_gate_lock();
@@ -546,7 +546,7 @@ static void barrier_gated(void)
         ioc_gate_lock();
     }
     ioc_gate_unlock();
-    free(reqs);
+    h5sf_free(reqs);
 }
 
 void h5sf_ioc_finalize_begin(void)

@@ -76,7 +76,7 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     }
     if (nblk > (size_t)INT_MAX)
         return h5sf_fail(e, EOVERFLOW, "too many pieces (%zu) for one MPI message", nblk);
-    if (!(bl = malloc(nblk * sizeof *bl)) || !(disp = malloc(nblk * sizeof *disp))) {
+    if (!(bl = h5sf_malloc(nblk * sizeof *bl)) || !(disp = h5sf_malloc(nblk * sizeof *disp))) {
         h5sf_fail(e, ENOMEM, "out of memory building an MPI datatype over %zu pieces", n);
         goto done;
     }
@@ -102,8 +102,8 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     *count = 1;
     ret    = 0;
 done:
-    free(bl);
-    free(disp);
+    h5sf_free(bl);
+    h5sf_free(disp);
     return ret;
 }
 

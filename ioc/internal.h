@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <uv.h>
 #include "ioc.h"
+#include "../common/alloc.h"
 #include "../common/sysio.h"
 #include "../common/wire.h"
 

@@ -94,13 +94,13 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
 
     if (h5sf_wire_decode(buf, len, &h, &pairs, &payload, &eb) < 0) {
         reject(ctx, buf, len, source, eb.msg);
-        free(buf);
+        h5sf_free(buf);
         return -1;
     }
     /* Test-only: an allocation failing here (H5SF_FAULT op=nomem-accept). */
-    if (h5sf_fault("nomem-accept", ctx->rank) || !(r = calloc(1, sizeof *r))) {
+    if (h5sf_fault("nomem-accept", ctx->rank) || !(r = h5sf_calloc(1, sizeof *r))) {
         refuse(ctx, &h, source, "out of memory");
-        free(buf);
+        h5sf_free(buf);
         return -1;
     }
     r->h       = h;
@@ -112,7 +112,7 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         ioc_req_free(ctx, r);
         return 0;
     }
-    if (r->h.count && !(r->offs = malloc(2 * r->h.count * sizeof *r->offs))) {
+    if (r->h.count && !(r->offs = h5sf_malloc(2 * r->h.count * sizeof *r->offs))) {
         refuse(ctx, &r->h, source, "out of memory for the piece list");
         ioc_req_free(ctx, r);
         return -1;
@@ -158,7 +158,7 @@ static bool fits(h5sf_ioc_ctx_t *ctx, int len)
 /* Receive the held message of len bytes; accept it, or drop it. */
 static void receive_held(progress_t *pg, int len, bool accept)
 {
-    unsigned char *buf = malloc(len > 0 ? (size_t)len : 1);
+    unsigned char *buf = h5sf_malloc(len > 0 ? (size_t)len : 1);
     pg->held           = false;
     if (!buf) {
         MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE); /* truncates: drops it */
@@ -168,7 +168,7 @@ static void receive_held(progress_t *pg, int len, bool accept)
     if (accept)
         accept_msg(pg, buf, (size_t)len, pg->st.MPI_SOURCE);
     else
-        free(buf);
+        h5sf_free(buf);
 }
 
 /* What one step of the loop found. */
@@ -278,19 +278,19 @@ static void progress_main(void *arg)
     ctx->asleep = true;
     uv_cond_broadcast(&ctx->park_cond);
     uv_mutex_unlock(&ctx->lock);
-    free(pg);
+    h5sf_free(pg);
 }
 
 int ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
 {
-    progress_t *pg = calloc(1, sizeof *pg);
+    progress_t *pg = h5sf_calloc(1, sizeof *pg);
     if (!pg)
         return h5sf_fail(e, ENOMEM, "out of memory starting the IOC progress thread");
     pg->ctx     = ctx;
     ctx->asleep = false;
     int rc      = uv_thread_create(&ctx->progress, progress_main, pg);
     if (rc) {
-        free(pg);
+        h5sf_free(pg);
         return h5sf_fail(e, -rc, "cannot start the IOC progress thread: %s", uv_strerror(rc));
     }
     ioc_thread_setup(ctx, ctx->progress, "h5sf-progress");

@@ -178,16 +178,16 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
 
     ctx->shm = NULL;
     if (ctx->size == 1) { /* nobody to share with: only a bell, private */
-        if ((s = calloc(1, sizeof *s)) && (s->bells = calloc(1, sizeof *s->bells)) &&
-            (s->idx = calloc(1, sizeof *s->idx))) {
+        if ((s = h5sf_calloc(1, sizeof *s)) && (s->bells = h5sf_calloc(1, sizeof *s->bells)) &&
+            (s->idx = h5sf_calloc(1, sizeof *s->idx))) {
             s->alone = true;
             s->size  = 1;
             ctx->shm = s;
             return 0;
         }
         if (s)
-            free(s->bells);
-        free(s);
+            h5sf_free(s->bells);
+        h5sf_free(s);
         return 0;
     }
     /* Without its node's communicator a rank has no shared memory; nor
@@ -217,9 +217,9 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     if (!least)
         len = bells;
     if (make_object(node, nrank, len, name, sizeof name, e) == 0) {
-        s     = calloc(1, sizeof *s);
-        ranks = malloc((size_t)nsize * sizeof *ranks);
-        if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
+        s     = h5sf_calloc(1, sizeof *s);
+        ranks = h5sf_malloc((size_t)nsize * sizeof *ranks);
+        if (s && ranks && (s->idx = h5sf_malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
             ok = 1;
     }
     /* Everyone has mapped it (or failed): the name can go. */
@@ -250,10 +250,10 @@ done:
     if (s) {
         if (s->map)
             h5sf_sysio_munmap(s->map, len);
-        free(s->idx);
-        free(s);
+        h5sf_free(s->idx);
+        h5sf_free(s);
     }
-    free(ranks);
+    h5sf_free(ranks);
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
     /* The caller goes on without it; say so once, not silently. */
@@ -274,9 +274,9 @@ void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
     if (s->map)
         h5sf_sysio_munmap(s->map, s->maplen);
     else
-        free(s->bells);
-    free(s->idx);
-    free(s);
+        h5sf_free(s->bells);
+    h5sf_free(s->idx);
+    h5sf_free(s);
     ctx->shm = NULL;
 }
 

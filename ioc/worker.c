@@ -67,7 +67,7 @@ static bool release(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
 static void worker_main(void *arg)
 {
     h5sf_ioc_ctx_t *ctx  = arg;
-    member_t       *mb   = calloc(BATCH_MAX, sizeof *mb);
+    member_t       *mb   = h5sf_calloc(BATCH_MAX, sizeof *mb);
     seg_t          *segs = NULL;
     size_t          cap  = 0;
     for (;;) {
@@ -97,8 +97,8 @@ static void worker_main(void *arg)
             ioc_run_answer(ctx, mb, nm);
         ioc_mpi_leave(ctx, gated);
     }
-    free(segs);
-    free(mb);
+    h5sf_free(segs);
+    h5sf_free(mb);
     /* The stopper waits for this count, with a limit (ioc_workers_stop). */
     uv_mutex_lock(&ctx->lock);
     ctx->nexited++;
@@ -123,7 +123,7 @@ int ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e)
 {
     if (n <= ctx->nworkers)
         return 0;
-    uv_thread_t *w = realloc(ctx->workers, (size_t)n * sizeof *w);
+    uv_thread_t *w = h5sf_realloc(ctx->workers, (size_t)n * sizeof *w);
     if (!w)
         return h5sf_fail(e, ENOMEM, "out of memory starting IOC workers");
     ctx->workers = w;
@@ -174,7 +174,7 @@ bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
             pthread_detach(ctx->workers[i]); /* exited ones are freed, the stuck one when it returns */
     if (!all)
         return false; /* workers and slots stay theirs */
-    free(ctx->workers);
+    h5sf_free(ctx->workers);
     ctx->workers  = NULL;
     ctx->nworkers = 0;
     ctx->nexited  = 0;

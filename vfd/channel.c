@@ -203,7 +203,7 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int       N = f->layout.stripe_count, failed = 0;
-    uint64_t *mine = calloc((size_t)N, sizeof *mine), *all = calloc((size_t)N, sizeof *all);
+    uint64_t *mine = h5sf_calloc((size_t)N, sizeof *mine), *all = h5sf_calloc((size_t)N, sizeof *all);
     if (!mine || !all)
         failed = h5sf_fail(e, ENOMEM, "out of memory");
     for (int s = 0; s < N && !failed; s++) {
@@ -215,32 +215,32 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
             failed = h5sf_fail(e, errno, "cannot get the size of subfile %d: %s", s, strerror(errno)) < 0;
     }
     if (h5sf_agree(f->comm, failed, e) < 0) {
-        free(mine);
-        free(all);
+        h5sf_free(mine);
+        h5sf_free(all);
         return -1;
     }
     /* Each subfile has one owner; the others contribute 0. */
     if (MPI_Allreduce(mine, all, N, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS) {
-        free(mine);
-        free(all);
+        h5sf_free(mine);
+        h5sf_free(all);
         return h5sf_fail(e, 0, "MPI_Allreduce of the subfile sizes failed");
     }
     const uint64_t S = (uint64_t)f->layout.stripe_size;
     f->eof           = sf_complete_eof(all, S, N);
     f->eof_long      = sf_logical_eof(all, S, N) > f->eof;
-    free(mine);
-    free(all);
+    h5sf_free(mine);
+    h5sf_free(all);
     return 0;
 }
 
 int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 {
     int N       = f->layout.stripe_count;
-    f->chan     = calloc((size_t)N, sizeof *f->chan);
-    f->chan_eoa = calloc((size_t)N, sizeof *f->chan_eoa);
-    f->fd       = malloc((size_t)N * sizeof *f->fd);
-    f->jobs     = calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
-    f->js       = calloc((size_t)N, sizeof *f->js);
+    f->chan     = h5sf_calloc((size_t)N, sizeof *f->chan);
+    f->chan_eoa = h5sf_calloc((size_t)N, sizeof *f->chan_eoa);
+    f->fd       = h5sf_malloc((size_t)N * sizeof *f->fd);
+    f->jobs     = h5sf_calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
+    f->js       = h5sf_calloc((size_t)N, sizeof *f->js);
     int failed =
         !f->chan || !f->chan_eoa || !f->fd || !f->jobs || !f->js ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
     for (int s = 0; f->fd && s < N; s++)
@@ -268,10 +268,10 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
     for (int s = 0; f->chan && s < f->layout.stripe_count; s++)
         if (f->chan[s] && H5FDclose(f->chan[s]) < 0 && !failed)
             failed = fail_hdf5(e, 0, "cannot close subfile %d", s) < 0;
-    free(f->chan);
+    h5sf_free(f->chan);
     f->chan = NULL;
     close_fds(f, &failed, e);
-    free(f->fd);
+    h5sf_free(f->fd);
     f->fd = NULL;
     h5sf_samenode_close(f);
     if (f->ctx && !f->mpi_dead) {
@@ -300,7 +300,7 @@ int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
     for (int s = 0; s < N; s++)
         if (f->chan[s])
             H5FDclose(f->chan[s]);
-    free(f->chan);
+    h5sf_free(f->chan);
     f->chan = NULL;
     h5sf_samenode_close(f);
     f->channel = H5FD_H5SF_CHANNEL_DIRECT;
@@ -373,15 +373,15 @@ typedef struct h5sf_vecbuf {
 static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t *e)
 {
     if (l->n > v->cap) {
-        free(v->addrs);
-        free(v->sizes);
-        free(v->bufs);
-        free(v->types);
+        h5sf_free(v->addrs);
+        h5sf_free(v->sizes);
+        h5sf_free(v->bufs);
+        h5sf_free(v->types);
         v->cap   = l->n;
-        v->addrs = malloc(v->cap * sizeof *v->addrs);
-        v->sizes = malloc(v->cap * sizeof *v->sizes);
-        v->bufs  = malloc(v->cap * sizeof *v->bufs);
-        v->types = malloc(v->cap * sizeof *v->types);
+        v->addrs = h5sf_malloc(v->cap * sizeof *v->addrs);
+        v->sizes = h5sf_malloc(v->cap * sizeof *v->sizes);
+        v->bufs  = h5sf_malloc(v->cap * sizeof *v->bufs);
+        v->types = h5sf_malloc(v->cap * sizeof *v->types);
         if (!v->addrs || !v->sizes || !v->bufs || !v->types) {
             v->cap = 0;
             return h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
@@ -547,8 +547,8 @@ static void posted_free(posted_t *p)
     for (int k = 0; k < p->n; k++)
         if (p->jobs[k].fd >= 0)
             h5sf_sysio_close(p->jobs[k].fd);
-    free(p->pieces);
-    free(p);
+    h5sf_free(p->pieces);
+    h5sf_free(p);
 }
 
 /* Copy jobs[0..n) (subfiles js) to the heap and hand them to the
@@ -559,13 +559,13 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
     size_t               np = 0, at = 0;
     for (int k = 0; k < n; k++)
         np += jobs[k].n;
-    posted_t *p = calloc(1, sizeof *p + (size_t)n * sizeof *p->jobs);
+    posted_t *p = h5sf_calloc(1, sizeof *p + (size_t)n * sizeof *p->jobs);
     if (!p)
         return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
-    p->pieces = malloc(np * sizeof *p->pieces + (size_t)n * (sizeof *p->bytes + sizeof *p->subfile));
+    p->pieces = h5sf_malloc(np * sizeof *p->pieces + (size_t)n * (sizeof *p->bytes + sizeof *p->subfile));
     if (!p->pieces || (!b->batch && !(b->batch = h5sf_pool_open(f->pool_threads)))) {
-        free(p->pieces);
-        free(p);
+        h5sf_free(p->pieces);
+        h5sf_free(p);
         return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
     }
     p->bytes    = (uint64_t *)(p->pieces + np);
@@ -595,9 +595,9 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
 
 int h5sf_channels_cobegin(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
-    struct h5sf_bracket *b = calloc(1, sizeof *b);
-    if (!b || !(b->begun = calloc((size_t)f->layout.stripe_count, 1))) {
-        free(b);
+    struct h5sf_bracket *b = h5sf_calloc(1, sizeof *b);
+    if (!b || !(b->begun = h5sf_calloc((size_t)f->layout.stripe_count, 1))) {
+        h5sf_free(b);
         return h5sf_fail(e, ENOMEM, "out of memory opening a COBEGIN bracket");
     }
     f->co = b;
@@ -658,8 +658,8 @@ int h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int ret = h5sf_channels_drain(f, e);
     if (f->co) {
-        free(f->co->begun);
-        free(f->co);
+        h5sf_free(f->co->begun);
+        h5sf_free(f->co);
         f->co = NULL;
     }
     return ret;
@@ -708,7 +708,7 @@ static int dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
             h5sf_report_add(f, s, h5sf_report_via(f, s, ioc), l->n, l->bytes);
             continue;
         }
-        if ((!f->vec && !(f->vec = calloc(1, sizeof *f->vec))) || vec_fill(f->vec, l, &end, e) < 0) {
+        if ((!f->vec && !(f->vec = h5sf_calloc(1, sizeof *f->vec))) || vec_fill(f->vec, l, &end, e) < 0) {
             if (!f->vec)
                 h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
             failed = 1;
@@ -753,11 +753,11 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
 void h5sf_channels_free(h5sf_file_t *f)
 {
     if (f->vec) {
-        free(f->vec->addrs);
-        free(f->vec->sizes);
-        free(f->vec->bufs);
-        free(f->vec->types);
-        free(f->vec);
+        h5sf_free(f->vec->addrs);
+        h5sf_free(f->vec->sizes);
+        h5sf_free(f->vec->bufs);
+        h5sf_free(f->vec->types);
+        h5sf_free(f->vec);
         f->vec = NULL;
     }
 }

@@ -81,7 +81,7 @@ static void close_open_h5sf_files(void)
 {
     ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
     hid_t  *ids;
-    if (n <= 0 || !(ids = malloc((size_t)n * sizeof *ids)))
+    if (n <= 0 || !(ids = h5sf_malloc((size_t)n * sizeof *ids)))
         return;
     n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
     for (ssize_t i = 0; i < n; i++) {
@@ -95,16 +95,16 @@ static void close_open_h5sf_files(void)
         if (!ours)
             continue;
         ssize_t m    = H5Fget_obj_count(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE);
-        hid_t  *objs = m > 0 ? malloc((size_t)m * sizeof *objs) : NULL;
+        hid_t  *objs = m > 0 ? h5sf_malloc((size_t)m * sizeof *objs) : NULL;
         if (objs) {
             m = H5Fget_obj_ids(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)m, objs);
             for (ssize_t k = 0; k < m; k++)
                 H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
-            free(objs);
+            h5sf_free(objs);
         }
         H5Fclose(ids[i]);
     }
-    free(ids);
+    h5sf_free(ids);
 }
 
 /* MPI_Finalize is starting with files still open.  MPICH no longer
@@ -148,17 +148,17 @@ static void file_free(h5sf_file_t *f)
             MPI_Info_free(&f->info);
     }
     sf_plan_free(&f->plan);
-    free(f->sides);
-    free(f->jobs);
-    free(f->js);
+    h5sf_free(f->sides);
+    h5sf_free(f->jobs);
+    h5sf_free(f->js);
     h5sf_channels_free(f);
-    free(f->xmark);
-    free(f->iocs);
-    free(f->leads);
-    free(f->chan);
-    free(f->chan_eoa);
-    free(f->name);
-    free(f);
+    h5sf_free(f->xmark);
+    h5sf_free(f->iocs);
+    h5sf_free(f->leads);
+    h5sf_free(f->chan);
+    h5sf_free(f->chan_eoa);
+    h5sf_free(f->name);
+    h5sf_free(f);
 }
 
 /* True if an existing file has no config file: a plain HDF5 file, opened
@@ -389,7 +389,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
      * channels' collectives. */
     if (h5sf_fault("nomem-plan", f->rank) ||
         sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0 ||
-        !(f->xmark = calloc((size_t)f->layout.stripe_count, sizeof *f->xmark)))
+        !(f->xmark = h5sf_calloc((size_t)f->layout.stripe_count, sizeof *f->xmark)))
         failed = h5sf_fail(&eb, ENOMEM, "out of memory for the stripe plan") < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
@@ -404,7 +404,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     }
 
     h5sf_log_open(f, provided);
-    free(f->leads); /* only samenode.c's setup needed it */
+    h5sf_free(f->leads); /* only samenode.c's setup needed it */
     f->leads = NULL;
     h5sf_registry_add(f);
     ret_value = &f->pub;
@@ -630,7 +630,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
         struct stat st;
-        if (!(l = calloc(1, sizeof *l)))
+        if (!(l = h5sf_calloc(1, sizeof *l)))
             failed = h5sf_fail(&eb, ENOMEM, "out of memory") < 0;
         else if (h5sf_layout_set_stub(l, name, &eb) < 0)
             failed = 1;
@@ -659,7 +659,7 @@ done:
         MPI_Comm_free(&comm);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
-    free(l);
+    h5sf_free(l);
     return ret_value;
 }
 
@@ -794,7 +794,7 @@ done:
  * H5Pset_fapl_h5sf, and every copy HDF5 makes is freed on its own. */
 static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info info)
 {
-    H5FD_h5sf_config_t *c    = malloc(sizeof *c);
+    H5FD_h5sf_config_t *c    = h5sf_malloc(sizeof *c);
     int                 init = 0, fin = 0, provided;
     if (!c)
         return NULL;
@@ -838,7 +838,7 @@ static herr_t h5sf_fapl_free(void *fa)
         if (c->info != MPI_INFO_NULL)
             MPI_Info_free(&c->info);
     }
-    free(c);
+    h5sf_free(c);
     return 0;
 }
 

@@ -407,7 +407,7 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
     /* 32 KiB of sequence lists: kept with the file, not zeroed per call
      * (measured: docs/performance.md, Figures behind constants, sequence
      * lists). */
-    if (!r->f->sides && !(r->f->sides = malloc(2 * sizeof *r->f->sides)))
+    if (!r->f->sides && !(r->f->sides = h5sf_malloc(2 * sizeof *r->f->sides)))
         return h5sf_fail(e, ENOMEM, "out of memory");
     m    = &r->f->sides[0];
     fs   = &r->f->sides[1];

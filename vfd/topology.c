@@ -24,10 +24,10 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     /* The ranks agree on the allocation before the collectives below: a
      * rank that returned alone would leave the others in them. */
     int bad, anybad = 1;
-    leads = h5sf_fault("nomem-topo", rank) ? NULL : malloc((size_t)size * sizeof *leads);
+    leads = h5sf_fault("nomem-topo", rank) ? NULL : h5sf_malloc((size_t)size * sizeof *leads);
     bad   = !leads;
     if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || anybad) {
-        free(leads);
+        h5sf_free(leads);
         return h5sf_fail(e, ENOMEM,
                          bad ? "out of memory selecting IOCs" : "another rank ran out of memory selecting IOCs");
     }
@@ -43,7 +43,7 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     if (h5sf_agree(comm, rc != MPI_SUCCESS, e) < 0) {
         if (rc == MPI_SUCCESS)
             MPI_Comm_free(&node);
-        free(leads);
+        h5sf_free(leads);
         return -1;
     }
     MPI_Allreduce(&rank, &lead, 1, MPI_INT, MPI_MIN, node);
@@ -54,7 +54,7 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     h5sf_config_to_settings(cfg, &set);
     rc = h5sf_iocmap_select(size, leads, &set, nsubfiles, iocs_out, nioc_out, nnodes, e);
     if (rc < 0) {
-        free(leads);
+        h5sf_free(leads);
         return rc;
     }
     *leads_out = leads;
