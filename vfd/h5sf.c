@@ -279,6 +279,40 @@ static int settings_agree(h5sf_file_t *f, int *provided, h5sf_errbuf_t *e)
     return 0;
 }
 
+/* Settings for an open or delete whose own settings failed on this rank:
+ * the defaults, with the communicator h5sf's driver info names (if any),
+ * so the rank still reaches the agreements on the fapl's communicator,
+ * whose other ranks may be fine and waiting. */
+static void fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
+{
+    const H5FD_h5sf_config_t *di = NULL;
+    h5sf_config_defaults(cfg);
+    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
+    H5E_END_TRY
+    if (di) {
+        cfg->comm = di->comm;
+        cfg->info = di->info;
+    }
+}
+
+/* This rank cannot even make its file: it still takes the steps every
+ * rank takes up to the first agreement (the communicator, then the
+ * agreement), failing it with e, so that the others do not wait. */
+static void open_fail_early(hid_t fapl_id, h5sf_errbuf_t *e)
+{
+    H5FD_h5sf_config_t cfg;
+    MPI_Comm           comm;
+    MPI_Info           info;
+    h5sf_errbuf_t      ceb = {0};
+    fallback_cfg(fapl_id, &cfg);
+    if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, &ceb) < 0)
+        return;
+    h5sf_agree(comm, 1, e);
+    MPI_Comm_free(&comm);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+}
+
 static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr)
 {
     h5sf_file_t  *f         = NULL;
@@ -294,29 +328,26 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &eb);
     h5sf_mpi_on_finalize(on_mpi_finalize);
 
-    if (!(f = calloc(1, sizeof *f)) || !(f->name = strdup(name)))
-        H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
-    f->stub_fd = -1;
-    f->comm    = MPI_COMM_NULL;
-    f->info    = MPI_INFO_NULL;
-    f->flags   = flags;
+    /* Handles set before anything can fail: file_free() reads them. */
+    if ((f = h5sf_calloc(1, sizeof *f))) {
+        f->stub_fd = -1;
+        f->comm    = MPI_COMM_NULL;
+        f->info    = MPI_INFO_NULL;
+        f->flags   = flags;
+        f->name    = h5sf_strdup(name);
+    }
+    if (!f || !f->name) {
+        h5sf_fail(&eb, ENOMEM, "out of memory");
+        open_fail_early(fapl_id, &eb);
+        H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
+    }
 
     /* Settings first (a bad value fails here), then the communicator, so
      * every rank reaches the first agreement below. */
     if (h5sf_fapl_resolve(fapl_id, &f->cfg, &eb) < 0 || h5sf_pool_setting(&f->pool_threads, &eb) < 0)
         failed = 1;
-    if (failed) {
-        /* Bad settings: still agree on the fapl's communicator, whose
-         * other ranks may be fine and waiting. */
-        const H5FD_h5sf_config_t *di = NULL;
-        h5sf_config_defaults(&f->cfg);
-        H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
-        H5E_END_TRY
-        if (di) {
-            f->cfg.comm = di->comm;
-            f->cfg.info = di->info;
-        }
-    }
+    if (failed) /* bad settings: still agree on the fapl's communicator */
+        fallback_cfg(fapl_id, &f->cfg);
     {
         h5sf_errbuf_t ceb = {0};
         if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &ceb) < 0)
@@ -578,21 +609,6 @@ done:
 
 /* ---- delete ----------------------------------------------------------- */
 
-/* Settings for a delete whose own settings failed on this rank: the
- * defaults, with the communicator h5sf's driver info names (if any), so the
- * rank still reaches the agreement on the fapl's communicator. */
-static void delete_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
-{
-    const H5FD_h5sf_config_t *di = NULL;
-    h5sf_config_defaults(cfg);
-    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
-    H5E_END_TRY
-    if (di) {
-        cfg->comm = di->comm;
-        cfg->info = di->info;
-    }
-}
-
 /* Remove stub, config and every subfile.  Collective when MPI is up: every
  * rank resolves its settings and all agree (a bad value anywhere fails the
  * delete everywhere, with nothing removed); then rank 0 removes, the others
@@ -616,7 +632,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     }
     if (failed || h5sf_fapl_resolve(fapl_id, &cfg, &eb) < 0) {
         failed = 1;
-        delete_fallback_cfg(fapl_id, &cfg);
+        fallback_cfg(fapl_id, &cfg);
     }
     /* Collective on the fapl's communicator only: IOR deletes from one
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
