@@ -155,20 +155,26 @@ static bool fits(h5sf_ioc_ctx_t *ctx, int len)
     return q == 0 || q + (uint64_t)IOC_COST_PER_BYTE * (uint64_t)len <= ctx->mem_cap / 2;
 }
 
-/* Receive the held message of len bytes; accept it, or drop it. */
-static void receive_held(progress_t *pg, int len, bool accept)
+/* Receive the held message of len bytes; accept it, or drop it.  Without
+ * memory for it a message to accept stays held (false): the caller backs
+ * off and tries again, its sender waiting as for a full queue.  Dropped,
+ * its client would only learn of it from its timeout. */
+static bool receive_held(progress_t *pg, int len, bool accept)
 {
     unsigned char *buf = h5sf_malloc(len > 0 ? (size_t)len : 1);
-    pg->held           = false;
+    if (!buf && accept)
+        return false;
+    pg->held = false;
     if (!buf) {
         MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE); /* truncates: drops it */
-        return;
+        return true;
     }
     MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE);
     if (accept)
         accept_msg(pg, buf, (size_t)len, pg->st.MPI_SOURCE);
     else
         h5sf_free(buf);
+    return true;
 }
 
 /* What one step of the loop found. */
@@ -202,9 +208,8 @@ static int step(progress_t *pg, unsigned idle, uint32_t *seq)
         pg->held = true, pg->msg = msg, pg->st = st;
     }
     MPI_Get_count(&pg->st, MPI_BYTE, &count);
-    if (!fits(ctx, count))
+    if (!fits(ctx, count) || !receive_held(pg, count, true))
         return STEP_FULL;
-    receive_held(pg, count, true);
     return STEP_GOT;
 }
 
