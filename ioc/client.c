@@ -337,7 +337,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         if (q->shm)
             ioc_shm_give(ctx, q, true);
         req_free(q);
-        return h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
+        return h5sf_fail(e, ENOMEM, "out of memory for a %zu-byte IOC request", msz);
     }
     h5sf_wire_encode(&h, offs, lens, q->hdr);
     if (h.flags & H5SF_WIRE_INLINE) {

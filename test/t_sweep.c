@@ -435,8 +435,9 @@ static void check_quiet(const char *when)
     }
     CHECK(h == 0, "%s: %d h5sf thread(s) left after H5close", when, h);
     CHECK(all <= P.base_threads, "%s: %d threads after H5close, %d before the sweep", when, all, P.base_threads);
-    CHECK(h5sf_alloc_live() == P.base_live, "%s: %ld h5sf blocks live after H5close, %ld before the sweep", when,
+    CHECK(h5sf_alloc_live() == P.base_live, "%s: %ld h5sf blocks live after H5close, %ld before", when,
           h5sf_alloc_live(), P.base_live);
+    P.base_live = h5sf_alloc_live(); /* each leak reported once */
 }
 
 /* A fresh file opens, writes and reads back, unarmed. */
@@ -483,29 +484,33 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
     bool vetoed  = rl_count(skipped) > 0;
     int  lost    = 0;
 
-    /* Collective steps end alike everywhere: the same steps ran, and each
-     * failed on every rank or on none. */
-    int steps[2 * STEPMAX + 1], lo[2 * STEPMAX + 1], hi[2 * STEPMAX + 1];
-    steps[0] = r.n;
-    for (int i = 0; i < STEPMAX; i++) {
-        steps[1 + i]           = i < r.n ? r.failed[i] : -1;
-        steps[1 + STEPMAX + i] = i < r.n && r.coll[i];
-    }
-    MPI_Allreduce(steps, lo, 2 * STEPMAX + 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(steps, hi, 2 * STEPMAX + 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* Collective steps end alike everywhere: the same ones ran, and each
+     * failed on every rank or on none (independent ones may differ). */
+    int steps[STEPMAX + 1], lo[STEPMAX + 1], hi[STEPMAX + 1], ci[STEPMAX], nc = 0;
+    for (int i = 0; i < r.n; i++)
+        if (r.coll[i])
+            ci[nc++] = i;
+    steps[0] = nc;
+    for (int k = 0; k < STEPMAX; k++)
+        steps[1 + k] = k < nc ? r.failed[ci[k]] : -1;
+    MPI_Allreduce(steps, lo, STEPMAX + 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(steps, hi, STEPMAX + 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     bool alike = lo[0] == hi[0];
-    for (int i = 0; alike && i < r.n; i++)
-        if (r.coll[i] && lo[1 + i] != hi[1 + i]) {
-            CHECK(0, "%s: collective step %s failed on some ranks only (here: %s%s%s)", when, r.name[i],
-                  r.failed[i] ? "failed: " : "succeeded", r.failed[i] && r.err_step == i ? r.err : "", "");
+    CHECK(alike, "%s: ranks ran different collective steps (%d here, %d to %d)", when, nc, lo[0], hi[0]);
+    for (int k = 0; alike && k < nc; k++)
+        if (lo[1 + k] != hi[1 + k]) {
+            int i = ci[k];
+            CHECK(0, "%s: collective step %s failed on some ranks only (here: %s%s)", when, r.name[i],
+                  r.failed[i] ? "failed: " : "succeeded", r.failed[i] && r.err_step == i ? r.err : "");
             alike = false;
         }
-    CHECK(lo[0] == hi[0], "%s: ranks ran different steps (%d here, %d to %d)", when, r.n, lo[0], hi[0]);
     /* Every failure names the cause. */
     if (r.err_step >= 0) {
         CHECK(reached, "%s: %s failed without a fault: %s", when, r.name[r.err_step], r.err);
-        lost = !strstr(r.err, P.cause[kind]) && cause_lost_in_hdf5(r.err, rl_rank == frank);
-        CHECK(lost || strstr(r.err, P.cause[kind]) != NULL, "%s: %s failed without naming the cause \"%s\": %s", when,
+        /* ioc/merge.c says "no memory for a transfer buffer". */
+        bool named = strstr(r.err, P.cause[kind]) || (kind == H5SF_SITE_ALLOC && strstr(r.err, "no memory"));
+        lost       = !named && cause_lost_in_hdf5(r.err, rl_rank == frank);
+        CHECK(lost || named, "%s: %s failed without naming the cause \"%s\": %s", when,
               r.name[r.err_step], P.cause[kind], r.err);
     }
     lost           = rl_count(lost);
