@@ -74,37 +74,52 @@ const H5FD_class_t h5sf_class = {
     .fl_map          = H5FD_FLMAP_DICHOTOMY,
 };
 
+/* Ids the finalize hook looks at in one round: it allocates nothing, so
+ * that no rank can skip closes the others make collectively. */
+#define HOOK_IDS 256
+
+/* Close the objects open in file id, HOOK_IDS at a time. */
+static void close_objects(hid_t id)
+{
+    static hid_t objs[HOOK_IDS];
+    for (int round = 0; round < 1 << 16; round++) {
+        ssize_t m = H5Fget_obj_ids(id, H5F_OBJ_ALL & ~H5F_OBJ_FILE, HOOK_IDS, objs);
+        if (m <= 0)
+            return;
+        for (ssize_t k = 0; k < m; k++)
+            H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
+    }
+}
+
 /* Close, through the public API, every file open with h5sf and the objects
  * in it.  Run from the MPI_Finalize hook, when every rank is in MPI_Finalize
- * and MPI still works, so the closes are collective as they must be. */
+ * and MPI still works, so the closes are collective as they must be; in
+ * rounds of HOOK_IDS ids until a round closes none. */
 static void close_open_h5sf_files(void)
 {
-    ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
-    hid_t  *ids;
-    if (n <= 0 || !(ids = h5sf_malloc((size_t)n * sizeof *ids)))
-        return;
-    n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
-    for (ssize_t i = 0; i < n; i++) {
-        /* Ours if its name is one of our open files' (driver ids may differ
-         * between the plugin loader's registration and ours). */
-        char name[4096];
-        bool ours = false;
-        if (H5Fget_name(ids[i], name, sizeof name) > 0)
-            for (h5sf_file_t *f = h5sf_registry_first(); f && !ours; f = f->next)
-                ours = strcmp(f->name, name) == 0;
-        if (!ours)
-            continue;
-        ssize_t m    = H5Fget_obj_count(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE);
-        hid_t  *objs = m > 0 ? h5sf_malloc((size_t)m * sizeof *objs) : NULL;
-        if (objs) {
-            m = H5Fget_obj_ids(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)m, objs);
-            for (ssize_t k = 0; k < m; k++)
-                H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
-            h5sf_free(objs);
+    static hid_t ids[HOOK_IDS];
+    /* Another round only after a full one that closed something: a file
+     * whose close failed may still be listed, but must not be asked for
+     * its name again (HDF5 1.14 crashes in H5Fget_name on it). */
+    for (bool more = true; more;) {
+        ssize_t n      = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, HOOK_IDS, ids);
+        bool    closed = false;
+        for (ssize_t i = 0; i < n; i++) {
+            /* Ours if its name is one of our open files' (driver ids may
+             * differ between the plugin loader's registration and ours). */
+            char name[4096];
+            bool ours = false;
+            if (H5Fget_name(ids[i], name, sizeof name) > 0)
+                for (h5sf_file_t *f = h5sf_registry_first(); f && !ours; f = f->next)
+                    ours = strcmp(f->name, name) == 0;
+            if (!ours)
+                continue;
+            close_objects(ids[i]);
+            if (H5Fclose(ids[i]) >= 0)
+                closed = true;
         }
-        H5Fclose(ids[i]);
+        more = n == HOOK_IDS && closed;
     }
-    h5sf_free(ids);
 }
 
 /* MPI_Finalize is starting with files still open.  MPICH no longer
