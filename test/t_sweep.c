@@ -510,8 +510,8 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
         /* ioc/merge.c says "no memory for a transfer buffer". */
         bool named = strstr(r.err, P.cause[kind]) || (kind == H5SF_SITE_ALLOC && strstr(r.err, "no memory"));
         lost       = !named && cause_lost_in_hdf5(r.err, rl_rank == frank);
-        CHECK(lost || named, "%s: %s failed without naming the cause \"%s\": %s", when,
-              r.name[r.err_step], P.cause[kind], r.err);
+        CHECK(lost || named, "%s: %s failed without naming the cause \"%s\": %s", when, r.name[r.err_step],
+              P.cause[kind], r.err);
     }
     lost           = rl_count(lost);
     int any_failed = rl_count(r.err_step >= 0);
@@ -633,17 +633,28 @@ static int finalize_launch(int kind, int frank, long n)
     alarm(0);
     bool fired = h5sf_sites_fired(kind);
     h5sf_sites_arm(kind, 0, 0);
-    int h = 0;
-    count_threads(&h);
+    int  h = 0, bad = 0;
+    long live;
+    for (int tries = 0; tries < 200 && (count_threads(&h), h); tries++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    live = h5sf_alloc_live();
     if (rl_rank == frank)
         printf("t_sweep finalize: reached=%d sites=%ld\n", fired, h5sf_sites_passed(kind));
+    fflush(stdout);
     /* MPI is gone: every rank speaks for itself. */
     if (h) {
         fprintf(stderr, "[t_sweep rank %d] FAIL finalize N=%ld: %d h5sf thread(s) left after MPI_Finalize\n", rl_rank,
                 n, h);
-        return 1;
+        bad = 1;
     }
-    return 0;
+    if (live != P.base_live) {
+        fprintf(stderr, "[t_sweep rank %d] FAIL finalize N=%ld: %ld h5sf blocks live after MPI_Finalize, %ld before\n",
+                rl_rank, n, live, P.base_live);
+        bad = 1;
+    }
+    return bad;
 }
 
 /* After the finalize launches: the last one's file (no fault was reached)
@@ -706,6 +717,7 @@ int main(int argc, char **argv)
     if (!strcmp(P.scn, "finalize")) {
         if (argc != 7)
             MPI_Abort(MPI_COMM_WORLD, 2);
+        P.base_live = h5sf_alloc_live();
         return finalize_launch(kind_of(argv[4]), atoi(argv[5]), atol(argv[6]));
     }
     if (!strcmp(P.scn, "finalize_verify")) {
