@@ -4,7 +4,7 @@
  * allocation, system call or local MPI call (common/alloc.h) on one rank,
  * the first and then the last, and check every outcome:
  *
- *   - every rank returns within 30 s (a watchdog per iteration names the
+ *   - every rank returns within 60 s (a watchdog per iteration names the
  *     scenario, N and the rank, and dumps every thread's stack);
  *   - a collective step (open, create, close, delete, collective transfer)
  *     ends the same on every rank; an independent one (a transfer in a
@@ -13,10 +13,16 @@
  *     of the injected errno, MPI_Error_string(MPI_ERR_NO_MEM));
  *   - a step that succeeded did what it said: the bytes written read back,
  *     the bytes read are the file's (a known pattern), a deleted file is gone;
- *   - a fresh file then opens, writes and reads back in the same job;
+ *   - after a failure, a fresh file opens, writes and reads back in the
+ *     same job;
  *   - after H5close() (which ends the parked IOC context and the pool:
  *     h5sf's only threads and blocks that outlive a file), no h5sf thread
  *     is left and h5sf's live block count is back at its baseline.
+ *
+ * Where HDF5 itself cannot keep the ranks together or drops the cause, the
+ * sweep says so and counts it (hdf5_diverges, cause_lost_in_hdf5 below).
+ * T_SWEEP_N=from[:to] runs only those N; H5SF_TEST_SITES_TRACE shows
+ * where the failing site is.
  *
  * usage: t_sweep DIR SCENARIO CHANNEL [KINDS [RANKS [STRIDE]]]
  *   SCENARIO create (H5Fcreate, dataset, collective write, close) | read
@@ -46,7 +52,7 @@
 #define STRIPE  4096
 #define PER     8192 /* bytes each rank writes: two stripes */
 #define STEPMAX 16
-#define WATCH_S 30
+#define WATCH_S 60 /* a bound for any iteration, on a loaded 2-core machine too */
 
 static const char *kind_name[] = {"alloc", "syscall", "mpi"};
 
@@ -520,8 +526,10 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
         bool ok = verify(&r, seed, why, sizeof why);
         CHECK(ok, "%s: every step succeeded, but %s", when, why);
     }
-    else if (!strcmp(P.scn, "cobracket") && alike) {
-        /* Whoever's bracket succeeded has its bytes in the file. */
+    else if (!strcmp(P.scn, "cobracket") && alike && (nc == 0 || !hi[1]) && (nc < 2 || !hi[nc])) {
+        /* The file was made and closed (its collective steps, the first
+         * and the last, succeeded everywhere): whoever's bracket succeeded
+         * has its bytes in it. */
         CHECK(verify_cobracket(seed, r.err_step < 0), "%s: a bracket that succeeded does not read back", when);
     }
     else if (r.bad_bytes)
@@ -534,7 +542,10 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 
-    check_fresh(when, seed + 1);
+    /* After a failure, a fresh file still works (a run that succeeded
+     * showed that already). */
+    if (any_failed)
+        check_fresh(when, seed + 1);
     free_fapl();
     H5close();
     check_quiet(when);

@@ -1,3 +1,86 @@
-# t_sweep: reliability by sweep (test/t_sweep.c).
+# t_sweep: reliability by sweep, SQLite's way (test/t_sweep.c): every
+# allocation, system call and local MPI call a scenario makes is failed in
+# turn, on the first rank and then on the last, and every outcome checked
+# (no hang, collective steps alike on every rank, the cause named, no leak
+# of h5sf's blocks or threads, a fresh file works afterwards).
+#   t_sweep_<scenario>_<channel>_np<2|3>  label sweep: every site, in one
+#       job (create, read, plain, delete, cobracket; direct, and ioc with
+#       the same-node shortcuts off)
+#   t_sweep_finalize_<channel>_np<2|3>  label sweep: a file left open at
+#       MPI_Finalize, one launch per site (t_sweep_finalize.sh)
+#   t_sweep_fast_*  labels mpi and asan: every 7th site of create and
+#       cobracket at 2 ranks, so the ASan build runs the error paths too,
+#       with LeakSanitizer on (t_sweep_lsan.sh)
+# The IOC's shared-memory segments are kept small (1 MiB): populating the
+# default 16 MiB per rank took most of each iteration.
 add_executable(t_sweep ${CMAKE_CURRENT_SOURCE_DIR}/t_sweep.c)
 target_link_libraries(t_sweep PRIVATE h5sf hdf5::hdf5-shared)
+
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-plugins-sweep)
+set(_sweep_env "HDF5_PLUGIN_PATH=${CMAKE_CURRENT_BINARY_DIR}/no-plugins-sweep" "H5SF_IOC_SHM=1048576")
+set(_sweep_ioc_env "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+set(_sweep_work ${CMAKE_CURRENT_BINARY_DIR}/work/sweep)
+
+foreach(np 2 3)
+  foreach(ch direct ioc)
+    set(env ${_sweep_env})
+    if(ch STREQUAL "ioc")
+      list(APPEND env ${_sweep_ioc_env})
+    endif()
+    foreach(scn create read plain delete cobracket)
+      set(name t_sweep_${scn}_${ch}_np${np})
+      h5sf_mpi_test(${name} t_sweep ${np} ${_sweep_work}/${name} ${scn} ${ch} ENV ${env})
+      set_tests_properties(${name} PROPERTIES LABELS "mpi;sweep" TIMEOUT 600)
+    endforeach()
+    # Issue 41, item 4: H5Fdelete of a plain file fails on every rank even
+    # without a fault ("cannot open config file"); on once it is fixed.
+    set(name t_sweep_delete_plain_${ch}_np${np})
+    h5sf_mpi_test(${name} t_sweep ${np} ${_sweep_work}/${name} delete_plain ${ch} ENV ${env})
+    set_tests_properties(${name} PROPERTIES LABELS "mpi;sweep" TIMEOUT 600 DISABLED TRUE)
+    # A file left open at MPI_Finalize: one launch per site (the IOC
+    # channel's system calls only, below).
+    set(name t_sweep_finalize_${ch}_np${np})
+    set(kinds alloc,syscall,mpi)
+    if(ch STREQUAL "ioc")
+      set(kinds syscall)
+    endif()
+    add_test(NAME ${name}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t_sweep_finalize.sh ${MPIEXEC_EXECUTABLE} "${_h5sf_flags}"
+                     $<TARGET_FILE:t_sweep> ${_sweep_work}/${name} ${np} ${ch} ${kinds})
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};${env}" LABELS "mpi;sweep"
+                         TIMEOUT 900)
+  endforeach()
+endforeach()
+
+# Issue 41, item 1: on the IOC channel the finalize gate's barrier fails on
+# one rank alone when its allocation or its MPI_Ibarrier does, and the
+# others wait for it forever.  Until that is fixed, the IOC channel's
+# finalize sweep fails the system calls only; these two cover the rest.
+foreach(np 2 3)
+  set(name t_sweep_finalize_ioc_gate_np${np})
+  add_test(NAME ${name}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t_sweep_finalize.sh ${MPIEXEC_EXECUTABLE} "${_h5sf_flags}"
+                   $<TARGET_FILE:t_sweep> ${_sweep_work}/${name} ${np} ioc alloc,mpi)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};${_sweep_env};${_sweep_ioc_env}"
+                       LABELS "mpi;sweep" TIMEOUT 900 DISABLED TRUE)
+endforeach()
+
+# The fast subset, also under ASan with LeakSanitizer on: a leaked block
+# whose allocation stack passes through h5sf or the test fails it
+# (t_sweep_lsan.sh; the MPI libraries' own leaks at exit do not count).
+foreach(ch direct ioc)
+  set(env ${_sweep_env})
+  if(ch STREQUAL "ioc")
+    list(APPEND env ${_sweep_ioc_env})
+  endif()
+  foreach(scn create cobracket)
+    set(name t_sweep_fast_${scn}_${ch}_np2)
+    add_test(NAME ${name}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t_sweep_lsan.sh ${_sweep_work}/${name}.lsan
+                     ${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+                     ${H5SF_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:t_sweep> ${MPIEXEC_POSTFLAGS}
+                     ${_sweep_work}/${name} ${scn} ${ch} alloc,syscall,mpi first,last 7)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};${env}" LABELS "mpi;asan"
+                         TIMEOUT 300)
+  endforeach()
+endforeach()
