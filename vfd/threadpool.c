@@ -225,7 +225,7 @@ static void grow(int want)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     while (P.nthreads < want && pthread_create(&P.th[P.nthreads], NULL, worker, NULL) == 0)
-        P.nthreads++;
+        pthread_setname_np(P.th[P.nthreads++], "h5sf-pool"); /* for top -H, gdb, and tests that look for ours */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     P.pid = getpid();
 }
