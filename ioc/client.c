@@ -203,7 +203,8 @@ static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h,
         finish(old); /* gives its region back, or keeps it for good */
     }
     if (q->op == H5SF_WIRE_READ) {
-        if (!(q->rlens = h5sf_malloc(count * sizeof *q->rlens)) || !(q->rbufs = h5sf_malloc(count * sizeof *q->rbufs))) {
+        if (!(q->rlens = h5sf_malloc(count * sizeof *q->rlens)) ||
+            !(q->rbufs = h5sf_malloc(count * sizeof *q->rbufs))) {
             ioc_shm_give(ctx, q, true);
             return -1;
         }
@@ -240,8 +241,8 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
                       const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
     ioc_req_t *r = h5sf_calloc(1, sizeof *r);
-    if (!r ||
-        (count && (!(r->offs = h5sf_malloc(2 * count * sizeof *r->offs)) || !(r->mem = h5sf_malloc(count * sizeof *r->mem))))) {
+    if (!r || (count && (!(r->offs = h5sf_malloc(2 * count * sizeof *r->offs)) ||
+                         !(r->mem = h5sf_malloc(count * sizeof *r->mem))))) {
         ioc_req_free(ctx, r);
         return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
     }

@@ -223,7 +223,8 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
         return NULL;
     h5sf_ioc_ctx_t *ctx    = h5sf_calloc(1, sizeof *ctx);
     int             nslots = (int)(env.memory / 2 / H5SF_IOC_CHUNK);
-    if (!ctx || !(ctx->dead = h5sf_calloc((size_t)size, 1)) || !(ctx->slots = h5sf_calloc((size_t)nslots, sizeof *ctx->slots))) {
+    if (!ctx || !(ctx->dead = h5sf_calloc((size_t)size, 1)) ||
+        !(ctx->slots = h5sf_calloc((size_t)nslots, sizeof *ctx->slots))) {
         if (ctx)
             h5sf_free(ctx->dead);
         h5sf_free(ctx);

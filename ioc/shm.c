@@ -219,7 +219,8 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     if (make_object(node, nrank, len, name, sizeof name, e) == 0) {
         s     = h5sf_calloc(1, sizeof *s);
         ranks = h5sf_malloc((size_t)nsize * sizeof *ranks);
-        if (s && ranks && (s->idx = h5sf_malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
+        if (s && ranks && (s->idx = h5sf_malloc((size_t)ctx->size * sizeof *s->idx)) &&
+            (s->map = map_object(name, len)))
             ok = 1;
     }
     /* Everyone has mapped it (or failed): the name can go. */
