@@ -23,11 +23,12 @@
 
 /* malloc(3) and friends, counted; NULL (errno ENOMEM) when a test fails
  * this site.  A size of 0 still gives a block (one byte), so NULL always
- * means failure.  h5sf_realloc(p, n) that fails leaves p as it was. */
-void *h5sf_malloc(size_t n);
-void *h5sf_calloc(size_t n, size_t size);
-void *h5sf_realloc(void *p, size_t n);
-char *h5sf_strdup(const char *s);
+ * means failure.  h5sf_realloc(p, n) that fails leaves p as it was.  The
+ * attributes tell the compiler what it knows of malloc(3) and friends. */
+void *h5sf_malloc(size_t n) __attribute__((malloc, alloc_size(1)));
+void *h5sf_calloc(size_t n, size_t size) __attribute__((malloc, alloc_size(1, 2)));
+void *h5sf_realloc(void *p, size_t n) __attribute__((alloc_size(2)));
+char *h5sf_strdup(const char *s) __attribute__((malloc));
 void  h5sf_free(void *p);
 
 /* Blocks from h5sf_malloc/calloc/realloc/strdup not yet freed, in this
