@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bounds.h"
+#include "bytes.h"
 #include "layout.h"
 
 
@@ -205,15 +206,6 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
     return 0;
 }
 
-/* Little-endian unsigned of n bytes (HDF5's encoding of addresses). */
-static uint64_t le_u(const unsigned char *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
-}
-
 int h5sf_stub_lacks_root(int fd)
 {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
@@ -232,7 +224,7 @@ int h5sf_stub_lacks_root(int fd)
             return 0;
         /* v2/v3: signature, version, offset and length sizes, flags, then
          * base, extension, end-of-file and root object header addresses. */
-        uint64_t root = le_u(b + 12, so) + le_u(b + 12 + 3 * so, so);
+        uint64_t root = h5sf_get_uint(b + 12, so) + h5sf_get_uint(b + 12 + 3 * so, so);
         if (root + sizeof h > (uint64_t)st.st_size)
             return 1;
         if (pread(fd, h, sizeof h, (off_t)root) != (ssize_t)sizeof h)
@@ -576,34 +568,6 @@ done:
 
 /* ---- driver info -------------------------------------------------------- */
 
-/* Little-endian, as HDF5's UINT32ENCODE / INT64ENCODE. */
-static unsigned char *put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        *p++ = (unsigned char)(v >> (8 * i));
-    return p;
-}
-static unsigned char *put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        *p++ = (unsigned char)(v >> (8 * i));
-    return p;
-}
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 static size_t prefix_len(const h5sf_layout_t *l)
 {
     const char *z = memchr(l->config_dir, '\0', sizeof l->config_dir);
@@ -620,13 +584,15 @@ int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf
         plen > sizeof l->config_dir || h5sf_drvinfo_size(l) > H5SF_DRVINFO_MAX)
         return -1; /* the built-in could not read it back either */
     memcpy(name, SF_NAME, 9);
+    /* Little-endian, as HDF5's UINT32ENCODE / INT64ENCODE. */
     unsigned char *p = buf;
-    p                = put_u32(p, SF_MAGIC);
-    p                = put_u32(p, SF_VERSION);
-    p                = put_u32(p, 1); /* require_ioc: the built-in always requires it */
-    p                = put_u64(p, (uint64_t)l->stripe_size);
-    p                = put_u64(p, (uint64_t)(int64_t)l->stripe_count);
-    p                = put_u64(p, (uint64_t)plen);
+    h5sf_put_u32(p, SF_MAGIC);
+    h5sf_put_u32(p + 4, SF_VERSION);
+    h5sf_put_u32(p + 8, 1); /* require_ioc: the built-in always requires it */
+    h5sf_put_u64(p + 12, (uint64_t)l->stripe_size);
+    h5sf_put_u64(p + 20, (uint64_t)(int64_t)l->stripe_count);
+    h5sf_put_u64(p + 28, (uint64_t)plen);
+    p += SF_FIXED;
     if (plen) {
         memcpy(p, l->config_dir, plen);
         p += plen;
@@ -635,11 +601,11 @@ int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf
     memset(p, 0, 9);
     memcpy(p, IOC_NAME, sizeof IOC_NAME);
     p += 9;
-    p = put_u32(p, IOC_MAGIC);
-    p = put_u32(p, IOC_VERSION);
-    p = put_u32(p, (uint32_t)IOC_THREADS);
-    p = put_u64(p, (uint64_t)l->stripe_size);
-    put_u64(p, (uint64_t)(int64_t)l->stripe_count);
+    h5sf_put_u32(p, IOC_MAGIC);
+    h5sf_put_u32(p + 4, IOC_VERSION);
+    h5sf_put_u32(p + 8, (uint32_t)IOC_THREADS);
+    h5sf_put_u64(p + 12, (uint64_t)l->stripe_size);
+    h5sf_put_u64(p + 20, (uint64_t)(int64_t)l->stripe_count);
     return 0;
 }
 
@@ -688,9 +654,9 @@ int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, 
         return h5sf_fail(e, EINVAL, "driver info name \"%s\" is not \"%s\"", show, SF_NAME);
     }
     TAKE(q, &r, SF_FIXED, "the Subfilin header");
-    uint32_t magic = get_u32(q), version = get_u32(q + 4), require_ioc = get_u32(q + 8);
-    int64_t  size = (int64_t)get_u64(q + 12), count = (int64_t)get_u64(q + 20);
-    uint64_t plen = get_u64(q + 28);
+    uint32_t magic = h5sf_get_u32(q), version = h5sf_get_u32(q + 4), require_ioc = h5sf_get_u32(q + 8);
+    int64_t  size = (int64_t)h5sf_get_u64(q + 12), count = (int64_t)h5sf_get_u64(q + 20);
+    uint64_t plen = h5sf_get_u64(q + 28);
     if (magic != SF_MAGIC)
         return h5sf_fail(e, EINVAL, "driver info: bad magic 0x%08" PRIx32 " (expected 0x%08x)", magic, SF_MAGIC);
     if (version != SF_VERSION)
@@ -723,8 +689,8 @@ int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, 
         return h5sf_fail(e, EINVAL, "driver info: nested block \"%s\" is not \"%s\"", show, IOC_NAME);
     }
     TAKE(q, &r, IOC_FIXED, "the IOC block");
-    uint32_t imagic = get_u32(q), iversion = get_u32(q + 4);
-    int64_t  isize = (int64_t)get_u64(q + 12), icount = (int64_t)get_u64(q + 20);
+    uint32_t imagic = h5sf_get_u32(q), iversion = h5sf_get_u32(q + 4);
+    int64_t  isize = (int64_t)h5sf_get_u64(q + 12), icount = (int64_t)h5sf_get_u64(q + 20);
     if (imagic != IOC_MAGIC)
         return h5sf_fail(e, EINVAL, "driver info: IOC block has bad magic 0x%08" PRIx32 " (expected 0x%08x)", imagic,
                          IOC_MAGIC);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bytes.h"
 #include "sblock.h"
 
 static const unsigned char SIGNATURE[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
@@ -60,20 +61,15 @@ static const unsigned char SIGNATURE[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a
         c -= ROT(b, 24);                                                                                               \
     } while (0)
 
-static uint32_t le32(const unsigned char *k)
-{
-    return k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24;
-}
-
 uint32_t sb_checksum(const void *buf, size_t len)
 {
     const unsigned char *k = buf;
     uint32_t             a, b, c;
     a = b = c = 0xdeadbeef + (uint32_t)len;
     while (len > 12) {
-        a += le32(k);
-        b += le32(k + 4);
-        c += le32(k + 8);
+        a += h5sf_get_u32(k);
+        b += h5sf_get_u32(k + 4);
+        c += h5sf_get_u32(k + 8);
         MIX(a, b, c);
         len -= 12;
         k += 12;
@@ -82,33 +78,19 @@ uint32_t sb_checksum(const void *buf, size_t len)
         return c; /* lookup3: zero-length tail needs no final mixing */
     unsigned char tail[12] = {0};
     memcpy(tail, k, len);
-    a += le32(tail);
-    b += le32(tail + 4);
-    c += le32(tail + 8);
+    a += h5sf_get_u32(tail);
+    b += h5sf_get_u32(tail + 4);
+    c += h5sf_get_u32(tail + 8);
     FINAL(a, b, c);
     return c;
 }
 
-/* ---- little-endian fields ---------------------------------------------- */
-
-static uint64_t get_le(const unsigned char *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static void put_le(unsigned char *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++, v >>= 8)
-        p[i] = (unsigned char)v;
-}
+/* ---- fields ------------------------------------------------------------ */
 
 /* An address field; all ones is HDF5's "undefined". */
 static uint64_t get_addr(const unsigned char *p, int n)
 {
-    uint64_t v = get_le(p, n);
+    uint64_t v = h5sf_get_uint(p, n);
     return (n == 8 ? v == UINT64_MAX : v == (((uint64_t)1 << (8 * n)) - 1)) ? SB_UNDEF : v;
 }
 
@@ -145,7 +127,7 @@ static int read_drvinfo_block(sb_read_fn rd, void *ctx, sb_info_t *sb, h5sf_errb
         return -1;
     if (h[0] != 0)
         return h5sf_fail(e, EINVAL, "driver info block at %" PRIu64 ": unknown version %u", at, h[0]);
-    if (set_drvinfo(sb, (const char *)h + 8, at + DRVINFO_HDR, (size_t)get_le(h + 4, 4), e) < 0)
+    if (set_drvinfo(sb, (const char *)h + 8, at + DRVINFO_HDR, (size_t)h5sf_get_uint(h + 4, 4), e) < 0)
         return -1;
     return read_exact(rd, ctx, sb->drvinfo_off, sb->drv_buf, sb->drv_len, "the driver info", e);
 }
@@ -160,8 +142,8 @@ static int scan_chunk(const sb_info_t *sb, int ohver, unsigned ohflags, const un
     const size_t mh  = ohver == 1 ? 8 : 4 + ((ohflags & 0x04) ? 2 : 0);
     size_t       pos = 0;
     while (pos + mh <= n) {
-        unsigned type = ohver == 1 ? (unsigned)get_le(p + pos, 2) : p[pos];
-        size_t   size = (size_t)get_le(p + pos + (ohver == 1 ? 2 : 1), 2);
+        unsigned type = ohver == 1 ? (unsigned)h5sf_get_uint(p + pos, 2) : p[pos];
+        size_t   size = (size_t)h5sf_get_uint(p + pos + (ohver == 1 ? 2 : 1), 2);
         size_t   body = pos + mh;
         if (body + size > n)
             return h5sf_fail(e, EINVAL, "superblock extension: message of %zu bytes runs past its chunk", size);
@@ -171,7 +153,7 @@ static int scan_chunk(const sb_info_t *sb, int ohver, unsigned ohflags, const un
             if (*nq >= MAX_CHUNKS)
                 return h5sf_fail(e, EINVAL, "superblock extension: more than %d chunks", MAX_CHUNKS);
             queue[*nq] = get_addr(p + body, O);
-            qlen[*nq]  = get_le(p + body + O, L);
+            qlen[*nq]  = h5sf_get_uint(p + body + O, L);
             (*nq)++;
         }
         else if (type == MSG_DRVINFO) {
@@ -212,12 +194,12 @@ static int read_drvinfo_msg(sb_read_fn rd, void *ctx, sb_info_t *sb, h5sf_errbuf
         if ((size_t)got < pos + (size_t)szb)
             return h5sf_fail(e, EIO, "superblock extension at %" PRIu64 " is cut off by the end of the file", at);
         queue[0] = sb->ext_addr + pos + (uint64_t)szb; /* relative, like continuation addresses */
-        qlen[0]  = get_le(h + pos, szb);
+        qlen[0]  = h5sf_get_uint(h + pos, szb);
     }
     else if (h[0] == 1) {
         ohver    = 1;
         queue[0] = sb->ext_addr + 16; /* v1 messages start 8-byte aligned after the 12-byte prefix */
-        qlen[0]  = get_le(h + 8, 4);
+        qlen[0]  = h5sf_get_uint(h + 8, 4);
     }
     else
         return h5sf_fail(e, EINVAL, "superblock extension at %" PRIu64 " is not an object header", at);
@@ -263,7 +245,7 @@ static int read_drvinfo_msg(sb_read_fn rd, void *ctx, sb_info_t *sb, h5sf_errbuf
             h5sf_fail(e, EINVAL, "driver info message: unknown version %u", m[0]);
             goto done;
         }
-        size_t n = (size_t)get_le(m + 9, 2);
+        size_t n = (size_t)h5sf_get_uint(m + 9, 2);
         if (n + sizeof m > found_len) {
             h5sf_fail(e, EINVAL, "driver info message: %zu bytes of info do not fit its %zu-byte message", n,
                       found_len);
@@ -314,7 +296,7 @@ int sb_read(sb_read_fn rd, void *ctx, uint64_t file_size, sb_info_t *sb, h5sf_er
         fields          = sb->version == 0 ? 24 : 28;
         sb->sb_len      = fields + 5 * (size_t)sb->sizeof_addr + (size_t)sb->sizeof_size + 24;
         if (got >= 24)
-            sb->status_flags = (unsigned)get_le(r + 20, 4);
+            sb->status_flags = (unsigned)h5sf_get_uint(r + 20, 4);
     }
     else if (sb->version <= 3) {
         sb->sizeof_addr  = r[9];
@@ -340,11 +322,11 @@ int sb_read(sb_read_fn rd, void *ctx, uint64_t file_size, sb_info_t *sb, h5sf_er
     sb->checksum_ok = true;
     if (sb->version >= 2) {
         size_t body     = sb->sb_len - 4;
-        sb->checksum_ok = sb_checksum(r, body) == (uint32_t)get_le(r + body, 4);
+        sb->checksum_ok = sb_checksum(r, body) == (uint32_t)h5sf_get_uint(r + body, 4);
         if (!sb->checksum_ok)
             return h5sf_fail(e, EINVAL,
                              "superblock checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")",
-                             (uint32_t)get_le(r + body, 4), sb_checksum(r, body));
+                             (uint32_t)h5sf_get_uint(r + body, 4), sb_checksum(r, body));
     }
     if (sb->base_addr == SB_UNDEF || sb->eof == SB_UNDEF)
         return h5sf_fail(e, EINVAL, "superblock has no base or end-of-file address");
@@ -381,13 +363,13 @@ int sb_add_drvinfo(const sb_info_t *sb, const char name[9], const unsigned char 
         size_t fields = sb->version == 0 ? 24 : 28;
         /* Block: version 0, 3 reserved bytes, info size, driver name, info. */
         memset(tail, 0, DRVINFO_HDR);
-        put_le(tail + 4, info_len, 4);
+        h5sf_put_uint(tail + 4, info_len, 4);
         memcpy(tail + 8, name, 8);
         memcpy(tail + DRVINFO_HDR, info, info_len);
         *tail_len = DRVINFO_HDR + info_len;
-        put_le(sb_out + fields, sb->base_addr, O);
-        put_le(sb_out + fields + 2 * O, sb->eof + *tail_len, O);
-        put_le(sb_out + fields + 3 * O, at, O);
+        h5sf_put_uint(sb_out + fields, sb->base_addr, O);
+        h5sf_put_uint(sb_out + fields + 2 * O, sb->eof + *tail_len, O);
+        h5sf_put_uint(sb_out + fields + 3 * O, at, O);
         return 0;
     }
     if (sb->ext_addr != SB_UNDEF)
@@ -405,23 +387,23 @@ int sb_add_drvinfo(const sb_info_t *sb, const char name[9], const unsigned char 
     p[4] = 2;                      /* version */
     p[5] = szb == 1 ? 0x00 : 0x01; /* chunk-0 size field width; no times, no attribute settings */
     p += 6;
-    put_le(p, chunk, szb);
+    h5sf_put_uint(p, chunk, szb);
     p += szb;
     p[0] = (unsigned char)MSG_DRVINFO;
-    put_le(p + 1, body, 2);
+    h5sf_put_uint(p + 1, body, 2);
     p[3] = MSG_DONTSHARE;
     p += 4;
     p[0] = 0; /* message version */
     memcpy(p + 1, name, 8);
-    put_le(p + 9, info_len, 2);
+    h5sf_put_uint(p + 9, info_len, 2);
     memcpy(p + 11, info, info_len);
     p += body;
-    put_le(p, sb_checksum(tail, (size_t)(p - tail)), 4);
+    h5sf_put_uint(p, sb_checksum(tail, (size_t)(p - tail)), 4);
     p += 4;
     *tail_len = (size_t)(p - tail);
-    put_le(sb_out + 12, sb->base_addr, O);
-    put_le(sb_out + 12 + O, at, O);
-    put_le(sb_out + 12 + 2 * O, sb->eof + *tail_len, O);
-    put_le(sb_out + sb->sb_len - 4, sb_checksum(sb_out, sb->sb_len - 4), 4);
+    h5sf_put_uint(sb_out + 12, sb->base_addr, O);
+    h5sf_put_uint(sb_out + 12 + O, at, O);
+    h5sf_put_uint(sb_out + 12 + 2 * O, sb->eof + *tail_len, O);
+    h5sf_put_uint(sb_out + sb->sb_len - 4, sb_checksum(sb_out, sb->sb_len - 4), 4);
     return 0;
 }
