@@ -20,6 +20,7 @@
 #include "bounds.h"
 #include "bytes.h"
 #include "layout.h"
+#include "superblock.h"
 
 
 /* The built-in's templates (H5FD_SUBFILING_FILENAME_TEMPLATE and
@@ -206,32 +207,26 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
     return 0;
 }
 
+static ssize_t pread_at(void *fd, uint64_t off, void *buf, size_t len)
+{
+    return pread(*(const int *)fd, buf, len, (off_t)off);
+}
+
 int h5sf_stub_lacks_root(int fd)
 {
-    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    unsigned char              b[12 + 4 * 8], h[4];
-    struct stat                st;
-    if (fstat(fd, &st) < 0)
+    h5sf_superblock_t sb;
+    unsigned char     raw[H5SF_SB_MAX], h[4];
+    struct stat       st;
+    if (fstat(fd, &st) < 0 || h5sf_superblock_read(pread_at, &fd, (uint64_t)st.st_size, &sb, raw, NULL) < 0 ||
+        sb.version < 2)
         return 0;
-    /* The superblock is at 0 or after a user block of 512, 1024, 2048 ... */
-    for (uint64_t at = 0; at + sizeof b <= (uint64_t)st.st_size; at = at ? at * 2 : 512) {
-        if (pread(fd, b, sizeof b, (off_t)at) != (ssize_t)sizeof b)
-            return 0;
-        if (memcmp(b, sig, sizeof sig))
-            continue;
-        unsigned so = b[9]; /* size of offsets */
-        if (b[8] < 2 || (so != 4 && so != 8))
-            return 0;
-        /* v2/v3: signature, version, offset and length sizes, flags, then
-         * base, extension, end-of-file and root object header addresses. */
-        uint64_t root = h5sf_get_uint(b + 12, so) + h5sf_get_uint(b + 12 + 3 * so, so);
-        if (root + sizeof h > (uint64_t)st.st_size)
-            return 1;
-        if (pread(fd, h, sizeof h, (off_t)root) != (ssize_t)sizeof h)
-            return 0;
-        return !h[0] && !h[1] && !h[2] && !h[3];
-    }
-    return 0;
+    /* Past the stub's end (or undefined): not here. */
+    uint64_t size = (uint64_t)st.st_size;
+    if (sb.base_addr > size || sb.root_addr > size - sb.base_addr || size - sb.base_addr - sb.root_addr < sizeof h)
+        return 1;
+    if (pread(fd, h, sizeof h, (off_t)(sb.base_addr + sb.root_addr)) != (ssize_t)sizeof h)
+        return 0;
+    return !h[0] && !h[1] && !h[2] && !h[3];
 }
 
 /* ---- the config file ---------------------------------------------------- */

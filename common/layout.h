@@ -58,7 +58,8 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
  * 2 and 3) names a root object header that the stub does not hold (zeros:
  * the objects are in the subfiles).  0 for a plain file, or when it cannot
  * tell (versions 0 and 1 keep their driver-info block in the stub itself,
- * which the superblock decode checks).  Reads at most 52 bytes twice. */
+ * which the driver's sb_decode checks; a superblock that superblock.c
+ * rejects, e.g. for its checksum, is left for HDF5 to report). */
 int h5sf_stub_lacks_root(int fd);
 
 /* Write the config file (atomically: temp file + rename), built-in format. */

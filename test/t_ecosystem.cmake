@@ -184,7 +184,7 @@ h5sf_layers_test(eco_ioc_layers_fail ioc
 h5sf_layers_test(eco_ioc_layers_fail_symbols ioc "-DFORBID=^(H5|MPI_Isend$)")
 h5sf_layers_test(eco_ioc_layers_fail_up ioc "-DABOVE=common vfd")
 h5sf_layers_test(eco_common_layers_fail common
-  "-DLAYERS=stripe sysio|options values layout wire|settings iocmap|cfgstring")
+  "-DLAYERS=stripe sysio superblock|options values layout wire|settings iocmap|cfgstring")
 h5sf_layers_test(eco_common_layers_fail_symbols common "-DFORBID=^(P?MPIX?_|ompi_|MPIR_|H5|h5sf_parse_int$)")
 set_tests_properties(eco_ioc_layers_fail eco_common_layers_fail PROPERTIES
                      PASS_REGULAR_EXPRESSION " [1-9][0-9]* uses against the layers")

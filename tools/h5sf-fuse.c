@@ -324,12 +324,12 @@ int main(int argc, char **argv)
              * never written (they are zeros in the logical file). */
             if (tk_superblock(&G.t, &sb, &from_stub, &eb) < 0)
                 snprintf(note, sizeof note, "note: no usable superblock (%s); output sized from the subfiles", eb.msg);
-            else if (sb.eof > G.eof) {
+            else if (sb.hdr.eof > G.eof) {
                 snprintf(note, sizeof note,
                          "note: the subfiles end at %" PRIu64 ", the superblock's end of file is %" PRIu64
                          "; the rest reads as zeros",
-                         G.eof, sb.eof);
-                G.eof = sb.eof;
+                         G.eof, sb.hdr.eof);
+                G.eof = sb.hdr.eof;
             }
             snprintf(tmp, sizeof tmp, "%s.h5sf-fuse.%ld", dest, (long)getpid());
             if ((G.out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0 ||
