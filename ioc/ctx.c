@@ -10,12 +10,11 @@
  * of torn down if its communicator is congruent with MPI_COMM_WORLD (so
  * there is at most one parked context, the same on every rank): its
  * daemon threads sleep on a condition variable and use no CPU, its transfer
- * slots are freed after a second (a file opened sooner reuses them: a fresh
- * 8 MiB buffer is 2048 page faults, ~28 ms on a VM whose faults cost
- * 13 us), and the next file opened on those ranks skips the
- * communicator duplication and the start and stop of five threads -- about
- * a millisecond per open/close pair at 4 ranks, which a code writing a file
- * per time step pays every step.  A parked context ends at MPI_Finalize,
+ * slots are freed after a second (a file opened sooner reuses them, and
+ * fresh ones cost page faults), and the next file opened on those ranks
+ * skips the communicator duplication and the start and stop of five
+ * threads, which a code writing a file per time step pays every step
+ * (measured: docs/performance.md, Figures behind constants, parked slots).  A parked context ends at MPI_Finalize,
  * when HDF5 closes the driver, or at the next open if the H5SF_IOC_*
  * settings changed meanwhile.  Contexts of other communicators, and any
  * that saw a failure, end with their last file as before.
