@@ -128,26 +128,6 @@ static void undo(const char *stub)
         unlink(stub);
 }
 
-/* An existing OUTPUT under --force: remove it, with its subfiles and config
- * if it is a subfiled file. */
-static int remove_existing(const char *path, const char *config_dir)
-{
-    tk_set_t      old;
-    h5sf_errbuf_t eb = {0};
-    if (tk_open(&old, path, config_dir, NULL, -1, &eb) == 0) {
-        for (int s = 0; s < old.n; s++)
-            if (unlink(old.path[s]) < 0 && errno != ENOENT)
-                fprintf(stderr, "h5sf-split: warning: cannot remove %s: %s\n", old.path[s], strerror(errno));
-        unlink(old.config);
-    }
-    tk_close(&old);
-    if (unlink(path) < 0 && errno != ENOENT) {
-        fprintf(stderr, "h5sf-split: cannot replace %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: h5sf-split [options] INPUT.h5 OUTPUT.h5\n"
@@ -285,8 +265,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "h5sf-split: %s exists (use --force to replace it)\n", out);
             return 1;
         }
-        if (remove_existing(out, config_dir) < 0)
+        if (tk_remove_file("h5sf-split", out, config_dir, &eb) < 0) {
+            fprintf(stderr, "h5sf-split: %s\n", eb.msg);
             return 1;
+        }
     }
     h5sf_layout_t *l = &G.t.l;
     if (h5sf_layout_set_stub(l, out, &eb) < 0) {
