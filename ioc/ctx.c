@@ -71,7 +71,7 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
     const char *v;
     env->memory  = IOC_MEMORY_DEFAULT;
     env->max_fds = IOC_MAX_FDS_DEFAULT;
-    if ((v = getenv("H5SF_IOC_MEMORY")) && *v) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_MEMORY)) && *v) {
         int64_t n;
         if (h5sf_parse_size(v, &n, e, "H5SF_IOC_MEMORY") < 0)
             return -1;
@@ -83,9 +83,9 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
         env->memory = (uint64_t)n;
     }
     env->shm = IOC_SHM_DEFAULT;
-    if ((v = getenv("H5SF_IOC_SHM")) && !strcmp(v, "0"))
+    if ((v = h5sf_var(H5SF_VAR_IOC_SHM)) && !strcmp(v, "0"))
         env->shm = 0;
-    if ((v = getenv("H5SF_IOC_SHM")) && *v && strcmp(v, "0") != 0) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_SHM)) && *v && strcmp(v, "0") != 0) {
         int64_t n;
         if (h5sf_parse_size(v, &n, e, "H5SF_IOC_SHM") < 0)
             return -1;
@@ -93,18 +93,18 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
             return h5sf_fail(e, EINVAL, "H5SF_IOC_SHM=\"%.200s\": must be 0 (off) or at least 1 MiB", v);
         env->shm = (uint64_t)n;
     }
-    if ((v = getenv("H5SF_IOC_MAX_FDS")) && *v &&
+    if ((v = h5sf_var(H5SF_VAR_IOC_MAX_FDS)) && *v &&
         h5sf_parse_int(v, 1, 1 << 20, &env->max_fds, e, "H5SF_IOC_MAX_FDS") < 0)
         return -1;
     env->merge_wait_us  = IOC_MERGE_WAIT_DEFAULT_US;
     env->merge_wait_set = false;
-    if ((v = getenv("H5SF_IOC_MERGE_WAIT")) && *v) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_MERGE_WAIT)) && *v) {
         if (h5sf_parse_int(v, 0, 10000000, &env->merge_wait_us, e, "H5SF_IOC_MERGE_WAIT") < 0)
             return -1;
         env->merge_wait_set = true;
     }
     env->affinity_node = true;
-    if ((v = getenv("H5SF_IOC_AFFINITY")) && *v) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_AFFINITY)) && *v) {
         if (!strcmp(v, "inherit"))
             env->affinity_node = false;
         else if (strcmp(v, "node"))
@@ -320,7 +320,7 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     if (flag)
         ctx->tag_ub = *ub;
     /* Test only: a small tag space, as some MPI libraries have. */
-    const char *tub = getenv("H5SF_TEST_TAG_UB");
+    const char *tub = h5sf_var(H5SF_VAR_TEST_TAG_UB);
     if (tub && atoi(tub) >= H5SF_TAG_FIRST + 4 && atoi(tub) < ctx->tag_ub)
         ctx->tag_ub = atoi(tub);
     ctx->next = contexts;

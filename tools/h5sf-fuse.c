@@ -190,11 +190,8 @@ static void usage(FILE *fp)
 
 static bool under_mpiexec(void)
 {
-    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", NULL};
-    for (int i = 0; vars[i]; i++)
-        if (getenv(vars[i]))
-            return true;
-    return false;
+    /* The launchers' own variables (Open MPI, PMI, PMIx, MPICH's Hydra). */
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") || getenv("MPI_LOCALNRANKS");
 }
 
 /* Everyone learns whether anyone failed (one rank: just the flag). */

@@ -15,19 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
+#include "settings.h"
 #include "stripe.h"
 #include "toolkit.h"
 
 const char *tk_config_dir(const char *opt)
 {
-    const char *v;
-    if (opt)
-        return opt;
-    if ((v = getenv("H5SF_CONFIG_DIR")) && *v)
-        return v;
-    if ((v = getenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX")) && *v)
-        return v;
-    return "";
+    const char *v = opt ? opt : h5sf_option_env("config_dir");
+    return v ? v : "";
 }
 
 int tk_alloc(tk_set_t *t, h5sf_errbuf_t *e)
