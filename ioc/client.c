@@ -278,9 +278,13 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     uint64_t        total  = 0;
     void          **bases  = NULL;
     int            *counts = NULL;
+    bool            sent   = false; /* handed to MPI: q and its region cannot be taken back */
+    int             ret    = -1;
 
-    if (!q)
-        return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+    if (!q) {
+        h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+        goto done;
+    }
     for (size_t i = 0; i < count; i++)
         total += lens[i];
     uint64_t id   = atomic_fetch_add(&ctx->next_id, 1);
@@ -307,24 +311,23 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     q->reply_req = MPI_REQUEST_NULL;
     if (ctx->dead[ioc]) {
         /* Waiting again would only add another timeout per call. */
-        req_free(q);
-        return h5sf_fail(e, ETIMEDOUT,
-                         "IOC rank %d did not answer within the timeout (%d s) earlier; no more requests are sent "
-                         "to it (subfile %u)",
-                         ioc, ctx->timeout_s, subfile);
+        h5sf_fail(e, ETIMEDOUT,
+                  "IOC rank %d did not answer within the timeout (%d s) earlier; no more requests are sent "
+                  "to it (subfile %u)",
+                  ioc, ctx->timeout_s, subfile);
+        goto done;
     }
     if (count > H5SF_WIRE_MAX_COUNT) {
-        req_free(q);
-        return h5sf_fail(e, EOVERFLOW, "IOC request with %zu pieces is too large for one message", count);
+        h5sf_fail(e, EOVERFLOW, "IOC request with %zu pieces is too large for one message", count);
+        goto done;
     }
     if (ioc == ctx->rank && ctx->serving) {
-        if (post_local(ctx, q, &h, count, offs, lens, bufs, e) < 0) {
-            req_free(q);
-            return -1;
-        }
+        if (post_local(ctx, q, &h, count, offs, lens, bufs, e) < 0)
+            goto done;
         count_inflight(ctx);
         *out = q;
-        return 0;
+        ret  = 0;
+        goto done;
     }
 
     if (op == H5SF_WIRE_WRITE && total <= H5SF_WIRE_INLINE_MAX)
@@ -334,10 +337,8 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         shm_place(ctx, q, &h, count, lens, bufs);
     msz = h5sf_wire_msg_size(&h);
     if (msz > (size_t)INT_MAX || !(q->hdr = malloc(msz))) {
-        if (q->shm)
-            ioc_shm_give(ctx, q, true);
-        req_free(q);
-        return h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
+        h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
+        goto done;
     }
     h5sf_wire_encode(&h, offs, lens, q->hdr);
     if (h.flags & H5SF_WIRE_INLINE) {
@@ -355,25 +356,20 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         bases           = malloc(most * sizeof *bases);
         counts          = malloc(most * sizeof *counts);
         if (!q->data || !q->dts || !bases || !counts) {
-            free(bases);
-            free(counts);
-            req_free(q);
-            return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+            h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+            goto done;
         }
         for (uint64_t k = 0; k < most; k++) {
             q->data[k] = MPI_REQUEST_NULL;
             q->dts[k]  = MPI_BYTE;
         }
-        if ((op == H5SF_WIRE_WRITE ? payload_copy : payload_msgs)(q, count, lens, bufs, bases, counts, e) < 0) {
-            free(bases);
-            free(counts);
-            req_free(q);
-            return -1;
-        }
+        if ((op == H5SF_WIRE_WRITE ? payload_copy : payload_msgs)(q, count, lens, bufs, bases, counts, e) < 0)
+            goto done;
     }
 
     /* Receives first, so the IOC never waits for us to post them. */
     int rc = MPI_SUCCESS;
+    sent   = true;
     if (op == H5SF_WIRE_READ)
         for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
             rc = MPI_Irecv(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_RDATA(h.tag), ctx->comm, &q->data[k]);
@@ -384,19 +380,27 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     if (op == H5SF_WIRE_WRITE)
         for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
             rc = MPI_Isend(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(h.tag), ctx->comm, &q->data[k]);
-    free(bases);
-    free(counts);
-    if (rc == MPI_SUCCESS)
-        ioc_bell_ring(ctx, ioc, false);
-    if (rc != MPI_SUCCESS) { /* what was posted cannot be taken back: leak q */
-        if (q->shm)
-            ioc_shm_give(ctx, q, false);
-        return h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
+    if (rc != MPI_SUCCESS) {
+        h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
+        goto done;
     }
+    ioc_bell_ring(ctx, ioc, false);
     count_inflight(ctx);
     posted_add(ctx, q);
     *out = q;
-    return 0;
+    ret  = 0;
+done:
+    free(bases);
+    free(counts);
+    if (ret < 0 && q) {
+        /* Once sent, what was posted cannot be taken back: q is leaked and
+         * its shared-memory region stays busy (the IOC may still use it). */
+        if (q->shm)
+            ioc_shm_give(ctx, q, !sent);
+        if (!sent)
+            req_free(q);
+    }
+    return ret;
 }
 
 static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
