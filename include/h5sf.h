@@ -190,8 +190,10 @@ typedef struct H5FD_h5sf_transfer_t {
  * docs/user-guide.md, "What H5Pget_mpio_actual_io_mode says". */
 H5_DLL herr_t H5FD_h5sf_get_last_transfer(hid_t file_id, H5FD_h5sf_transfer_t *transfer);
 
-/* List the physical files of a subfiled file: stub, config, subfiles.
- * Serial, needs no MPI.  Free with H5FD_h5sf_free_files(). */
+/* List the physical files of a subfiled file: stub, config, subfiles; of
+ * a plain HDF5 file (no config file, as h5sf opens it), the file alone.
+ * Fails naming the config file if a subfiled file's is missing.  Serial,
+ * needs no MPI.  Free with H5FD_h5sf_free_files(). */
 H5_DLL herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, char ***files, size_t *count);
 H5_DLL void   H5FD_h5sf_free_files(char **files, size_t count);
 

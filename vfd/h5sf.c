@@ -161,19 +161,6 @@ static void file_free(h5sf_file_t *f)
     free(f);
 }
 
-/* True if an existing file has no config file: a plain HDF5 file, opened
- * as the single file it is (the stub's superblock then must carry no
- * subfiling driver info: h5sf_sb_decode).  Sets *failed on a bad path. */
-static bool config_missing(const h5sf_layout_t *l, char *path, size_t n, h5sf_errbuf_t *e, int *failed)
-{
-    struct stat st;
-    if (h5sf_config_path(l, path, n, e) < 0) {
-        *failed = 1;
-        return false;
-    }
-    return stat(path, &st) < 0 && errno == ENOENT;
-}
-
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
  * (or finds none: a plain file); the outcome is broadcast.  Stored layout
  * wins over settings on reopen. */
@@ -193,7 +180,6 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
         if (f->flags & H5F_ACC_EXCL)
             oflags |= O_EXCL;
         struct stat st;
-        char        cfg[2 * H5SF_LAYOUT_PATH_MAX];
         if ((f->stub_fd = open(f->name, oflags | O_CLOEXEC, 0666)) < 0)
             failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
         else if (fstat(f->stub_fd, &st) < 0)
@@ -214,18 +200,9 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                     h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
             }
-            else if (config_missing(&f->layout, cfg, sizeof cfg, e, &failed)) {
-                /* A stub whose objects are elsewhere is no plain file (its
-                 * driver info may sit in those objects: HDF5 2.x). */
-                if (h5sf_stub_lacks_root(f->stub_fd))
-                    failed = h5sf_fail(e, ENOENT,
-                                       "%s is a subfiled file, but its config file %s does not exist "
-                                       "(set config_dir / H5SF_CONFIG_DIR to where it is)",
-                                       f->name, cfg) < 0;
-                else
-                    h5sf_layout_set_plain(&f->layout);
-            }
-            else if (!failed && h5sf_config_file_read(&f->layout, e) < 0)
+            /* No config file: a plain file, unless the stub is a subfiled
+             * file's (h5sf_layout_load; delete and get_files decide alike). */
+            else if (h5sf_layout_load(&f->layout, f->stub_fd, f->name, e) < 0)
                 failed = 1;
         }
     }
@@ -575,7 +552,8 @@ static void delete_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
     }
 }
 
-/* Remove stub, config and every subfile.  Collective when MPI is up: every
+/* Remove stub, config and every subfile -- or, for a plain HDF5 file
+ * (which opens through h5sf as one), the file.  Collective when MPI is up: every
  * rank resolves its settings and all agree (a bad value anywhere fails the
  * delete everywhere, with nothing removed); then rank 0 removes, the others
  * wait, everyone gets the outcome. */
@@ -585,7 +563,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     h5sf_layout_t     *l         = NULL;
     h5sf_errbuf_t      eb        = {0};
     herr_t             ret_value = 0;
-    int                provided, rank = 0, failed = 0;
+    int                provided, rank = 0, failed = 0, stub_fd = -1;
     MPI_Comm           comm = MPI_COMM_NULL;
     MPI_Info           info = MPI_INFO_NULL;
     char               path[2 * H5SF_LAYOUT_PATH_MAX];
@@ -612,23 +590,26 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
         struct stat st;
+        int         kind = -1;
         if (!(l = calloc(1, sizeof *l)))
             failed = h5sf_fail(&eb, ENOMEM, "out of memory") < 0;
         else if (h5sf_layout_set_stub(l, name, &eb) < 0)
             failed = 1;
-        else if (stat(name, &st) < 0)
-            failed = h5sf_fail(&eb, errno, "cannot stat %s: %s", name, strerror(errno)) < 0;
+        else if ((stub_fd = open(name, O_RDONLY | O_CLOEXEC)) < 0 || fstat(stub_fd, &st) < 0)
+            failed = h5sf_fail(&eb, errno, "cannot open %s: %s", name, strerror(errno)) < 0;
         else {
             l->inode = (uint64_t)st.st_ino;
             snprintf(l->config_dir, sizeof l->config_dir, "%s", cfg.config_dir);
-            if (h5sf_config_file_read(l, &eb) < 0)
+            /* A plain file (no config file; open takes it as one) is its
+             * one file; a subfiled stub without its config is refused. */
+            if ((kind = h5sf_layout_load(l, stub_fd, name, &eb)) < 0)
                 failed = 1;
-            for (int s = 0; !failed && s < l->stripe_count; s++)
+            for (int s = 0; !failed && kind == 0 && s < l->stripe_count; s++)
                 if (h5sf_subfile_path(l, s, path, sizeof path, &eb) < 0)
                     failed = 1;
                 else if (unlink(path) < 0 && errno != ENOENT)
                     failed = h5sf_fail(&eb, errno, "cannot remove subfile %s: %s", path, strerror(errno)) < 0;
-            if (!failed && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || unlink(path) < 0))
+            if (!failed && kind == 0 && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || unlink(path) < 0))
                 failed = h5sf_fail(&eb, errno, "cannot remove config file %s: %s", path, strerror(errno)) < 0;
             if (!failed && unlink(name) < 0)
                 failed = h5sf_fail(&eb, errno, "cannot remove stub %s: %s", name, strerror(errno)) < 0;
@@ -637,6 +618,8 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     if (h5sf_agree(comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
 done:
+    if (stub_fd >= 0)
+        close(stub_fd);
     if (comm != MPI_COMM_NULL)
         MPI_Comm_free(&comm);
     if (info != MPI_INFO_NULL)
