@@ -311,7 +311,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         return h5sf_fail(e, ETIMEDOUT,
                          "IOC rank %d did not answer within the timeout (%d s) earlier; no more requests are sent "
                          "to it (subfile %u)",
-                         ioc, ctx->timeout_s, subfile);
+                         ioc, atomic_load(&ctx->timeout_s), subfile);
     }
     if (count > H5SF_WIRE_MAX_COUNT) {
         req_free(q);
@@ -402,7 +402,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
 static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 {
     h5sf_ioc_ctx_t *ctx   = q->ctx;
-    uint64_t        limit = (uint64_t)ctx->timeout_s * 1000000000u, t0 = ioc_now_ns();
+    uint64_t        limit = (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u, t0 = ioc_now_ns();
     int             ret = 0;
     uv_mutex_lock(&ctx->lock);
     /* A worker runs it, never this thread: a file system call that stalls
@@ -432,7 +432,8 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
         return h5sf_fail(e, ETIMEDOUT,
                          "no answer from IOC rank %d (this rank) to a %s of %llu bytes on subfile %u after %d s "
                          "(timeout setting); the IOC is stalled",
-                         ctx->rank, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+                         ctx->rank, opname(q->op), (unsigned long long)q->total, q->subfile,
+                         atomic_load(&ctx->timeout_s));
     }
     if (q->local.rep.status != 0)
         ret = h5sf_fail(e, q->local.rep.status > 0 ? q->local.rep.status : 0, "%s", q->local.rep.msg);
@@ -469,7 +470,7 @@ static int finish(h5sf_ioc_req_t *q)
 {
     h5sf_ioc_ctx_t   *ctx = q->ctx;
     h5sf_errbuf_t    *e   = &q->err;
-    uint64_t          t0 = ioc_now_ns(), limit = (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t          t0 = ioc_now_ns(), limit = (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     unsigned          idle = 0;
     int               flag = 0, ret = 0;
     h5sf_wire_reply_t rep;
@@ -490,7 +491,8 @@ static int finish(h5sf_ioc_req_t *q)
                 ret               = h5sf_fail(e, ETIMEDOUT,
                                               "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
                                                             "(timeout setting); the IOC is stalled or gone",
-                                              q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+                                              q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile,
+                                              atomic_load(&ctx->timeout_s));
                 goto abandon;
             }
             /* In case our request left only after the IOC looked. */
@@ -526,12 +528,12 @@ static int finish(h5sf_ioc_req_t *q)
         ret               = h5sf_fail(e, rep.status > 0 ? rep.status : ETIMEDOUT,
                                       "IOC rank %d did not take the payload of a %llu-byte write on subfile %u within the timeout "
                                                     "(%d s)%s%s; no more requests are sent to it",
-                                      q->ioc, (unsigned long long)q->total, q->subfile, ctx->timeout_s,
+                                      q->ioc, (unsigned long long)q->total, q->subfile, atomic_load(&ctx->timeout_s),
                         rep.status ? " after refusing it: " : "", rep.status ? why.msg : "");
         goto abandon;
     }
     if (q->ndata)
-        MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE);
+        IOC_MPI(MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE));
     if (q->shm) { /* the IOC is done with the region */
         if (rep.status == 0 && q->op == H5SF_WIRE_READ)
             shm_copy_out(q);

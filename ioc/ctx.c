@@ -151,7 +151,7 @@ static void say_abandoned(const h5sf_ioc_ctx_t *ctx)
             "h5sf: IOC rank %d: a worker thread did not stop within the timeout (%d s): stuck in a "
             "file system call, or still ending transfers that other ranks gave up; left behind with its "
             "memory so that close and MPI_Finalize can return\n",
-            ctx->rank, ctx->timeout_s);
+            ctx->rank, atomic_load(&ctx->timeout_s));
 }
 
 /* Stop and join the workers (the progress thread is gone or never ran);
@@ -231,10 +231,10 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
         h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
         return NULL;
     }
-    ctx->comm           = MPI_COMM_NULL;
-    ctx->rank           = rank;
-    ctx->size           = size;
-    ctx->timeout_s      = timeout_s;
+    ctx->comm = MPI_COMM_NULL;
+    ctx->rank = rank;
+    ctx->size = size;
+    atomic_init(&ctx->timeout_s, timeout_s);
     ctx->tag_ub         = 32767;
     ctx->mem_cap        = env.memory;
     ctx->peer_cap       = env.memory;
@@ -398,8 +398,9 @@ int h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5s
         if (ctx_create(comm, timeout_s, &found, e) < 0)
             return -1;
     }
-    if (timeout_s > found->timeout_s)
-        found->timeout_s = timeout_s;
+    /* Atomic: the IOC threads of a context already serving read it. */
+    if (timeout_s > atomic_load(&found->timeout_s))
+        atomic_store(&found->timeout_s, timeout_s);
     found->refs++;
     *out = found;
     return 0;

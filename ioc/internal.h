@@ -147,10 +147,12 @@ typedef struct ioc_env {
     bool     affinity_node;
 } ioc_env_t;
 struct h5sf_ioc_ctx {
-    MPI_Comm    comm; /* private dup                          */
-    int         rank, size;
-    int         refs;
-    int         timeout_s;
+    MPI_Comm comm; /* private dup                          */
+    int      rank, size;
+    int      refs;
+    /* Seconds a wait may last: the largest of its files' (raised by a
+     * later open while the IOC threads read it). */
+    atomic_int  timeout_s;
     ioc_env_t   env;       /* settings it was made with            */
     bool        world;     /* comm is congruent with MPI_COMM_WORLD */
     atomic_bool parked;    /* no file open: the daemon sleeps      */

@@ -104,7 +104,7 @@ static bool payload_messages(const h5sf_wire_hdr_t *h)
  * bounded by the timeout and the stop all the same. */
 int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, h5sf_errbuf_t *e)
 {
-    uint64_t       got = 0, deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t       got = 0, deadline = ioc_now_ns() + (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     unsigned char *scratch = NULL;
     size_t         cap     = 0;
     unsigned       idle    = 0;
@@ -120,7 +120,7 @@ int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source,
         if (!flag) {
             if (atomic_load(&ctx->stop) || ioc_now_ns() >= deadline) {
                 ret = h5sf_fail(e, ETIMEDOUT, "only %llu of its %llu payload bytes arrived within %d s",
-                                (unsigned long long)got, (unsigned long long)h->total, ctx->timeout_s);
+                                (unsigned long long)got, (unsigned long long)h->total, atomic_load(&ctx->timeout_s));
                 goto done;
             }
             ioc_backoff(&idle);

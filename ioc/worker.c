@@ -159,7 +159,7 @@ static bool workers_gone(h5sf_ioc_ctx_t *ctx, uint64_t deadline)
  * write into a reused descriptor number). */
 bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
 {
-    uint64_t deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t deadline = ioc_now_ns() + (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     uv_mutex_lock(&ctx->lock);
     uv_cond_broadcast(&ctx->cond);
     uv_cond_broadcast(&ctx->slot_cond);
