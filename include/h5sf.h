@@ -43,8 +43,11 @@ extern "C" {
  * mode) inside a bracket first completes what the bracket posted, then runs
  * as outside one.  H5FDflush, H5FDtruncate and H5FDclose inside a bracket
  * complete what it posted first and fail if that failed (close still
- * closes).  The bracket belongs to the file, not the thread (HDF5 runs one
- * call at a time).  HDF5 1.14 defines no IGNORE_IF_UNKNOWN flag: without
+ * closes).  A bracket still open when MPI_Finalize starts is waited for
+ * there (a failure is said on stderr); every later call on that file then
+ * fails saying so -- COEND and H5FDclose with the bracket's outcome -- and
+ * only H5FDclose frees it.  The bracket belongs to the file, not the thread
+ * (HDF5 runs one call at a time).  HDF5 1.14 defines no IGNORE_IF_UNKNOWN flag: without
  * H5FD_CTL_FAIL_IF_UNKNOWN_FLAG an unknown opcode is ignored. */
 #define H5FD_H5SF_CTL_COBEGIN      595 /* start posting requests without waiting  */
 #define H5FD_H5SF_CTL_COEND        596 /* wait for all posted requests            */

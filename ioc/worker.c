@@ -91,11 +91,14 @@ static void worker_main(void *arg)
         }
         int nm = ioc_group_take(ctx, mb, r);
         uv_mutex_unlock(&ctx->lock);
-        bool gated = ioc_mpi_enter(ctx); /* its payloads and replies */
+        /* Its payloads and replies: counted for parking; the finalize gate
+         * is taken per MPI call inside (IOC_MPI), never for the group --
+         * a group may wait for a file system, a fault's delay or a peer. */
+        ioc_mpi_enter(ctx);
         ioc_group_run(ctx, mb, nm, &segs, &cap);
         if (release(ctx, mb, nm))
             ioc_group_answer(ctx, mb, nm);
-        ioc_mpi_leave(ctx, gated);
+        ioc_mpi_leave(ctx);
     }
     free(segs);
     free(mb);

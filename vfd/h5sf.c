@@ -74,49 +74,105 @@ const H5FD_class_t h5sf_class = {
     .fl_map          = H5FD_FLMAP_DICHOTOMY,
 };
 
+/* ---- MPI_Finalize with files open ---------------------------------------- */
+
+/* Ids fetched at a time when the hook has no memory for the whole list. */
+#define FIN_BATCH 256
+
+/* Close the objects open in file `id`, FIN_BATCH ids at a time (no
+ * allocation): until none is left, or a round closes none (the
+ * application holds more references to them). */
+static void close_objects(hid_t id)
+{
+    hid_t   objs[FIN_BATCH];
+    ssize_t before = H5Fget_obj_count(id, H5F_OBJ_ALL & ~H5F_OBJ_FILE);
+    while (before > 0) {
+        ssize_t m = H5Fget_obj_ids(id, H5F_OBJ_ALL & ~H5F_OBJ_FILE, FIN_BATCH, objs);
+        for (ssize_t k = 0; k < m; k++)
+            H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
+        ssize_t after = H5Fget_obj_count(id, H5F_OBJ_ALL & ~H5F_OBJ_FILE);
+        if (m <= 0 || after >= before)
+            break;
+        before = after;
+    }
+}
+
+/* If file `id` is one of ours, close it and the objects in it; a failure
+ * is said on stderr, once per file, since nobody else will see it: what the
+ * file's last writes were told was written may be lost.  Returns whether
+ * the id is gone. */
+static bool close_if_ours(hid_t id)
+{
+    /* Ours if its name is one of our open files' (driver ids may differ
+     * between the plugin loader's registration and ours). */
+    char         name[4096];
+    h5sf_file_t *f = NULL;
+    if (H5Fget_name(id, name, sizeof name) > 0)
+        for (f = h5sf_registry_first(); f && strcmp(f->name, name); f = f->next)
+            ;
+    if (!f)
+        return false;
+    int rank = f->rank; /* f is freed by the close */
+    close_objects(id);
+    if (H5Fclose(id) < 0) {
+        h5sf_errbuf_t eb;
+        h5sf_err_capture(&eb, "H5Fclose failed");
+        fprintf(stderr, "h5sf: rank %d: %s was left open at MPI_Finalize, and closing it there failed: %s\n", rank,
+                name, eb.msg);
+    }
+    return H5Iis_valid(id) <= 0;
+}
+
 /* Close, through the public API, every file open with h5sf and the objects
  * in it.  Run from the MPI_Finalize hook, when every rank is in MPI_Finalize
- * and MPI still works, so the closes are collective as they must be. */
+ * and MPI still works, so the closes are collective as they must be -- and
+ * every rank must reach them: without memory for the list of ids, the ids
+ * come FIN_BATCH at a time, again until none of the first is ours (with
+ * more than FIN_BATCH files of other drivers open, ours beyond them would
+ * be left to HDF5's own close at exit). */
 static void close_open_h5sf_files(void)
 {
-    ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
-    hid_t  *ids;
-    if (n <= 0 || !(ids = malloc((size_t)n * sizeof *ids)))
+    hid_t   batch[FIN_BATCH], *ids = NULL;
+    ssize_t n     = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+    int     wrank = 0;
+    if (n <= 0)
         return;
-    n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
-    for (ssize_t i = 0; i < n; i++) {
-        /* Ours if its name is one of our open files' (driver ids may differ
-         * between the plugin loader's registration and ours). */
-        char name[4096];
-        bool ours = false;
-        if (H5Fget_name(ids[i], name, sizeof name) > 0)
-            for (h5sf_file_t *f = h5sf_registry_first(); f && !ours; f = f->next)
-                ours = strcmp(f->name, name) == 0;
-        if (!ours)
-            continue;
-        ssize_t m    = H5Fget_obj_count(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE);
-        hid_t  *objs = m > 0 ? malloc((size_t)m * sizeof *objs) : NULL;
-        if (objs) {
-            m = H5Fget_obj_ids(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)m, objs);
-            for (ssize_t k = 0; k < m; k++)
-                H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
-            free(objs);
-        }
-        H5Fclose(ids[i]);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    /* Test-only: the allocation fails (H5SF_FAULT op=nomem-finalize). */
+    if (!h5sf_fault("nomem-finalize", wrank) && (ids = malloc((size_t)n * sizeof *ids))) {
+        n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
+        for (ssize_t i = 0; i < n; i++)
+            close_if_ours(ids[i]);
+        free(ids);
+        return;
     }
-    free(ids);
+    for (bool closed = true; closed;) {
+        closed = false;
+        n      = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, FIN_BATCH, batch);
+        for (ssize_t i = 0; i < n; i++)
+            closed |= close_if_ours(batch[i]);
+    }
 }
 
 /* MPI_Finalize is starting with files still open.  MPICH no longer
- * serializes threads there, so first this thread becomes the only one that
- * calls MPI: the IOC daemons stop (ioc/ctx.c), and the files of the IOC
- * channel reach their subfiles directly.  Then close them properly while
- * MPI works; whatever is left must not talk to MPI any more: mark it. */
+ * serializes threads there, so first this thread and the IOC threads take
+ * turns inside MPI, one call at a time (the finalize gate, ioc/gate.c).
+ * COBEGIN brackets left open (on H5FDopen'ed files too) are waited for
+ * while every rank's IOCs still serve; then the IOC daemons stop, the files
+ * of the IOC channel reach their subfiles directly, and the files are
+ * closed properly while MPI works.  Whatever is left must not talk to MPI
+ * any more: mark it.  Failures nobody else would see go to stderr, one
+ * line per file (docs/reliability.md, "MPI is finalized while files are
+ * open"). */
 static void on_mpi_finalize(void)
 {
+    h5sf_errbuf_t eb;
     h5sf_ioc_finalize_begin();
+    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next)
+        if (f->co)
+            h5sf_channels_drain(f, &eb); /* the outcome stays the bracket's */
+    h5sf_ioc_finalize_stop();
     for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
-        h5sf_errbuf_t eb = {0};
         if (h5sf_channels_direct(f, &eb) < 0)
             fprintf(stderr,
                     "h5sf: rank %d: %s was left open at MPI_Finalize and cannot be closed without its "
@@ -127,8 +183,19 @@ static void on_mpi_finalize(void)
         H5E_BEGIN_TRY { close_open_h5sf_files(); }
         H5E_END_TRY
     }
-    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next)
+    /* Left: files opened with H5FDopen.  A bracket of theirs is reported
+     * by its COEND or the close, both after MPI_Finalize: say a failure now
+     * too, in case neither comes. */
+    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
+        if (f->co) {
+            f->co_finalized = true;
+            if (h5sf_channels_drain(f, &eb) < 0)
+                fprintf(stderr,
+                        "h5sf: rank %d: %s: a transfer of the COBEGIN bracket left open at MPI_Finalize failed: %s\n",
+                        f->rank, f->name, eb.msg);
+        }
         f->mpi_dead = true;
+    }
     h5sf_ioc_shutdown_all();
     h5sf_pool_shutdown();
 }
@@ -390,8 +457,8 @@ static herr_t h5sf_close(H5FD_t *file)
     herr_t        ret_value = 0;
     /* HDF5 also closes us while unwinding a failed open (bad
      * driver info, truncated file); the public calls below (H5FDclose of the
-     * channels) would clear its error stack and hide the reason.  Keep it,
-     * unless this close fails itself. */
+     * channels) would clear its error stack and hide the reason.  Keep it;
+     * this close's own error goes on top. */
     hid_t         saved = H5Eget_current_stack();
     h5sf_errbuf_t coeb  = {0};
     int           cofailed;
@@ -401,20 +468,30 @@ static herr_t h5sf_close(H5FD_t *file)
         f->mpi_dead = true;
     /* A bracket still open: what it posted completes first (its buffers
      * are the caller's); a failure fails the close, after the collective
-     * part below. */
-    f->co_depth = 0;
-    cofailed    = h5sf_channels_coend(f, &coeb) < 0;
+     * part below.  One left open across MPI_Finalize was waited for there,
+     * and is reported here unless a COEND did. */
+    bool unreported = f->co_finalized && f->co;
+    f->co_depth     = 0;
+    cofailed        = h5sf_channels_coend(f, &coeb) < 0;
     if (!f->mpi_dead)
         h5sf_stats_report(f);
     if (h5sf_channels_close(f, &eb) < 0)
-        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
-    if (cofailed)
-        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "close of %s inside a COBEGIN bracket: a posted transfer failed: %s",
-                  f->name, coeb.msg);
-done:
+        ret_value = -1;
+    else if (unreported)
+        ret_value = h5sf_fail(&eb, 0,
+                              "close of %s: a COBEGIN bracket was left open across MPI_Finalize, which waited for "
+                              "its transfers: %s%.300s",
+                              f->name, cofailed ? "one failed: " : "all of them completed", cofailed ? coeb.msg : "");
+    else if (cofailed)
+        ret_value = h5sf_fail(&eb, 0, "close of %s inside a COBEGIN bracket: a posted transfer failed: %.300s", f->name,
+                              coeb.msg);
     file_free(f);
+    /* Pushed after the stack is back: H5Eset_current_stack, an API call,
+     * clears the current one first. */
     if (saved >= 0)
-        ret_value >= 0 ? H5Eset_current_stack(saved) : H5Eclose_stack(saved);
+        H5Eset_current_stack(saved);
+    if (ret_value < 0)
+        H5SF_PUSH(H5E_VFL, H5E_CANTCLOSEFILE, "%s", eb.msg);
     return ret_value;
 }
 
@@ -473,6 +550,11 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     (void)dxpl;
     (void)closing;
 
+    if (f->co_finalized)
+        H5SF_GOTO(-1, H5E_IO, H5E_TRUNCATED,
+                  "truncate of %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but H5FDclose "
+                  "can follow",
+                  f->name);
     /* Inside a bracket, what was posted completes first (sizes, EOF); a
      * failure of it fails this call too. */
     if (h5sf_channels_drain(f, &eb) < 0)
@@ -517,6 +599,11 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
     (void)dxpl;
     (void)closing;
 
+    if (f->co_finalized)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
+                  "flush of %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but H5FDclose "
+                  "can follow",
+                  f->name);
     /* Inside a bracket, what was posted completes first (and is synced
      * below); a failure of it fails the flush. */
     failed = h5sf_channels_drain(f, &eb) < 0;
@@ -676,6 +763,11 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
         }
         case H5FD_H5SF_CTL_GET_TRANSFER: **(H5FD_h5sf_transfer_t **)output = f->xfer; break;
         case H5FD_H5SF_CTL_COBEGIN:
+            if (f->co_finalized)
+                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
+                          "COBEGIN on %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but "
+                          "H5FDclose can follow",
+                          f->name);
             if (f->co_depth == 0 && h5sf_channels_cobegin(f, &eb) < 0)
                 H5SF_GOTO_EB(-1, H5E_VFL, H5E_FCNTL, &eb);
             f->co_depth++;
@@ -683,6 +775,14 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
         case H5FD_H5SF_CTL_COEND:
             if (f->co_depth == 0)
                 H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
+            if (f->co_finalized) { /* MPI_Finalize's hook waited for it: report that, once */
+                int bad     = h5sf_channels_coend(f, &eb) < 0;
+                f->co_depth = 0;
+                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
+                          "COEND on %s after MPI_Finalize: the bracket was left open across MPI_Finalize, which "
+                          "waited for its transfers: %s%s",
+                          f->name, bad ? "one failed: " : "all of them completed", bad ? eb.msg : "");
+            }
             if (--f->co_depth == 0 && h5sf_channels_coend(f, &eb) < 0)
                 H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
                           f->name, eb.msg);
