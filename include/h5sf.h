@@ -31,7 +31,10 @@ extern "C" {
  * _vector and _selection forms) posts its subfile transfers and returns
  * without waiting; COEND waits for all of them and fails, naming subfile,
  * offset and cause, if any failed (an IOC that does not answer fails it
- * after the `timeout` setting).  Until COEND returns:
+ * after the `timeout` setting).  If several failed, it names one: not
+ * necessarily the first in time, but the first h5sf finds when it waits --
+ * requests to IOCs, by subfile, before the transfers the calling rank runs
+ * itself, in the order they were posted.  Until COEND returns:
  *   - every buffer given to a bracketed call must stay valid and unchanged
  *     (reads land in them as the transfers complete);
  *   - the transfers of the bracket are not ordered with respect to each

@@ -572,8 +572,12 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
         if (all <= f->eof)
             goto posted;
     }
-    MPI_Barrier(f->comm); /* every rank's writes are complete */
-    if (!failed && h5sf_channels_truncate(f, f->eoa, &eb) < 0)
+    /* Every rank's writes are complete, and the posted ones worked on
+     * every rank -- or no rank truncates: subfiles half cut, with an EOF
+     * nobody recorded, would be worse than none cut. */
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "truncate of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
+    if (h5sf_channels_truncate(f, f->eoa, &eb) < 0)
         failed = 1;
     if (!failed && f->rank == 0 && ftruncate(f->stub_fd, (off_t)f->eoa) < 0)
         failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name, (unsigned long long)f->eoa,
@@ -612,8 +616,11 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
             H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
         goto done;
     }
-    MPI_Barrier(f->comm);
-    failed = failed || h5sf_channels_sync(f, &eb) < 0;
+    /* Every rank's writes are done and worked, or nobody syncs: the
+     * outcome is the same on every rank. */
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
+    failed = h5sf_channels_sync(f, &eb) < 0;
     if (!failed && f->stub_fd >= 0 && f->rank == 0 && fsync(f->stub_fd) < 0)
         failed = h5sf_fail(&eb, errno, "fsync of stub %s failed: %s", f->name, strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
