@@ -1,6 +1,8 @@
 /*
  * t_ctxtimeout.c -- a context's timeout raised by a later open while its
- * IOC threads read it (ThreadSanitizer: no data race).
+ * IOC threads read it: the refused writes are answered, their payload
+ * taken, under ThreadSanitizer too (t_ctxtimeout.cmake says what it does
+ * not catch).
  *
  * 2 ranks, IOC channel, the IOC on rank 0, no shared memory and no
  * same-node shortcuts, H5SF_FAULT="op=nomem-accept,rank=0": the IOC's
