@@ -63,8 +63,8 @@ static char path[4096];
 
 static H5FD_t *open_file(const char *cfg)
 {
-    hid_t fapl = rl_fapl(cfg);
-    H5FD_t *f  = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
+    hid_t   fapl = rl_fapl(cfg);
+    H5FD_t *f    = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
     H5Pclose(fapl);
     CHECK(f != NULL, "H5FDopen failed");
     if (!f)
@@ -147,8 +147,8 @@ static void mode_truncate(void)
     CHECK(H5FDtruncate(f, H5P_DEFAULT, false) >= 0, "H5FDtruncate after the COEND failed");
     MPI_Barrier(MPI_COMM_WORLD);
     sizes(sz);
-    CHECK(sz[0] == (int64_t)S && sz[1] == (int64_t)(S / 2), "after the truncate: %lld and %lld bytes",
-          (long long)sz[0], (long long)sz[1]);
+    CHECK(sz[0] == (int64_t)S && sz[1] == (int64_t)(S / 2), "after the truncate: %lld and %lld bytes", (long long)sz[0],
+          (long long)sz[1]);
     CHECK(H5FDget_eof(f, H5FD_MEM_DRAW) == S + S / 2, "EOF %llu after the truncate",
           (unsigned long long)H5FDget_eof(f, H5FD_MEM_DRAW));
     CHECK(H5FDclose(f) >= 0, "close");
@@ -206,8 +206,7 @@ static void mode_order(void)
         if (r < 0) {
             rl_errtext_t t;
             rl_errors(&t);
-            CHECK(strstr(t.buf, "IOC rank 0") && strstr(t.buf, "Input/output error") &&
-                      !strstr(t.buf, "No space left"),
+            CHECK(strstr(t.buf, "IOC rank 0") && strstr(t.buf, "Input/output error") && !strstr(t.buf, "No space left"),
                   "COEND does not name the IOC's failure (include/h5sf.h: IOC requests first):\n%s", t.buf);
         }
         h5sf_stats_t st, *p = &st;

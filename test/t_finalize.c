@@ -212,8 +212,8 @@ static void mode_bracket(bool coend)
     if (r < 0) {
         rl_errtext_t t;
         rl_errors(&t);
-        CHECK(strstr(t.buf, path) && strstr(t.buf, "MPI_Finalize"), "the error names neither file nor MPI_Finalize:\n%s",
-              t.buf);
+        CHECK(strstr(t.buf, path) && strstr(t.buf, "MPI_Finalize"),
+              "the error names neither file nor MPI_Finalize:\n%s", t.buf);
         if (fail)
             CHECK(strstr(t.buf, "Input/output error"), "the error does not name the transfer's cause:\n%s", t.buf);
         else
@@ -259,8 +259,7 @@ static void mode_closefail(void)
     capture_stderr("closefail");
     finalize_bounded(30);
     char *err = release_stderr();
-    CHECK(strstr(err, path) && strstr(err, "MPI_Finalize") && strstr(err, "fsync") &&
-              strstr(err, "Input/output error"),
+    CHECK(strstr(err, path) && strstr(err, "MPI_Finalize") && strstr(err, "fsync") && strstr(err, "Input/output error"),
           "no line on stderr names the file, MPI_Finalize and the failed fsync (stderr above)");
     free(err);
 }

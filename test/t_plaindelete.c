@@ -161,7 +161,8 @@ static void stub_without_config(const char *base, bool latest)
     H5Pclose(fapl);
     MPI_Barrier(MPI_COMM_WORLD);
     rl_snapshot(dir, base, &after);
-    CHECK(after.n == 0, "%d files of %s left after H5Fdelete (first %s)", after.n, base, after.n ? after.f[0].name : "");
+    CHECK(after.n == 0, "%d files of %s left after H5Fdelete (first %s)", after.n, base,
+          after.n ? after.f[0].name : "");
 }
 
 int main(int argc, char **argv)
