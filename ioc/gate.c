@@ -13,7 +13,7 @@
  * every rank, for good.
  *
  * Separately, IOC threads bracket each stretch of MPI calls (a progress
- * step, a group run) with ioc_mpi_enter/leave, counted per context
+ * step, a batch run) with ioc_mpi_enter/leave, counted per context
  * (ctx->in_mpi), so that parking can wait until no IOC thread is inside
  * one.  Owns the gate and those counts; waiting for a context's stretches
  * is ctx.c's.
