@@ -212,21 +212,67 @@ static ssize_t pread_at(void *fd, uint64_t off, void *buf, size_t len)
     return pread(*(const int *)fd, buf, len, (off_t)off);
 }
 
+/* The stub's superblock (superblock.c) and its size; -1 if there is none
+ * it accepts. */
+static int stub_superblock(int fd, h5sf_superblock_t *sb, uint64_t *size)
+{
+    unsigned char raw[H5SF_SB_MAX];
+    struct stat   st;
+    if (fstat(fd, &st) < 0)
+        return -1;
+    *size = (uint64_t)st.st_size;
+    return h5sf_superblock_read(pread_at, &fd, *size, sb, raw, NULL);
+}
+
 int h5sf_stub_lacks_root(int fd)
 {
     h5sf_superblock_t sb;
-    unsigned char     raw[H5SF_SB_MAX], h[4];
-    struct stat       st;
-    if (fstat(fd, &st) < 0 || h5sf_superblock_read(pread_at, &fd, (uint64_t)st.st_size, &sb, raw, NULL) < 0 ||
-        sb.version < 2)
+    uint64_t          size;
+    unsigned char     h[4];
+    if (stub_superblock(fd, &sb, &size) < 0 || sb.version < 2)
         return 0;
     /* Past the stub's end (or undefined): not here. */
-    uint64_t size = (uint64_t)st.st_size;
     if (sb.base_addr > size || sb.root_addr > size - sb.base_addr || size - sb.base_addr - sb.root_addr < sizeof h)
         return 1;
     if (pread(fd, h, sizeof h, (off_t)(sb.base_addr + sb.root_addr)) != (ssize_t)sizeof h)
         return 0;
     return !h[0] && !h[1] && !h[2] && !h[3];
+}
+
+/* 1 if the stub's superblock (versions 0 and 1) points at a driver-info
+ * block, in the stub, of the subfiling drivers ("Subfilin").  The block
+ * holds version, 3 reserved bytes, its size (4), then the driver's 8-byte
+ * name. */
+static int stub_has_sf_drvinfo(int fd)
+{
+    h5sf_superblock_t sb;
+    uint64_t          size;
+    unsigned char     id[8];
+    if (stub_superblock(fd, &sb, &size) < 0 || sb.version > 1 || sb.driver_addr == H5SF_SB_UNDEF)
+        return 0;
+    if (sb.base_addr > size || sb.driver_addr > size - sb.base_addr ||
+        size - sb.base_addr - sb.driver_addr < 8 + sizeof id ||
+        pread(fd, id, sizeof id, (off_t)(sb.base_addr + sb.driver_addr + 8)) != (ssize_t)sizeof id)
+        return 0;
+    return !memcmp(id, SF_NAME, sizeof id);
+}
+
+int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbuf_t *e)
+{
+    char        cfg[2 * H5SF_LAYOUT_PATH_MAX];
+    struct stat st;
+    if (h5sf_config_path(l, cfg, sizeof cfg, e) < 0)
+        return -1;
+    if (stat(cfg, &st) == 0 || errno != ENOENT)
+        return h5sf_config_file_read(l, e) < 0 ? -1 : 0;
+    /* No config file: a plain HDF5 file, unless the stub says otherwise. */
+    if (h5sf_stub_lacks_root(stub_fd) || stub_has_sf_drvinfo(stub_fd))
+        return h5sf_fail(e, ENOENT,
+                         "%s is a subfiled file, but its config file %s does not exist (set config_dir / "
+                         "H5SF_CONFIG_DIR to where it is)",
+                         name, cfg);
+    h5sf_layout_set_plain(l);
+    return 1;
 }
 
 /* ---- the config file ---------------------------------------------------- */
