@@ -11,7 +11,8 @@
  * prints them), the end of file as the file's length (HDF5 truncates the
  * file to it at close), and the family driver's info (8 bytes: the member
  * size make.sh chose).  Then damaged copies: each must fail, naming the
- * problem, and leave the result untouched.
+ * problem, and leave the result untouched.  Last, common/layout.c's
+ * checks of a stub whose config file is missing, on the same files.
  *
  *   unit_superblock <test/data/superblock>
  */
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "layout.h"
 #include "sblock.h"
@@ -227,25 +229,56 @@ static void check_moved_base(const char *dir)
     free(c);
 }
 
-/* h5sf_stub_lacks_root on HDF5's own files: each holds its root object
- * header; zeroing it (a subfiled file's stub keeps a hole there) turns the
- * answer for versions 2 and 3, not for 0 and 1 (left to the driver info). */
-static void check_lacks_root(const char *dir)
+/* h5sf_layout_load of a stub without its config file: 1 (plain) or -1
+ * naming the missing config file. */
+static int load_stub(const char *path, int fd, h5sf_errbuf_t *e)
+{
+    h5sf_layout_t *l = calloc(1, sizeof *l);
+    struct stat    st;
+    int            rc = -2;
+    if (l && fstat(fd, &st) == 0 && h5sf_layout_set_stub(l, path, e) == 0) {
+        l->inode = (uint64_t)st.st_ino;
+        rc       = h5sf_layout_load(l, fd, path, e);
+    }
+    free(l);
+    return rc;
+}
+
+/* The stub checks of common/layout.c on HDF5's own files, none of them
+ * subfiled: h5sf_stub_lacks_root is 0 for each, and h5sf_layout_load
+ * takes each for a plain file.  Then as a subfiled file's stub would be:
+ * zeros at the root object header (the objects are in the subfiles) count
+ * for versions 2 and 3, not for 0 and 1 (which say it in their driver-info
+ * block); a version 0 driver-info block named "Subfilin" counts. */
+static void check_stub(const char *dir)
 {
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
         const ref_t   *r = &refs[i];
         size_t         n;
         unsigned char *b = load(dir, r->name, &n);
         char           path[64];
+        h5sf_errbuf_t  e = {0};
         snprintf(path, sizeof path, "unit_superblock.%d.h5", (int)getpid());
-        for (int hole = 0; hole < 2; hole++) {
-            if (hole)
+        for (int damage = 0; damage < 3; damage++) {
+            int want = 0;
+            if (damage == 1) { /* a hole at the root object header */
                 memset(b + r->sig_off + r->root, 0, 4);
+                want = r->version >= 2;
+            }
+            if (damage == 2) { /* the family driver's block, renamed */
+                if (r->driver == UNDEF)
+                    break;
+                memcpy(b + r->sig_off + r->driver + 8, "Subfilin", 8);
+                want = 1;
+            }
             int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
             CHECK(fd >= 0 && write(fd, b, n) == (ssize_t)n, "write %s", path);
-            int want = hole && r->version >= 2;
-            CHECK(h5sf_stub_lacks_root(fd) == want, "%s%s: h5sf_stub_lacks_root is not %d", r->name,
-                  hole ? " with a hole at the root" : "", want);
+            if (damage < 2)
+                CHECK(h5sf_stub_lacks_root(fd) == (damage && want), "%s%s: h5sf_stub_lacks_root is not %d", r->name,
+                      damage ? " with a hole at the root" : "", damage && want);
+            int rc = load_stub(path, fd, &e);
+            CHECK(want ? rc == -1 && strstr(e.msg, "is a subfiled file, but its config file") : rc == 1,
+                  "%s, damage %d: h5sf_layout_load returned %d (%s)", r->name, damage, rc, rc < 0 ? e.msg : "");
             close(fd);
         }
         unlink(path);
@@ -262,7 +295,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
         check_ref(argv[1], &refs[i]);
     check_moved_base(argv[1]);
-    check_lacks_root(argv[1]);
+    check_stub(argv[1]);
     if (failures) {
         fprintf(stderr, "unit_superblock: %d failure(s)\n", failures);
         return 1;
