@@ -608,6 +608,78 @@ static void test_tables(void)
     }
 }
 
+/* The environment read by row: each H5SF_VAR_* names its own row (the
+ * names below are written out, not taken from the table), and
+ * h5sf_option_env takes the H5SF_* variable over the built-in's, counting
+ * "" as unset. */
+static void test_env_rows(void)
+{
+    static const char *const names[H5SF_NVARS] = {
+        [H5SF_VAR_STATS]                   = "H5SF_STATS",
+        [H5SF_VAR_LOG]                     = "H5SF_LOG",
+        [H5SF_VAR_IOC_MEMORY]              = "H5SF_IOC_MEMORY",
+        [H5SF_VAR_IOC_SHM]                 = "H5SF_IOC_SHM",
+        [H5SF_VAR_IOC_MAX_FDS]             = "H5SF_IOC_MAX_FDS",
+        [H5SF_VAR_IOC_MERGE_WAIT]          = "H5SF_IOC_MERGE_WAIT",
+        [H5SF_VAR_IOC_LOCAL_READS]         = "H5SF_IOC_LOCAL_READS",
+        [H5SF_VAR_IOC_LOCAL_WRITES]        = "H5SF_IOC_LOCAL_WRITES",
+        [H5SF_VAR_IOC_AFFINITY]            = "H5SF_IOC_AFFINITY",
+        [H5SF_VAR_POOL_THREADS]            = "H5SF_POOL_THREADS",
+        [H5SF_VAR_FAULT]                   = "H5SF_FAULT",
+        [H5SF_VAR_ALLOW_UNTESTED_HDF5]     = "H5SF_ALLOW_UNTESTED_HDF5",
+        [H5SF_VAR_TEST_NO_PRIVATE_HDF5]    = "H5SF_TEST_NO_PRIVATE_HDF5",
+        [H5SF_VAR_TEST_TAG_UB]             = "H5SF_TEST_TAG_UB",
+        [H5SF_VAR_TEST_MAX_PIECES]         = "H5SF_TEST_MAX_PIECES",
+        [H5SF_VAR_TEST_BELL_WAIT_S]        = "H5SF_TEST_BELL_WAIT_S",
+        [H5SF_VAR_REDIRECT_MPIO]           = "H5SF_REDIRECT_MPIO",
+        [H5SF_VAR_PRELOAD_THREAD_MULTIPLE] = "H5SF_PRELOAD_THREAD_MULTIPLE",
+        [H5SF_VAR_HDF5_DRIVER]             = "HDF5_DRIVER",
+        [H5SF_VAR_HDF5_DRIVER_CONFIG]      = "HDF5_DRIVER_CONFIG",
+    };
+    size_t rows = 0;
+    for (const h5sf_option_t *o = h5sf_runtime_vars; o->key; o++)
+        rows++;
+    CHECK(rows == H5SF_NVARS, "%zu runtime rows before the terminator, %d names", rows, (int)H5SF_NVARS);
+    for (int v = 0; v < H5SF_NVARS; v++) {
+        const char *env = h5sf_runtime_vars[v].env;
+        CHECK(names[v] && env && strcmp(env, names[v]) == 0, "row %d is %s, not %s", v, env ? env : "(none)",
+              names[v] ? names[v] : "(none)");
+        if (!names[v])
+            continue;
+        char *old = getenv(names[v]) ? strdup(getenv(names[v])) : NULL;
+        unsetenv(names[v]);
+        CHECK(h5sf_var((h5sf_var_t)v) == NULL, "%s unset", names[v]);
+        setenv(names[v], "row-value", 1);
+        CHECK(h5sf_var((h5sf_var_t)v) && strcmp(h5sf_var((h5sf_var_t)v), "row-value") == 0, "%s set", names[v]);
+        setenv(names[v], "", 1);
+        CHECK(h5sf_var((h5sf_var_t)v) && !*h5sf_var((h5sf_var_t)v), "%s empty: as getenv gives it", names[v]);
+        if (old)
+            setenv(names[v], old, 1);
+        else
+            unsetenv(names[v]);
+        free(old);
+    }
+    CHECK(h5sf_var(H5SF_NVARS) == NULL && h5sf_var((h5sf_var_t)-1) == NULL, "out-of-range rows");
+
+    unsetenv("H5SF_CONFIG_DIR");
+    unsetenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX");
+    CHECK(h5sf_option_env("config_dir") == NULL, "config_dir: neither set");
+    setenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX", "/builtin", 1);
+    CHECK(h5sf_option_env("config_dir") && !strcmp(h5sf_option_env("config_dir"), "/builtin"), "fallback");
+    setenv("H5SF_CONFIG_DIR", "", 1);
+    CHECK(h5sf_option_env("config_dir") && !strcmp(h5sf_option_env("config_dir"), "/builtin"), "empty H5SF_*");
+    setenv("H5SF_CONFIG_DIR", "/ours", 1);
+    CHECK(h5sf_option_env("config_dir") && !strcmp(h5sf_option_env("config_dir"), "/ours"), "H5SF_* wins");
+    setenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX", "", 1);
+    unsetenv("H5SF_CONFIG_DIR");
+    CHECK(h5sf_option_env("config_dir") == NULL, "config_dir: both empty or unset");
+    unsetenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX");
+    setenv("H5SF_CHANNEL", "ioc", 1);
+    CHECK(h5sf_option_env("channel") && !strcmp(h5sf_option_env("channel"), "ioc"), "an option without fallback");
+    unsetenv("H5SF_CHANNEL");
+    CHECK(h5sf_option_env("no_such_key") == NULL && h5sf_option_env(NULL) == NULL, "unknown key");
+}
+
 int main(void)
 {
     test_sizes();
@@ -618,6 +690,7 @@ int main(void)
     test_env();
     test_format();
     test_tables();
+    test_env_rows();
     if (failures) {
         fprintf(stderr, "unit_config: %d failure(s)\n", failures);
         return 1;

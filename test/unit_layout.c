@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "layout.h"
+#include "superblock.h"
 
 #include "t_unit.h"
 
@@ -550,7 +551,7 @@ static void test_drvinfo(void)
 }
 
 /* A stub with a version-2 superblock (8-byte offsets) at `at`, its root
- * object header address `root` (base 0); `ohdr` bytes written there or
+ * object header address `root` (base 0, taken to be `at`); `ohdr` bytes written there or
  * nothing (a hole, as in a subfiled file's stub).  Returns the descriptor. */
 static int fake_stub(const char *dir, const char *name, unsigned ver, uint64_t at, uint64_t root, const char *ohdr)
 {
@@ -560,6 +561,11 @@ static int fake_stub(const char *dir, const char *name, unsigned ver, uint64_t a
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     for (int i = 0; i < 8; i++)
         b[12 + 3 * 8 + i] = (unsigned char)(root >> (8 * i));
+    /* Versions 2/3 end in a checksum (HDF5's own files check it in
+     * unit_superblock). */
+    uint32_t sum = h5sf_metadata_checksum(b, 44);
+    for (int i = 0; i < 4; i++)
+        b[44 + i] = (unsigned char)(sum >> (8 * i));
     if (fd < 0 || pwrite(fd, b, sizeof b, (off_t)at) != (ssize_t)sizeof b || ftruncate(fd, (off_t)(root + 4096)) < 0)
         return -1;
     if (ohdr && pwrite(fd, ohdr, 4, (off_t)root) != 4)
