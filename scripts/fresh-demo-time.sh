@@ -12,7 +12,10 @@
 #                    (e.g. scripts/bootstrap.sh: what the tests add)
 #   H5SF_FRESH_NICE=N  run the timed commands at this niceness (default 0); on
 #                    a machine that others load, -20 comes closer to the time
-#                    on a machine of one's own (the load is printed either way)
+#                    on a machine of one's own (the load is printed either way).
+#                    With the kernel's autogroups on, niceness only ranks
+#                    processes of one session, so the commands get a session
+#                    of their own (setsid) whose autogroup takes the niceness.
 # Prints every line the demo prints with the seconds since it started, then
 # per REF: wall seconds, CPU seconds (user + sys of the demo and its
 # children) and the load averages before and after.  Needs root
@@ -83,8 +86,10 @@ in_root() { # label, command string: run as root in $R, each line timed; sets rc
     log "$label in $R, load before: $load0"
     t0=${EPOCHREALTIME/./}
     set +e
-    nice -n "${H5SF_FRESH_NICE:-0}" chroot "$R" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root LANG=C.UTF-8 \
-        bash -c "cd /root/h5sf && TIMEFORMAT='[fresh] cpu %U user %S sys'; time { $cmd; }" 2>&1 |
+    # shellcheck disable=SC2016 # $0 and $1 expand in the inner shell
+    setsid -w bash -c '[ ! -w /proc/self/autogroup ] || echo "$0" >/proc/self/autogroup; exec nice -n "$0" "$@"' \
+        "${H5SF_FRESH_NICE:-0}" chroot "$R" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
+        HOME=/root LANG=C.UTF-8 bash -c "cd /root/h5sf && TIMEFORMAT='[fresh] cpu %U user %S sys'; time { $cmd; }" 2>&1 |
         while IFS= read -r line; do
             now=${EPOCHREALTIME/./}
             printf '%5d.%d %s\n' $(((now - t0) / 1000000)) $(((now - t0) / 100000 % 10)) "$line"
