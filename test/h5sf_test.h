@@ -72,6 +72,7 @@
 T_VAR int         t_rank = -1; /* -1: no MPI (or not started): never printed */
 T_VAR int         t_size = 1;
 T_VAR atomic_long t_fails;                /* failed checks of this process */
+T_VAR long        t_max_fails;            /* more failed checks end the test; 0: no limit */
 T_VAR const char *t_prog        = "test"; /* the name in every message */
 T_VAR int         t_watchdog_fd = 2;      /* where the watchdog speaks (a test may redirect stderr) */
 
@@ -118,6 +119,7 @@ T_FN void t_where(char *out, size_t n, const char *file, int line)
 }
 
 T_FN void t_errors_print(FILE *f);
+T_FN void t_abort(int code) __attribute__((noreturn));
 
 /* fmt is " " and the caller's literal format (see CHECK). */
 T_FN void t_report(const char *kind, const char *file, int line, const char *cond, const char *fmt, va_list ap)
@@ -134,13 +136,16 @@ T_FN void t_check_failed(const char *file, int line, const char *cond, const cha
 T_FN void t_check_failed(const char *file, int line, const char *cond, const char *fmt, ...)
 {
     va_list ap;
-    t_fails++;
+    long    n = ++t_fails;
     va_start(ap, fmt);
     t_report("FAIL", file, line, cond, fmt, ap);
     va_end(ap);
+    if (t_max_fails && n > t_max_fails) {
+        fprintf(stderr, "%s: more than %ld failed checks, stopping\n", t_prog, t_max_fails);
+        t_abort(1);
+    }
 }
 
-T_FN void t_abort(int code) __attribute__((noreturn));
 
 T_FN void t_vrfy_failed(const char *file, int line, const char *cond, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), noreturn));
@@ -165,6 +170,13 @@ T_FN void t_vrfy_failed(const char *file, int line, const char *cond, const char
     do {                                                                                                               \
         if (!(cond))                                                                                                   \
             t_vrfy_failed(__FILE__, __LINE__, " " #cond, " " __VA_ARGS__);                                             \
+    } while (0)
+
+/* CHECK for a helper that reports its caller's line. */
+#define CHECK_AT(line, cond, ...)                                                                                      \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            t_check_failed(__FILE__, line, " " #cond, " " __VA_ARGS__);                                                \
     } while (0)
 
 /* A file operation of the test itself failed: no verdict is possible. */

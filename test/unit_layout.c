@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "layout.h"
 
-#include "t_unit.h"
+#include "h5sf_test.h"
 
 /* Verbatim from HDF5 1.14 H5FDsubfiling.h. */
 #define H5FD_SUBFILING_FILENAME_TEMPLATE        "%s.subfile_%" PRIu64 "_%0*d_of_%d"
@@ -270,11 +270,8 @@ static void bad_config(int line, const char *text, const char *w1, const char *w
     h5sf_layout_t *l = new_layout(), *before = new_layout();
     h5sf_errbuf_t  e;
     int            rc = parse(text, l, &e);
-    if (rc == 0 || !strstr(e.msg, w1) || (w2 && !strstr(e.msg, w2))) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: config parse rc=%d msg=\"%s\" (want \"%s\" %s)\n", line, rc, e.msg, w1,
-                w2 ? w2 : "");
-    }
+    CHECK_AT(line, rc != 0 && strstr(e.msg, w1) && (!w2 || strstr(e.msg, w2)),
+             "config parse rc=%d msg=\"%s\" (want \"%s\" %s)", rc, e.msg, w1, w2 ? w2 : "");
     CHECK(memcmp(l, before, sizeof *l) == 0, "failed parse modified the layout (line %d)", line);
     free(l);
     free(before);
@@ -603,10 +600,9 @@ int main(void)
 {
     char  tmpl[] = "/tmp/h5sf-unit-layout-XXXXXX";
     char *tmp    = mkdtemp(tmpl);
-    if (!tmp) {
-        perror("mkdtemp");
-        return 1;
-    }
+    t_start("unit_layout");
+    if (!tmp)
+        t_die_io("create", tmpl);
     test_names();
     test_set_stub(tmp);
     test_config_file(tmp);
@@ -614,10 +610,5 @@ int main(void)
     test_drvinfo();
     test_stub_lacks_root(tmp);
     rmdir(tmp);
-    if (failures) {
-        fprintf(stderr, "unit_layout: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("unit_layout: all passed\n");
-    return 0;
+    return t_verdict();
 }
