@@ -574,13 +574,14 @@ T_FN int t_rank_now(void)
     return t_rank;
 }
 
+/* _exit, not exit: other threads may be running (t_max_fails). */
 T_FN void t_abort(int code)
 {
     fflush(stdout);
     fflush(stderr);
     if (t_mpi_up())
         MPI_Abort(MPI_COMM_WORLD, code);
-    exit(code);
+    _exit(code);
 }
 
 /* Name the test; take this rank's place in MPI_COMM_WORLD if MPI is up
@@ -609,7 +610,7 @@ T_FN void t_abort(int code)
 {
     fflush(stdout);
     fflush(stderr);
-    exit(code);
+    _exit(code);
 }
 T_FN void t_start(const char *prog) { t_prog = prog; }
 
