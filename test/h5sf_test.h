@@ -27,14 +27,14 @@
  *                            stall) and go on.  s = 0 only names the step.
  *   t_pat / t_fill / t_mismatch  bytes of (seed, offset): any rank can
  *                            write or check any range; never 0, so a hole
- *                            or a zero fill never passes for data.  t_mix
- *                            is the 64-bit value behind them, for tests of
- *                            typed elements.
+ *                            or a zero fill never passes for data.
+ *                            t_pat_int for int elements; t_mix is the
+ *                            64-bit value behind them all.
  *   t_rnd / t_rnd_below / t_rnd_seed   xorshift64, one stream per thread.
  *   t_now_s                  monotonic seconds.
  *   t_fresh_dir, t_mkdir_p, t_subfile, t_slurp, t_spit, t_snapshot ...
- *   t_errors (HDF5)          the error stack as text, one "func(): desc"
- *                            line a record.
+ *   t_errors (HDF5)          the error stack as text: "func(): desc" lines,
+ *                            and the descriptions alone.
  */
 #ifndef H5SF_TEST_H
 #define H5SF_TEST_H
@@ -331,6 +331,9 @@ T_FN void t_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
     for (size_t i = 0; i < len; i++)
         b[i] = t_pat(seed, off + i);
 }
+
+/* Element i of an int pattern of seed: 1..2^30-1, exact in a double too. */
+T_FN int t_pat_int(uint64_t seed, uint64_t i) { return (int)(1 + t_mix(seed, i) % 0x3fffffff); }
 
 /* First index where buf differs from the pattern, or len. */
 T_FN size_t t_mismatch(const void *buf, size_t len, uint64_t seed, uint64_t off)
@@ -647,32 +650,46 @@ T_FN int t_verdict(void)
 
 #if T_HAVE_HDF5
 
+/* The error stack, outermost record first, in two views: buf for
+ * messages, one "  func(): desc" line a record; desc the descriptions
+ * alone, one a line, for checks that must not match a function's name. */
 typedef struct t_errtext {
     char   buf[16384];
-    size_t len;
+    char   desc[16384];
+    size_t len, dlen;
 } t_errtext_t;
+
+/* Append printf output to b (of n bytes, *len used), truncating. */
+T_FN void t_append(char *b, size_t n, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+T_FN void t_append(char *b, size_t n, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    if (*len >= n - 1)
+        return;
+    va_start(ap, fmt);
+    int w = vsnprintf(b + *len, n - *len, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *len = *len + (size_t)w >= n ? n - 1 : *len + (size_t)w;
+}
 
 T_FN herr_t t_errors_cb(unsigned n, const H5E_error2_t *err, void *data)
 {
-    t_errtext_t *t = data;
+    t_errtext_t *t    = data;
+    const char  *desc = err->desc ? err->desc : "";
     (void)n;
     /* No HDF5 API calls in here: they would clear the stack being walked. */
-    if (t->len < sizeof t->buf) {
-        int w = snprintf(t->buf + t->len, sizeof t->buf - t->len, "  %s(): %s\n", err->func_name ? err->func_name : "?",
-                         err->desc ? err->desc : "");
-        if (w > 0)
-            t->len = t->len + (size_t)w >= sizeof t->buf ? sizeof t->buf - 1 : t->len + (size_t)w;
-    }
+    t_append(t->buf, sizeof t->buf, &t->len, "  %s(): %s\n", err->func_name ? err->func_name : "?", desc);
+    t_append(t->desc, sizeof t->desc, &t->dlen, "%s\n", desc);
     return 0;
 }
 
-/* The default error stack as text, outermost first, one record a line;
- * "" if it is empty.  Call right after the failing API call: the next one
- * clears the stack. */
+/* The default error stack as text (t->buf; "" if it is empty).  Call right
+ * after the failing API call: the next one clears the stack. */
 T_FN const char *t_errors(t_errtext_t *t)
 {
-    t->len    = 0;
-    t->buf[0] = '\0';
+    t->len = t->dlen = 0;
+    t->buf[0] = t->desc[0] = '\0';
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, t_errors_cb, t);
     return t->buf;
 }

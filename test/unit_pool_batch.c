@@ -30,8 +30,7 @@
 
 static int fds[NF];
 
-/* Byte i of file f as written by pass. */
-static unsigned char pat(int f, size_t i, int pass) { return t_pat((uint64_t)pass * NF + (uint64_t)f, i); }
+/* Byte i of file f as written by pass: the pattern of seed pass * NF + f. */
 
 /* Jobs and their pieces on the heap, as the bracket's. */
 typedef struct {
@@ -45,7 +44,7 @@ static set_t *make(bool is_write, int pass)
     set_t *s = calloc(1, sizeof *s);
     for (int f = 0; f < NF; f++) {
         for (size_t i = 0; i < LEN; i++)
-            s->mem[f][i] = is_write ? pat(f, i, pass) : 0xee;
+            s->mem[f][i] = is_write ? t_pat((uint64_t)(pass * NF + f), i) : 0xee;
         s->p[f] = (sf_piece_t){(uint64_t)f * 4096, LEN, (uint64_t)(uintptr_t)s->mem[f]};
         s->j[f] = (h5sf_pio_t){.fd = fds[f], .is_write = is_write, .v = &s->p[f], .n = 1, .fault_rank = -1};
     }
@@ -64,7 +63,7 @@ static void check_files(int pass, const char *what, int skip, int nf)
             bad = LEN;
         else
             for (size_t i = 0; i < LEN; i++)
-                bad += b[i] != pat(f, i, pass);
+                bad += b[i] != t_pat((uint64_t)(pass * NF + f), i);
         CHECK(bad == 0, "%s: file %d: %ld bytes wrong", what, f, bad);
     }
 }
