@@ -35,6 +35,8 @@
  *   t_fresh_dir, t_mkdir_p, t_subfile, t_slurp, t_spit, t_snapshot ...
  *   t_errors (HDF5)          the error stack as text: "func(): desc" lines,
  *                            and the descriptions alone.
+ *   H5VRFY(call) (HDF5)      VRFY for an HDF5 call: its value, or the job
+ *                            stops naming the call.
  */
 #ifndef H5SF_TEST_H
 #define H5SF_TEST_H
@@ -321,15 +323,33 @@ T_FN uint64_t t_mix(uint64_t seed, uint64_t off)
     return x;
 }
 
-/* Byte at position off of the pattern of seed: 1..255, so a stripe in the
- * wrong place, a hole or a zero fill cannot pass for it. */
-T_FN unsigned char t_pat(uint64_t seed, uint64_t off) { return (unsigned char)(1 + t_mix(seed, off) % 255); }
+/* Byte at position off of the pattern of seed, never 0, so a stripe in the
+ * wrong place, a hole or a zero fill cannot pass for it.  Eight bytes come
+ * from one t_mix, so filling and checking gigabytes stays cheap. */
+T_FN unsigned char t_pat_byte(uint64_t x, unsigned k)
+{
+    unsigned char v = (unsigned char)(x >> (8 * k));
+    return v ? v : 0x5a;
+}
+
+T_FN unsigned char t_pat(uint64_t seed, uint64_t off) { return t_pat_byte(t_mix(seed, off >> 3), (unsigned)(off & 7)); }
 
 T_FN void t_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
 {
     unsigned char *b = buf;
-    for (size_t i = 0; i < len; i++)
-        b[i] = t_pat(seed, off + i);
+    for (size_t i = 0; i < len;) {
+        uint64_t a = off + i, x = t_mix(seed, a >> 3);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* A whole word without a zero byte: as it is. */
+        if ((a & 7) == 0 && len - i >= 8 && !((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull)) {
+            memcpy(b + i, &x, 8);
+            i += 8;
+            continue;
+        }
+#endif
+        for (unsigned k = (unsigned)(a & 7); k < 8 && i < len; k++, i++)
+            b[i] = t_pat_byte(x, k);
+    }
 }
 
 /* Element i of an int pattern of seed: 1..2^30-1, exact in a double too. */
@@ -339,9 +359,19 @@ T_FN int t_pat_int(uint64_t seed, uint64_t i) { return (int)(1 + t_mix(seed, i) 
 T_FN size_t t_mismatch(const void *buf, size_t len, uint64_t seed, uint64_t off)
 {
     const unsigned char *b = buf;
-    for (size_t i = 0; i < len; i++)
-        if (b[i] != t_pat(seed, off + i))
-            return i;
+    for (size_t i = 0; i < len;) {
+        uint64_t a = off + i, x = t_mix(seed, a >> 3);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if ((a & 7) == 0 && len - i >= 8 && !((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) &&
+            !memcmp(b + i, &x, 8)) {
+            i += 8;
+            continue;
+        }
+#endif
+        for (unsigned k = (unsigned)(a & 7); k < 8 && i < len; k++, i++)
+            if (b[i] != t_pat_byte(x, k))
+                return i;
+    }
     return len;
 }
 
@@ -598,6 +628,14 @@ T_FN void t_start(const char *prog)
     }
 }
 
+/* mkdir -p on rank 0, then every rank may use dir. */
+T_FN void t_mkdir_world(const char *dir)
+{
+    if (t_rank_now() == 0)
+        t_mkdir_p(dir);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Number of ranks of MPI_COMM_WORLD for which v is true. */
 T_FN int t_count(int v)
 {
@@ -645,6 +683,16 @@ T_FN int t_verdict(void)
     fflush(stdout);
     return all ? 1 : 0;
 }
+
+#if T_HAVE_MPI
+/* t_verdict, then MPI_Finalize: the exit status. */
+T_FN int t_finish(void)
+{
+    int rc = t_verdict();
+    MPI_Finalize();
+    return rc;
+}
+#endif
 
 /* ---- HDF5 part ------------------------------------------------------------- */
 
@@ -694,6 +742,16 @@ T_FN const char *t_errors(t_errtext_t *t)
     return t->buf;
 }
 
+/* H5VRFY(call): the call's value if it is not negative (an id, a status);
+ * else the job stops, naming the call, with the error stack.  For setup. */
+#define H5VRFY(call) t_h5vrfy((int64_t)(call), #call, __FILE__, __LINE__)
+T_FN int64_t t_h5vrfy(int64_t v, const char *call, const char *file, int line)
+{
+    if (v < 0)
+        t_vrfy_failed(file, line, " ", " %s failed", call);
+    return v;
+}
+
 T_FN void t_errors_print(FILE *f)
 {
     static t_errtext_t t; /* not on the stack of a thread that may be small */
@@ -738,6 +796,26 @@ T_FN herr_t t_dset_io(hid_t d, int write, hsize_t off, hsize_t len, void *buf, h
 }
 
 #if T_HAVE_MPI
+/* A dataset "d" of n bytes in file f: each rank of MPI_COMM_WORLD writes
+ * its share of the pattern and reads it back (independent I/O). */
+T_FN void t_small_roundtrip(hid_t f, hsize_t n)
+{
+    hsize_t        per = n / (hsize_t)t_size, off = per * (hsize_t)t_rank;
+    hid_t          fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &per, NULL);
+    hid_t          d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    unsigned char *b = malloc(per ? per : 1), *g = malloc(per ? per : 1);
+    t_fill(b, per, 1, off);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &per, NULL);
+    CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "small round trip: write");
+    CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0 && t_mismatch(g, per, 1, off) == per,
+          "small round trip: read back");
+    free(b);
+    free(g);
+    H5Dclose(d);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
 /* MPI_Init_thread (MPI_THREAD_MULTIPLE, which the IOC channel needs),
  * t_start, and no automatic error-stack printing: the tests read the
  * stack themselves. */
