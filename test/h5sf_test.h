@@ -67,9 +67,10 @@
 #define T_HAVE_HDF5 0
 #endif
 
-/* Not every test uses every helper. */
+/* Not every test uses every helper.  The state is weak, not static: a
+ * test of several files (t_roundtrip, t_multinode) shares one. */
 #define T_FN  static inline __attribute__((unused))
-#define T_VAR static __attribute__((unused))
+#define T_VAR __attribute__((weak))
 
 T_VAR int         t_rank = -1; /* -1: no MPI (or not started): never printed */
 T_VAR int         t_size = 1;
@@ -377,8 +378,8 @@ T_FN size_t t_mismatch(const void *buf, size_t len, uint64_t seed, uint64_t off)
 
 /* xorshift64; each thread its own stream, the first thread to draw starts
  * from a fixed value, so an unseeded run repeats. */
-static _Thread_local uint64_t t_rnd_state;
-T_VAR atomic_uint             t_rnd_streams;
+T_VAR _Thread_local uint64_t t_rnd_state;
+T_VAR atomic_uint            t_rnd_streams;
 
 T_FN void t_rnd_seed(uint64_t seed) { t_rnd_state = seed ? seed : 0x2545F4914F6CDD1Dull; }
 
