@@ -18,15 +18,6 @@
 #define H5FD_SUBFILING_FILENAME_TEMPLATE        "%s.subfile_%" PRIu64 "_%0*d_of_%d"
 #define H5FD_SUBFILING_CONFIG_FILENAME_TEMPLATE "%s.subfile_%" PRIu64 ".config"
 
-static uint64_t rng = 88172645463325252ull; /* xorshift64, fixed seed */
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* The built-in's width: (int)(log10(n) + 1), done by counting. */
 static int digits(int n) { return n < 10 ? 1 : 1 + digits(n / 10); }
 
@@ -389,9 +380,9 @@ static void test_config_parse(void)
     /* random garbage lines never crash and name a line */
     unsigned char buf[512];
     for (int it = 0; it < 20000; it++) {
-        size_t n = next() % sizeof buf;
+        size_t n = t_rnd() % sizeof buf;
         for (size_t i = 0; i < n; i++) {
-            uint64_t x = next();
+            uint64_t x = t_rnd();
             buf[i]     = (x & 3) == 0   ? '\n'
                          : (x & 7) == 1 ? (unsigned char)"0123456789_="[(x >> 8) % 12]
                                         : (unsigned char)(x >> 16);
@@ -517,19 +508,19 @@ static void test_drvinfo(void)
     /* random garbage and random mutations of a valid block: never crash */
     int accepted = 0;
     for (int it = 0; it < 100000; it++) {
-        size_t         len = next() % 160;
+        size_t         len = t_rnd() % 160;
         unsigned char *t   = malloc(len ? len : 1);
         if (it & 1) {
             for (size_t i = 0; i < len; i++)
-                t[i] = (unsigned char)next();
+                t[i] = (unsigned char)t_rnd();
         }
         else {
             memcpy(t, good, len < n ? len : n);
             for (size_t i = n; i < len; i++)
-                t[i] = (unsigned char)next();
-            int flips = 1 + (int)(next() % 4);
+                t[i] = (unsigned char)t_rnd();
+            int flips = 1 + (int)(t_rnd() % 4);
             for (int f = 0; f < flips && len; f++)
-                t[next() % len] ^= (unsigned char)(1u << (next() % 8));
+                t[t_rnd() % len] ^= (unsigned char)(1u << (t_rnd() % 8));
         }
         h5sf_layout_t *o = new_layout();
         if (h5sf_drvinfo_decode(name, t, len, o, &e) == 0) {
@@ -601,6 +592,7 @@ int main(void)
     char  tmpl[] = "/tmp/h5sf-unit-layout-XXXXXX";
     char *tmp    = mkdtemp(tmpl);
     t_start("unit_layout");
+    t_rnd_seed(88172645463325252ull);
     if (!tmp)
         t_die_io("create", tmpl);
     test_names();
