@@ -2,7 +2,8 @@
  * h5sf_test.h -- the one harness of every C test (after libuv's test/task.h):
  * checks, the verdict, steps and the watchdog, the data pattern, the random
  * source, the clock, files and subfiles, and the HDF5 error stack as text.
- * Header-only (static functions), so each test stays one executable.
+ * Header-only, so each test stays one executable (or a few files sharing
+ * one state: t_roundtrip, t_multinode).
  *
  * Which parts are compiled: the core always; it needs neither MPI nor HDF5,
  * so common/'s unit tests include it as it is.  The MPI part is compiled
@@ -10,8 +11,14 @@
  * was, the h5sf part (t_fapl) when "h5sf.h" was.  A test includes what it
  * links, then this header last.
  *
+ *   t_start("name")          name the test; with MPI up (after the test's own
+ *                            MPI_Init) t_rank and t_size of MPI_COMM_WORLD.
+ *                            t_init: MPI_Init_thread(MULTIPLE), t_start, no
+ *                            automatic HDF5 error printing.
  *   CHECK(cond, "fmt", ...)  count a failure, name file, line, rank (MPI up)
  *                            and the step; go on.  The message is optional.
+ *                            CHECK_AT(line, ...) for a helper reporting its
+ *                            caller's line; t_max_fails stops a flood.
  *   VRFY(cond, "fmt", ...)   the same, but fatal: the whole job stops now
  *                            (MPI_Abort, or exit without MPI), as testpar's
  *                            VRFY; for setup whose failure leaves nothing to
@@ -19,6 +26,7 @@
  *   t_verdict()              every rank's failures summed; rank 0 prints
  *                            "<prog>: passed" or "<prog>: FAILED (...)";
  *                            the exit status every rank agrees on.
+ *                            t_finish(): t_verdict, then MPI_Finalize.
  *   t_step(s, "fmt", ...)    name the step and arm the watchdog: a step that
  *                            takes more than s seconds is a failure naming
  *                            it, with the stack of every thread (gdb), and
@@ -33,10 +41,14 @@
  *   t_rnd / t_rnd_below / t_rnd_seed   xorshift64, one stream per thread.
  *   t_now_s                  monotonic seconds.
  *   t_fresh_dir, t_mkdir_p, t_subfile, t_slurp, t_spit, t_snapshot ...
+ *                            files; t_count, t_mkdir_world (MPI).
  *   t_errors (HDF5)          the error stack as text: "func(): desc" lines,
  *                            and the descriptions alone.
  *   H5VRFY(call) (HDF5)      VRFY for an HDF5 call: its value, or the job
  *                            stops naming the call.
+ *   t_dset_create, t_dset_io, t_small_roundtrip (HDF5), t_fapl (h5sf)
+ *                            byte datasets and an h5sf fapl, for the
+ *                            reliability tests.
  */
 #ifndef H5SF_TEST_H
 #define H5SF_TEST_H
@@ -115,8 +127,10 @@ T_FN void t_where(char *out, size_t n, const char *file, int line)
     memcpy(step, t_step_name, sizeof step);
     pthread_mutex_unlock(&t_wd_mu);
     k = t_who(out, n);
-    if (k > 0 && (size_t)k < n && file)
-        k += snprintf(out + k, n - (size_t)k, " %s:%d", file, line);
+    if (k > 0 && (size_t)k < n && file) {
+        const char *base = strrchr(file, '/');
+        k += snprintf(out + k, n - (size_t)k, " %s:%d", base ? base + 1 : file, line);
+    }
     if (k > 0 && (size_t)k < n && step[0])
         snprintf(out + k, n - (size_t)k, " (%s)", step);
 }
@@ -678,7 +692,7 @@ T_FN int t_verdict(void)
         else
             printf("%s: FAILED (%ld failed checks)", t_prog, all);
         if (t_rank >= 0)
-            printf(" (%d ranks)", t_size);
+            printf(" (%d rank%s)", t_size, t_size == 1 ? "" : "s");
         putchar('\n');
     }
     fflush(stdout);
