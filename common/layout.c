@@ -242,6 +242,57 @@ int h5sf_stub_lacks_root(int fd)
     return 0;
 }
 
+/* 1 if the stub's superblock (versions 0 and 1) points at a driver-info
+ * block, in the stub, of the subfiling drivers ("Subfilin").  Version 0:
+ * signature, 8 version and size bytes, two 2-byte K values, 4 bytes of
+ * flags (version 1: 4 more), then base, free-space, end-of-file and
+ * driver-info addresses; the block holds version, 3 reserved bytes, its
+ * size (4), then the driver's 8-byte name. */
+static int stub_has_sf_drvinfo(int fd)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char              b[28 + 4 * 8], id[8];
+    struct stat                st;
+    if (fstat(fd, &st) < 0)
+        return 0;
+    for (uint64_t at = 0; at + sizeof b <= (uint64_t)st.st_size; at = at ? at * 2 : 512) {
+        if (pread(fd, b, sizeof b, (off_t)at) != (ssize_t)sizeof b)
+            return 0;
+        if (memcmp(b, sig, sizeof sig))
+            continue;
+        unsigned so = b[13], v = b[8]; /* size of offsets */
+        if (v > 1 || (so != 4 && so != 8))
+            return 0;
+        const unsigned char *a   = b + (v == 0 ? 24 : 28);
+        uint64_t             drv = le_u(a + 3 * so, so);
+        if (drv == (so == 8 ? UINT64_MAX : UINT32_MAX)) /* undefined: no block */
+            return 0;
+        uint64_t off = le_u(a, so) + drv + 8;
+        if (off + sizeof id > (uint64_t)st.st_size || pread(fd, id, sizeof id, (off_t)off) != (ssize_t)sizeof id)
+            return 0;
+        return !memcmp(id, SF_NAME, sizeof id);
+    }
+    return 0;
+}
+
+int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbuf_t *e)
+{
+    char        cfg[2 * H5SF_LAYOUT_PATH_MAX];
+    struct stat st;
+    if (h5sf_config_path(l, cfg, sizeof cfg, e) < 0)
+        return -1;
+    if (stat(cfg, &st) == 0 || errno != ENOENT)
+        return h5sf_config_file_read(l, e) < 0 ? -1 : 0;
+    /* No config file: a plain HDF5 file, unless the stub says otherwise. */
+    if (h5sf_stub_lacks_root(stub_fd) || stub_has_sf_drvinfo(stub_fd))
+        return h5sf_fail(e, ENOENT,
+                         "%s is a subfiled file, but its config file %s does not exist (set config_dir / "
+                         "H5SF_CONFIG_DIR to where it is)",
+                         name, cfg);
+    h5sf_layout_set_plain(l);
+    return 1;
+}
+
 /* ---- the config file ---------------------------------------------------- */
 
 /* Create a fresh temporary next to `path` (mode 0666 & ~umask, like fopen). */

@@ -5,7 +5,8 @@
  *
  * ctest sets H5SF_FAULT="op=<site>,rank=<r>,count=1": the site's allocation
  * fails once, on rank r alone (sites: nomem-topo, choosing the IOCs;
- * nomem-plan, the stripe plan; nomem-ctx, a new IOC context).  The first H5Fcreate must fail on every
+ * nomem-plan, the stripe plan; nomem-ctx, a new IOC context; nomem-chan,
+ * the channel tables).  The first H5Fcreate must fail on every
  * rank naming the allocation; the second, with the fault spent, must
  * succeed and round-trip a pattern.  The watchdog turns a hang into a failure.
  *
