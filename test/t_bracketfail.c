@@ -31,7 +31,10 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <sys/uio.h>
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 #define S ((size_t)64 << 10)
 
@@ -63,7 +66,7 @@ static char path[4096];
 
 static H5FD_t *open_file(const char *cfg)
 {
-    hid_t   fapl = rl_fapl(cfg);
+    hid_t   fapl = t_fapl(cfg);
     H5FD_t *f    = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
     H5Pclose(fapl);
     CHECK(f != NULL, "H5FDopen failed");
@@ -88,8 +91,8 @@ static void sizes(int64_t sz[2])
 
 static void errors_name(const char *what, const char *want)
 {
-    rl_errtext_t t;
-    rl_errors(&t);
+    t_errtext_t t;
+    t_errors(&t);
     CHECK(strstr(t.buf, want), "%s: the error does not name \"%s\":\n%s", what, want, t.buf);
 }
 
@@ -100,14 +103,14 @@ static H5FD_t *setup(const char *cfg)
     static unsigned char buf[4 * S];
     H5FD_t              *f = open_file(cfg);
     H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)(4 * S));
-    if (rl_rank == 0) {
-        rl_fill(buf, 0, sizeof buf, 9);
+    if (t_rank == 0) {
+        t_fill(buf, sizeof buf, 9, 0);
         CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, sizeof buf, buf) >= 0, "write of four stripes");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)(S + S / 2));
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL) >= 0, "COBEGIN");
-    if (rl_rank == 1)
+    if (t_rank == 1)
         CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, 4096, buf) >= 0, "posting the write that fails");
     return f;
 }
@@ -115,7 +118,7 @@ static H5FD_t *setup(const char *cfg)
 static void end_bracket(H5FD_t *f)
 {
     herr_t r = H5FDctl(f, H5FD_H5SF_CTL_COEND, 0, NULL, NULL);
-    if (rl_rank == 1) {
+    if (t_rank == 1) {
         CHECK(r < 0, "COEND on rank 1 succeeded although its write failed");
         if (r < 0)
             errors_name("COEND", "Input/output error");
@@ -127,7 +130,7 @@ static void end_bracket(H5FD_t *f)
 static void mode_truncate(void)
 {
     int64_t sz[2];
-    rl_step(60, "truncate inside the failed bracket");
+    t_step(60, "truncate inside the failed bracket");
     H5FD_t *f   = setup("channel=direct,ioc=every:1,stripe_size=64KiB,stripe_count=2");
     haddr_t eof = H5FDget_eof(f, H5FD_MEM_DRAW);
     herr_t  r   = H5FDtruncate(f, H5P_DEFAULT, false);
@@ -142,7 +145,7 @@ static void mode_truncate(void)
     CHECK(H5FDget_eof(f, H5FD_MEM_DRAW) == eof, "the EOF moved from %llu to %llu", (unsigned long long)eof,
           (unsigned long long)H5FDget_eof(f, H5FD_MEM_DRAW));
 
-    rl_step(60, "truncate after the COEND");
+    t_step(60, "truncate after the COEND");
     end_bracket(f);
     CHECK(H5FDtruncate(f, H5P_DEFAULT, false) >= 0, "H5FDtruncate after the COEND failed");
     MPI_Barrier(MPI_COMM_WORLD);
@@ -156,7 +159,7 @@ static void mode_truncate(void)
 
 static void mode_flush(void)
 {
-    rl_step(60, "flush inside the failed bracket");
+    t_step(60, "flush inside the failed bracket");
     H5FD_t *f  = setup("channel=direct,ioc=every:1,stripe_size=64KiB,stripe_count=2,fsync=1");
     long    n0 = atomic_load(&fsyncs);
     herr_t  r  = H5FDflush(f, H5P_DEFAULT, false);
@@ -166,7 +169,7 @@ static void mode_flush(void)
         errors_name("H5FDflush", "Input/output error");
     CHECK(n == 0, "this rank synced %ld times in a flush that failed on every rank", n);
 
-    rl_step(60, "flush after the COEND");
+    t_step(60, "flush after the COEND");
     end_bracket(f);
     n0 = atomic_load(&fsyncs);
     CHECK(H5FDflush(f, H5P_DEFAULT, false) >= 0, "H5FDflush after the COEND failed");
@@ -177,15 +180,15 @@ static void mode_flush(void)
 static void mode_order(void)
 {
     static unsigned char buf[S];
-    rl_step(60, "COEND with two failures");
+    t_step(60, "COEND with two failures");
     H5FD_t *f = open_file("channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=2,timeout=20");
     H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)(2 * S));
-    if (rl_rank == 1) {
+    if (t_rank == 1) {
         H5FD_mem_t  types[32];
         haddr_t     addrs[32];
         size_t      lens[32];
         const void *bufs[32];
-        rl_fill(buf, 0, sizeof buf, 2);
+        t_fill(buf, sizeof buf, 2, 0);
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL) >= 0, "COBEGIN");
         atomic_store(&fail_pwritev, 1);
         /* Dense, subfile 0: this rank's own pwritev, which fails at once. */
@@ -204,8 +207,8 @@ static void mode_order(void)
         atomic_store(&fail_pwritev, 0);
         CHECK(r < 0, "COEND succeeded although both writes failed");
         if (r < 0) {
-            rl_errtext_t t;
-            rl_errors(&t);
+            t_errtext_t t;
+            t_errors(&t);
             CHECK(strstr(t.buf, "IOC rank 0") && strstr(t.buf, "Input/output error") && !strstr(t.buf, "No space left"),
                   "COEND does not name the IOC's failure (include/h5sf.h: IOC requests first):\n%s", t.buf);
         }
@@ -220,12 +223,12 @@ static void mode_order(void)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_bracketfail");
+    t_init(&argc, &argv, "t_bracketfail");
     if (argc != 3) {
         fprintf(stderr, "usage: t_bracketfail truncate|flush|order DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    rl_mkdir(argv[2]);
+    t_mkdir_world(argv[2]);
     snprintf(path, sizeof path, "%s/bf.h5", argv[2]);
     if (!strcmp(argv[1], "truncate"))
         mode_truncate();
@@ -235,5 +238,5 @@ int main(int argc, char **argv)
         mode_order();
     else
         MPI_Abort(MPI_COMM_WORLD, 2);
-    return rl_finish();
+    return t_finish();
 }

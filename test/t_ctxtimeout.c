@@ -16,7 +16,10 @@
  *
  * usage: t_ctxtimeout DIR
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 #define N ((size_t)128 << 10)
 
@@ -24,7 +27,7 @@ static H5FD_t *open_file(const char *path, int timeout)
 {
     char cfg[256];
     snprintf(cfg, sizeof cfg, "channel=ioc,ioc=total:1,stripe_size=1MiB,stripe_count=1,timeout=%d", timeout);
-    hid_t   fapl = rl_fapl(cfg);
+    hid_t   fapl = t_fapl(cfg);
     H5FD_t *f    = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
     H5Pclose(fapl);
     CHECK(f != NULL, "H5FDopen of %s failed", path);
@@ -37,14 +40,14 @@ static H5FD_t *open_file(const char *path, int timeout)
 static void refused_write(H5FD_t *f)
 {
     static unsigned char buf[N];
-    if (rl_rank != 1)
+    if (t_rank != 1)
         return;
-    rl_fill(buf, 0, N, 4);
+    t_fill(buf, N, 4, 0);
     herr_t r = H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, N, buf);
     CHECK(r < 0, "a write the IOC refuses succeeded");
     if (r < 0) {
-        rl_errtext_t t;
-        rl_errors(&t);
+        t_errtext_t t;
+        t_errors(&t);
         CHECK(strstr(t.buf, "out of memory") && !strstr(t.buf, "payload was not taken"),
               "the refused write's error:\n%s", t.buf);
     }
@@ -53,21 +56,21 @@ static void refused_write(H5FD_t *f)
 int main(int argc, char **argv)
 {
     char a[4096], b[4096];
-    rl_init(&argc, &argv, "t_ctxtimeout");
+    t_init(&argc, &argv, "t_ctxtimeout");
     if (argc != 2)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    rl_mkdir(argv[1]);
+    t_mkdir_world(argv[1]);
     snprintf(a, sizeof a, "%s/a.h5", argv[1]);
     snprintf(b, sizeof b, "%s/b.h5", argv[1]);
-    rl_step(60, "first file, timeout 5");
+    t_step(60, "first file, timeout 5");
     H5FD_t *fa = open_file(a, 5);
     refused_write(fa);
     MPI_Barrier(MPI_COMM_WORLD);
-    rl_step(60, "second file, timeout 9");
+    t_step(60, "second file, timeout 9");
     H5FD_t *fb = open_file(b, 9);
     refused_write(fb);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(H5FDclose(fb) >= 0, "close b");
     CHECK(H5FDclose(fa) >= 0, "close a");
-    return rl_finish();
+    return t_finish();
 }

@@ -29,26 +29,23 @@
  *
  * usage: t_finalize MODE DIR
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 #define S ((size_t)64 << 10) /* stripe size */
 
 static char path[4096], dir[2048];
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Each rank's own verdict: after MPI_Finalize nothing can be agreed. */
 static int verdict(const char *mode)
 {
-    alarm(0);
-    printf("t_finalize %s rank %d: %s (%ld failed checks)\n", mode, rl_rank, rl_fail ? "FAIL" : "ok", rl_fail);
+    t_step_done();
+    long n = t_fails;
+    printf("t_finalize %s rank %d: %s (%ld failed checks)\n", mode, t_rank, n ? "FAILED" : "passed", n);
     fflush(stdout);
-    return rl_fail ? 1 : 0;
+    return n ? 1 : 0;
 }
 
 /* stderr goes to a file while MPI_Finalize runs (the hook's lines are
@@ -58,14 +55,14 @@ static char err_path[4200];
 
 static void capture_stderr(const char *tag)
 {
-    snprintf(err_path, sizeof err_path, "%s/%s.err.%d", dir, tag, rl_rank);
+    snprintf(err_path, sizeof err_path, "%s/%s.err.%d", dir, tag, t_rank);
     fflush(stderr);
     int fd    = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     saved_err = dup(2);
     if (fd < 0 || saved_err < 0 || dup2(fd, 2) < 0)
-        rl_die_io("redirect stderr to", err_path);
+        t_die_io("redirect stderr to", err_path);
     close(fd);
-    rl_alarm_fd = saved_err;
+    t_watchdog_fd = saved_err;
 }
 
 /* Back to the real stderr; the captured text (echoed there too). */
@@ -75,29 +72,29 @@ static char *release_stderr(void)
     fflush(stderr);
     dup2(saved_err, 2);
     close(saved_err);
-    rl_alarm_fd = 2;
-    char *b     = rl_slurp(err_path, &n);
+    t_watchdog_fd = 2;
+    char *b       = t_slurp(err_path, &n);
     if (n)
-        fprintf(stderr, "[t_finalize rank %d] stderr during MPI_Finalize:\n%s", rl_rank, b);
+        fprintf(stderr, "[t_finalize rank %d] stderr during MPI_Finalize:\n%s", t_rank, b);
     return b;
 }
 
 static void finalize_bounded(unsigned limit)
 {
-    rl_step(limit, "MPI_Finalize");
-    double t0 = now_s();
+    t_step(limit, "MPI_Finalize");
+    double t0 = t_now_s();
     MPI_Finalize();
-    alarm(0);
-    double el = now_s() - t0;
-    printf("t_finalize rank %d: MPI_Finalize took %.2f s\n", rl_rank, el);
+    t_step_done();
+    double el = t_now_s() - t0;
+    printf("t_finalize rank %d: MPI_Finalize took %.2f s\n", t_rank, el);
     CHECK(el < limit, "MPI_Finalize took %.1f s", el);
 }
 
 static void mode_hang(void)
 {
     unsigned char buf[4096];
-    hid_t         fapl = rl_fapl("channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=1,timeout=2");
-    rl_step(60, "open");
+    hid_t         fapl = t_fapl("channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=1,timeout=2");
+    t_step(60, "open");
     H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
     CHECK(f != NULL, "H5FDopen failed");
     if (!f)
@@ -105,18 +102,18 @@ static void mode_hang(void)
     H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)S);
     H5Pclose(fapl);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rl_rank == 1) {
+    if (t_rank == 1) {
         struct timespec ts = {0, 500000000};
         nanosleep(&ts, NULL); /* rank 0 is in MPI_Finalize by now */
-        rl_fill(buf, 0, sizeof buf, 1);
-        rl_step(20, "rank 1's write to the hung IOC");
-        double t0 = now_s();
+        t_fill(buf, sizeof buf, 1, 0);
+        t_step(20, "rank 1's write to the hung IOC");
+        double t0 = t_now_s();
         herr_t r  = H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, 0, sizeof buf, buf);
-        double el = now_s() - t0;
+        double el = t_now_s() - t0;
         CHECK(r < 0, "the write to a hung IOC succeeded");
         if (r < 0) {
-            rl_errtext_t t;
-            rl_errors(&t);
+            t_errtext_t t;
+            t_errors(&t);
             CHECK(strstr(t.buf, "no answer from IOC rank 0") && strstr(t.buf, "timeout"),
                   "the write's error does not name the timeout:\n%s", t.buf);
         }
@@ -130,16 +127,16 @@ static void mode_hang(void)
 
 static void mode_nomem(void)
 {
-    hid_t         fapl = rl_fapl("channel=ioc,stripe_size=64KiB,stripe_count=2");
+    hid_t         fapl = t_fapl("channel=ioc,stripe_size=64KiB,stripe_count=2");
     unsigned char buf[S];
-    rl_step(60, "create and write");
+    t_step(60, "create and write");
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "H5Fcreate failed");
     if (f < 0)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    hid_t d = rl_dset_create(f, "d", (hsize_t)rl_size * S);
-    rl_fill(buf, (uint64_t)rl_rank * S, S, 7);
-    CHECK(rl_io(d, 1, (hsize_t)rl_rank * S, S, buf, H5P_DEFAULT, NULL) >= 0, "write");
+    hid_t d = t_dset_create(f, "d", (hsize_t)t_size * S);
+    t_fill(buf, S, 7, (uint64_t)t_rank * S);
+    CHECK(t_dset_io(d, 1, (hsize_t)t_rank * S, S, buf, H5P_DEFAULT, NULL) >= 0, "write");
     H5Dclose(d);
     H5Pclose(fapl);
     /* f stays open, its metadata unflushed: the hook closes it. */
@@ -148,8 +145,8 @@ static void mode_nomem(void)
 
 static void mode_check(void)
 {
-    hid_t fapl = rl_fapl("");
-    rl_step(60, "read back");
+    hid_t fapl = t_fapl("");
+    t_step(60, "read back");
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     CHECK(f >= 0, "cannot open %s: the finalize hook did not close it", path);
     if (f >= 0) {
@@ -159,8 +156,8 @@ static void mode_check(void)
         unsigned char *b  = malloc(n > 0 ? (size_t)n : 1);
         CHECK(d >= 0 && n > 0 && n % S == 0, "dataset d missing or of %lld bytes", (long long)n);
         if (d >= 0 && n > 0) {
-            CHECK(rl_io(d, 0, 0, (hsize_t)n, b, H5P_DEFAULT, NULL) >= 0, "read");
-            size_t bad = rl_mismatch(b, 0, (size_t)n, 7);
+            CHECK(t_dset_io(d, 0, 0, (hsize_t)n, b, H5P_DEFAULT, NULL) >= 0, "read");
+            size_t bad = t_mismatch(b, (size_t)n, 7, 0);
             CHECK(bad == (size_t)n, "byte %zu of %lld differs from what was written", bad, (long long)n);
         }
         free(b);
@@ -174,7 +171,7 @@ static void mode_check(void)
 /* Stripe this rank writes: the next rank's, so that on the IOC channel
  * (an IOC on every rank, subfile s served by rank s mod 2) most requests
  * go to another rank. */
-static uint64_t my_stripe(void) { return (uint64_t)((rl_rank + 1) % rl_size); }
+static uint64_t my_stripe(void) { return (uint64_t)((t_rank + 1) % t_size); }
 
 /* HDF5 ends itself at MPI_Finalize if it was initialized after MPI (an
  * MPI_COMM_SELF hook of its own), and then H5FDclose fails before it
@@ -183,17 +180,17 @@ static uint64_t my_stripe(void) { return (uint64_t)((rl_rank + 1) % rl_size); }
 static void mode_bracket(bool coend)
 {
     const char   *fr   = getenv("T_FAIL_RANK");
-    const bool    fail = fr && atoi(fr) == rl_rank;
+    const bool    fail = fr && atoi(fr) == t_rank;
     unsigned char buf[S], got[S];
-    hid_t         fapl = rl_fapl("stripe_size=64KiB,stripe_count=2");
-    rl_step(60, "open and post");
+    hid_t         fapl = t_fapl("stripe_size=64KiB,stripe_count=2");
+    t_step(60, "open and post");
     H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
     CHECK(f != NULL, "H5FDopen failed");
     if (!f)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)rl_size * S);
+    H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)t_size * S);
     uint64_t a = my_stripe() * S;
-    rl_fill(buf, a, S, 3);
+    t_fill(buf, S, 3, a);
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL) >= 0, "COBEGIN failed");
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, a, S, buf) >= 0, "posting the write failed");
     H5Pclose(fapl); /* its communicator must not outlive MPI */
@@ -206,12 +203,12 @@ static void mode_bracket(bool coend)
               "the hook did not say that the bracket's transfer failed (stderr above)");
     free(err);
 
-    rl_step(20, "%s after MPI_Finalize", coend ? "COEND" : "H5FDclose");
+    t_step(20, "%s after MPI_Finalize", coend ? "COEND" : "H5FDclose");
     herr_t r = coend ? H5FDctl(f, H5FD_H5SF_CTL_COEND, 0, NULL, NULL) : H5FDclose(f);
     CHECK(r < 0, "%s after MPI_Finalize succeeded for a bracket left open", coend ? "COEND" : "H5FDclose");
     if (r < 0) {
-        rl_errtext_t t;
-        rl_errors(&t);
+        t_errtext_t t;
+        t_errors(&t);
         CHECK(strstr(t.buf, path) && strstr(t.buf, "MPI_Finalize"),
               "the error names neither file nor MPI_Finalize:\n%s", t.buf);
         if (fail)
@@ -222,8 +219,8 @@ static void mode_bracket(bool coend)
     if (coend) {
         r = H5FDctl(f, H5FD_H5SF_CTL_COEND, 0, NULL, NULL);
         CHECK(r < 0, "a second COEND after MPI_Finalize succeeded");
-        rl_errtext_t t;
-        rl_errors(&t);
+        t_errtext_t t;
+        t_errors(&t);
         CHECK(strstr(t.buf, "without a COBEGIN"), "the second COEND:\n%s", t.buf);
     }
 
@@ -243,16 +240,16 @@ static void mode_bracket(bool coend)
 
 static void mode_closefail(void)
 {
-    hid_t         fapl = rl_fapl("stripe_size=64KiB,stripe_count=2,fsync=1");
+    hid_t         fapl = t_fapl("stripe_size=64KiB,stripe_count=2,fsync=1");
     unsigned char buf[S];
-    rl_step(60, "create and write");
+    t_step(60, "create and write");
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "H5Fcreate failed");
     if (f < 0)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    hid_t d = rl_dset_create(f, "d", (hsize_t)rl_size * S);
-    rl_fill(buf, (uint64_t)rl_rank * S, S, 7);
-    CHECK(rl_io(d, 1, (hsize_t)rl_rank * S, S, buf, H5P_DEFAULT, NULL) >= 0, "write");
+    hid_t d = t_dset_create(f, "d", (hsize_t)t_size * S);
+    t_fill(buf, S, 7, (uint64_t)t_rank * S);
+    CHECK(t_dset_io(d, 1, (hsize_t)t_rank * S, S, buf, H5P_DEFAULT, NULL) >= 0, "write");
     H5Dclose(d);
     H5Pclose(fapl);
     /* The close's flush syncs, which H5SF_FAULT=op=fsync makes fail. */
@@ -273,13 +270,13 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     if (!strcmp(mode, "bracket-close"))
         H5open(); /* before MPI: HDF5 then outlives MPI_Finalize */
-    rl_init(&argc, &argv, "t_finalize");
+    t_init(&argc, &argv, "t_finalize");
     snprintf(dir, sizeof dir, "%s", argv[2]);
-    rl_mkdir(dir);
+    t_mkdir_world(dir);
     snprintf(path, sizeof path, "%s/fin.h5", dir);
     if (!strcmp(mode, "check")) {
         mode_check();
-        return rl_finish();
+        return t_finish();
     }
     if (!strcmp(mode, "hang"))
         mode_hang();

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "settings.h"
-
-#include "t_unit.h"
+#include "h5sf_test.h"
 
 /* Every variable the code reads, so the environment of the runner cannot leak in. */
 static void clear_env(void)
@@ -35,16 +34,10 @@ static void bad(int line, const char *str, const char *w1, const char *w2)
     h5sf_errbuf_t   e;
     h5sf_settings_defaults(&before);
     int rc = parse(str, &c, &e);
-    if (rc == 0 || !strstr(e.msg, w1) || (w2 && !strstr(e.msg, w2))) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: parse(\"%s\") rc=%d msg=\"%s\" (want \"%s\"%s%s)\n", line, str, rc, e.msg, w1,
-                w2 ? " and " : "", w2 ? w2 : "");
-    }
+    CHECK_AT(line, rc != 0 && strstr(e.msg, w1) && (!w2 || strstr(e.msg, w2)),
+             "parse(\"%s\") rc=%d msg=\"%s\" (want \"%s\"%s%s)", str, rc, e.msg, w1, w2 ? " and " : "", w2 ? w2 : "");
     /* all or nothing: a failed parse leaves the struct alone */
-    if (rc != 0 && memcmp(&c, &before, sizeof c) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: failed parse(\"%s\") modified the config\n", line, str);
-    }
+    CHECK_AT(line, rc == 0 || memcmp(&c, &before, sizeof c) == 0, "failed parse(\"%s\") modified the config", str);
 }
 #define BAD(s, w1, w2) bad(__LINE__, s, w1, w2)
 
@@ -52,14 +45,10 @@ static h5sf_settings_t good(int line, const char *str)
 {
     h5sf_settings_t c;
     h5sf_errbuf_t   e;
-    if (parse(str, &c, &e) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: parse(\"%s\"): %s\n", line, str, e.msg);
-    }
-    else if (h5sf_settings_validate(&c, &e) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: parse(\"%s\") gave an invalid config: %s\n", line, str, e.msg);
-    }
+    if (parse(str, &c, &e) != 0)
+        CHECK_AT(line, 0, "parse(\"%s\"): %s", str, e.msg);
+    else
+        CHECK_AT(line, h5sf_settings_validate(&c, &e) == 0, "parse(\"%s\") gave an invalid config: %s", str, e.msg);
     return c;
 }
 #define GOOD(s) good(__LINE__, s)
@@ -382,10 +371,7 @@ static h5sf_settings_t env_result(int line, const char *str)
 {
     h5sf_settings_t c = good(line, str);
     h5sf_errbuf_t   e = {0};
-    if (h5sf_settings_apply_env(&c, &e) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: apply_env: %s\n", line, e.msg);
-    }
+    CHECK_AT(line, h5sf_settings_apply_env(&c, &e) == 0, "apply_env: %s", e.msg);
     return c;
 }
 #define ENV(s) env_result(__LINE__, s)
@@ -396,10 +382,9 @@ static void env_bad(int line, const char *want1, const char *want2)
     h5sf_errbuf_t   e = {0};
     h5sf_settings_defaults(&c);
     before = c;
-    if (h5sf_settings_apply_env(&c, &e) == 0 || !strstr(e.msg, want1) || (want2 && !strstr(e.msg, want2))) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: apply_env: \"%s\" (want \"%s\")\n", line, e.msg, want1);
-    }
+    int rc = h5sf_settings_apply_env(&c, &e);
+    CHECK_AT(line, rc != 0 && strstr(e.msg, want1) && (!want2 || strstr(e.msg, want2)),
+             "apply_env: \"%s\" (want \"%s\")", e.msg, want1);
     CHECK(memcmp(&c, &before, sizeof c) == 0, "failed apply_env (line %d) modified the config", line);
 }
 #define ENV_BAD(w1, w2) env_bad(__LINE__, w1, w2)
@@ -682,6 +667,7 @@ static void test_env_rows(void)
 
 int main(void)
 {
+    t_start("unit_config");
     test_sizes();
     test_ints();
     test_rank_list();
@@ -691,10 +677,5 @@ int main(void)
     test_format();
     test_tables();
     test_env_rows();
-    if (failures) {
-        fprintf(stderr, "unit_config: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("unit_config: all passed\n");
-    return 0;
+    return t_verdict();
 }

@@ -27,7 +27,7 @@
 #include "sblock.h"
 #include "superblock.h"
 
-#include "t_unit.h"
+#include "h5sf_test.h"
 
 #define UNDEF H5SF_SB_UNDEF
 
@@ -288,6 +288,7 @@ static void check_stub(const char *dir)
 
 int main(int argc, char **argv)
 {
+    t_start("unit_superblock");
     if (argc != 2) {
         fprintf(stderr, "usage: unit_superblock <test/data/superblock>\n");
         return 2;
@@ -296,10 +297,6 @@ int main(int argc, char **argv)
         check_ref(argv[1], &refs[i]);
     check_moved_base(argv[1]);
     check_stub(argv[1]);
-    if (failures) {
-        fprintf(stderr, "unit_superblock: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("unit_superblock: %zu reference files, ok\n", sizeof refs / sizeof refs[0]);
-    return 0;
+    printf("unit_superblock: %zu reference files\n", sizeof refs / sizeof refs[0]);
+    return t_verdict();
 }
