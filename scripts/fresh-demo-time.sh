@@ -62,6 +62,7 @@ cleanup() {
     umount_all
     [ -z "$R" ] || remove_root "$R" || true
     [ "${H5SF_FRESH_KEEP:-0}" = 1 ] || [ ! -d "$DIR/base" ] || remove_root "$DIR/base" || true
+    [ "${H5SF_FRESH_KEEP:-0}" = 1 ] || { rm -f "$DIR/mmdebstrap.log"; rmdir "$DIR" 2>/dev/null; } || true
 }
 trap cleanup EXIT
 
