@@ -14,11 +14,13 @@
 #                    a machine that others load, -20 comes closer to the time
 #                    on a machine of one's own (the load is printed either way).
 #                    With the kernel's autogroups on, niceness only ranks
-#                    processes of one session, so the commands get a session
-#                    of their own (setsid) whose autogroup takes the niceness.
+#                    processes of one process session, so the commands get a
+#                    process session of their own (setsid) whose autogroup
+#                    takes the niceness.
 # Prints every line the demo prints with the seconds since it started, then
 # per REF: wall seconds, CPU seconds (user + sys of the demo and its
-# children) and the load averages before and after.  Needs root
+# children) and the load averages before and after; exits non-zero when a
+# timed command failed.  Needs root
 # (mmdebstrap, chroot, bind mounts) and the Debian mirror of the machine's
 # apt sources; owns only $H5SF_FRESH_DIR.
 set -euo pipefail
@@ -58,6 +60,7 @@ remove_root() { # path: removed only when nothing is mounted below it
     rm -rf "$1"
 }
 R=""
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
     umount_all
     [ -z "$R" ] || remove_root "$R" || true
@@ -87,7 +90,7 @@ in_root() { # label, command string: run as root in $R, each line timed; sets rc
     log "$label in $R, load before: $load0"
     t0=${EPOCHREALTIME/./}
     set +e
-    # shellcheck disable=SC2016 # $0 and $1 expand in the inner shell
+    # shellcheck disable=SC2016 # $0 (the niceness) and $@ expand in the inner shell
     setsid -w bash -c '[ ! -w /proc/self/autogroup ] || echo "$0" >/proc/self/autogroup; exec nice -n "$0" "$@"' \
         "${H5SF_FRESH_NICE:-0}" chroot "$R" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
         HOME=/root LANG=C.UTF-8 bash -c "cd /root/h5sf && TIMEFORMAT='[fresh] cpu %U user %S sys'; time { $cmd; }" 2>&1 |
@@ -97,6 +100,7 @@ in_root() { # label, command string: run as root in $R, each line timed; sets rc
         done | tee "$out"
     rc=${PIPESTATUS[0]}
     set -e
+    [ "$rc" -eq 0 ] || status=1
     now=${EPOCHREALTIME/./}
     wall=$(((now - t0) / 1000000))
     load1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -107,6 +111,7 @@ in_root() { # label, command string: run as root in $R, each line timed; sets rc
 }
 
 summary=()
+status=0
 for ref in "$@"; do
     sha=$(git -C "$root" rev-parse --verify "$ref^{commit}")
     R="$DIR/run-${sha:0:12}"
@@ -129,3 +134,4 @@ for ref in "$@"; do
     R=""
 done
 printf '[fresh] %s\n' "${summary[@]}"
+exit "$status"
