@@ -3,7 +3,8 @@
 #                 settings; compared with a pattern and an MPI-IO reference
 #   t_interop     h5sf <-> HDF5's built-in subfiling driver, both directions
 #   t_config      fapl struct, config strings, environment, bad values
-#   t_envdriver   HDF5_DRIVER=h5sf / HDF5_DRIVER_CONFIG with H5P_DEFAULT only
+#   t_envdriver   HDF5_DRIVER=h5sf / HDF5_DRIVER_CONFIG, no driver call (the
+#                 communicator named with H5Pset_mpi_params)
 #   t_errstack    h5sf's error stack entries name the raising file, function, line
 #   t_plain       plain HDF5 files (MPI-IO's, sec2's) read and written through h5sf
 # Executables land in ${CMAKE_BINARY_DIR}/bin (CMAKE_RUNTIME_OUTPUT_DIRECTORY).

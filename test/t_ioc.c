@@ -43,7 +43,7 @@ static uint64_t rnd(void)
 static hid_t fapl_for(const char *cfg)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (H5Pset_driver_by_name(fapl, "h5sf", cfg) < 0) {
+    if (H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0 || H5Pset_driver_by_name(fapl, "h5sf", cfg) < 0) {
         fprintf(stderr, "cannot select h5sf with \"%s\"\n", cfg);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

@@ -310,9 +310,11 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         }
     }
     {
-        h5sf_errbuf_t ceb = {0};
-        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &ceb) < 0)
+        h5sf_errbuf_t ceb   = {0};
+        bool          named = true;
+        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &named, &ceb) < 0)
             H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &ceb);
+        f->serial = !named;
     }
     /* cfg's handles belong to the fapl; the file keeps only its dups. */
     f->cfg.comm = MPI_COMM_NULL;
@@ -449,10 +451,18 @@ static int h5sf_cmp(const H5FD_t *a, const H5FD_t *b)
     return strcmp(x->layout.stub_dir, y->layout.stub_dir);
 }
 
+/* A file opened without a communicator (f->serial: one rank, MPI_COMM_SELF)
+ * is a serial file to HDF5, as it would be under sec2: without HAS_MPI,
+ * HDF5 writes variable-length data, reads virtual datasets, caches chunks,
+ * allocates late, and refuses collective transfers.  A file opened on a
+ * named communicator, of any size, keeps parallel HDF5's rules, as under
+ * MPI-IO; so does the class (file NULL), which HDF5 asks about a fapl. */
 static herr_t h5sf_query(const H5FD_t *file, unsigned long *flags)
 {
-    (void)file;
-    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_HAS_MPI;
+    const h5sf_file_t *f = (const h5sf_file_t *)file;
+    *flags               = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_AGGREGATE_SMALLDATA;
+    if (!f || !f->serial)
+        *flags |= H5FD_FEAT_HAS_MPI;
     return 0;
 }
 
@@ -604,7 +614,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
     {
         h5sf_errbuf_t ceb = {0};
-        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, &ceb) < 0)
+        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, NULL, &ceb) < 0)
             H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &ceb);
     }
     if (h5sf_agree(comm, failed, &eb) < 0)
@@ -799,10 +809,12 @@ static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info i
     return c;
 }
 
+/* A serial file's fapl names no communicator either, so a reopen through
+ * H5Fget_access_plist is serial again. */
 static void *h5sf_fapl_get(H5FD_t *file)
 {
     h5sf_file_t *f = (h5sf_file_t *)file;
-    return config_dup(&f->cfg, f->comm, f->info);
+    return config_dup(&f->cfg, f->serial ? MPI_COMM_NULL : f->comm, f->serial ? MPI_INFO_NULL : f->info);
 }
 
 static void *h5sf_fapl_copy(const void *fa)

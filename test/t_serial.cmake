@@ -1,0 +1,35 @@
+# Serial opens (docs/user-guide.md, "Serial opens"): a fapl that names no
+# communicator opens on MPI_COMM_SELF, and HDF5 sees a serial driver.
+#   t_serial_<mode>_np<N>   rank0: rank 0 alone creates, writes, reads and
+#                           deletes with H5P_DEFAULT while the others wait
+#                           (a hang fails the watchdog); own: every rank its
+#                           own file; named: a named communicator (split
+#                           WORLD) is kept, three ways
+#   t_serialvl_np<N>        variable-length data in serial files, read back
+#                           as sec2's; a named MPI_COMM_SELF refuses it as
+#                           MPI-IO does
+#   t_serialnc_<step>_np<N> what netCDF's serial tests do, client-free: a
+#                           16 TiB chunked dataset (tst_chunks2, tst_vars2)
+#                           takes no space until written, a virtual dataset
+#                           reads (tst_virtual_datasets); sec2 alongside
+# HDF5_DRIVER=h5sf: H5P_DEFAULT and new fapls select the plugin.
+# About 20 s in all at 1 and 3 ranks (2026-11-28, 2 cores).
+foreach(t t_serial t_serialvl t_serialnc)
+  add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+  target_link_libraries(${t} PRIVATE h5sf hdf5::hdf5-shared)
+endforeach()
+foreach(np 1 3)
+  foreach(mode rank0 own named)
+    h5sf_mpi_test(t_serial_${mode}_np${np} t_serial ${np} ${CMAKE_CURRENT_BINARY_DIR}/work/t_serial_np${np} ${mode}
+                  ENV "HDF5_DRIVER=h5sf")
+    set_tests_properties(t_serial_${mode}_np${np} PROPERTIES TIMEOUT 180)
+  endforeach()
+  h5sf_mpi_test(t_serialvl_np${np} t_serialvl ${np} ${CMAKE_CURRENT_BINARY_DIR}/work/t_serialvl_np${np}
+                ENV "HDF5_DRIVER=h5sf")
+  set_tests_properties(t_serialvl_np${np} PROPERTIES TIMEOUT 180)
+  foreach(step huge3d huge2d virtual)
+    h5sf_mpi_test(t_serialnc_${step}_np${np} t_serialnc ${np} ${CMAKE_CURRENT_BINARY_DIR}/work/t_serialnc_np${np} ${step}
+                  ENV "HDF5_DRIVER=h5sf")
+    set_tests_properties(t_serialnc_${step}_np${np} PROPERTIES TIMEOUT 180)
+  endforeach()
+endforeach()
