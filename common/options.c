@@ -4,11 +4,11 @@
  * variables that are not options.  Data only; h5sf-options prints it and
  * docs/configuration.md is generated from it.
  *
- * Must stay in the row order of config.c's setters[] (H5SF_NOPTIONS rows);
+ * Must stay in the row order of settings.c's setters[] (H5SF_NOPTIONS rows);
  * parses nothing.
  */
 #include <stddef.h>
-#include "config_impl.h"
+#include "settings_impl.h"
 
 /* A limit of bounds.h as text, so the docs show the number the code checks. */
 #define NUM_(x) #x

@@ -10,12 +10,11 @@
  * of torn down if its communicator is congruent with MPI_COMM_WORLD (so
  * there is at most one parked context, the same on every rank): its
  * daemon threads sleep on a condition variable and use no CPU, its transfer
- * slots are freed after a second (a file opened sooner reuses them: a fresh
- * 8 MiB buffer is 2048 page faults, ~28 ms on a VM whose faults cost
- * 13 us), and the next file opened on those ranks skips the
- * communicator duplication and the start and stop of five threads -- about
- * a millisecond per open/close pair at 4 ranks, which a code writing a file
- * per time step pays every step.  A parked context ends at MPI_Finalize,
+ * slots are freed after a second (a file opened sooner reuses them, and
+ * fresh ones cost page faults), and the next file opened on those ranks
+ * skips the communicator duplication and the start and stop of five
+ * threads, which a code writing a file per time step pays every step
+ * (measured: docs/performance.md, Figures behind constants, parked slots).  A parked context ends at MPI_Finalize,
  * when HDF5 closes the driver, or at the next open if the H5SF_IOC_*
  * settings changed meanwhile.  Contexts of other communicators, and any
  * that saw a failure, end with their last file as before.
@@ -36,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../common/config.h"
+#include "../common/settings.h"
 
 /* H5SF_IOC_MEMORY: bytes an IOC rank may hold for payload and queued
  * requests; half for transfer slots, half for received messages, and the
@@ -353,7 +352,7 @@ static void unpark(h5sf_ioc_ctx_t *ctx)
     atomic_store(&ctx->served, 0);
     atomic_store(&ctx->queue_wait_ns, 0);
     atomic_store(&ctx->io_ns, 0);
-    atomic_store(&ctx->groups, 0);
+    atomic_store(&ctx->batches, 0);
     atomic_store(&ctx->merged, 0);
     atomic_store(&ctx->merge_waits, 0);
     atomic_store(&ctx->syscalls, 0);
@@ -484,7 +483,7 @@ void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out)
     out->requests_served = atomic_load(&c->served);
     out->queue_wait_ns   = atomic_load(&c->queue_wait_ns);
     out->io_ns           = atomic_load(&c->io_ns);
-    out->groups          = atomic_load(&c->groups);
+    out->batches         = atomic_load(&c->batches);
     out->merged          = atomic_load(&c->merged);
     out->merge_waits     = atomic_load(&c->merge_waits);
     out->syscalls        = atomic_load(&c->syscalls);

@@ -9,14 +9,15 @@
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
  *   worker.c    the libuv worker threads, the ready queue, submission, and
- *               releasing what a finished group held back (calls group.c
+ *               releasing what a finished batch held back (calls merge.c
  *               and run.c; neither calls it)
- *   group.c     forming groups: which ready requests run together
- *   run.c       running a group: merged pwritev/preadv (common/sysio.c),
+ *   merge.c     forming batches: which ready requests run together
+ *   run.c       running a batch: merged pwritev/preadv (common/sysio.c),
  *               payload chunks, replies
  *   slots.c     the pool of transfer slots
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
  *   shm.c       the node's shared-memory area: same-node payloads, doorbells
+ *   payload.c   the MPI messages of a payload chunk: parts, or one datatype
  *   fault.c     test-only stall and hang faults (H5SF_FAULT; the others and
  *               the parsing: common/sysio.c)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
@@ -205,7 +206,7 @@ struct h5sf_ioc_ctx {
     uint64_t use_clock;
     /* counters */
     atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
-    atomic_uint_fast64_t groups, merged, merge_waits, syscalls, reopens;
+    atomic_uint_fast64_t batches, merged, merge_waits, syscalls, reopens;
     h5sf_ioc_ctx_t      *next;
 };
 
@@ -224,22 +225,22 @@ bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r);
  * (the caller checks payload_pending before running them). */
 void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **ready_tail);
 
-/* ---- groups: formed by group.c, run by run.c ------------------------------
+/* ---- batches: formed by merge.c, run by run.c ----------------------------
  *
- * A worker runs a *group*: the request it took plus other ready requests of
+ * A worker runs a *batch*: the request it took plus other ready requests of
  * the same kind on the same subfile whose extents touch it -- typically the
  * interleaved strided pieces of several ranks.  Ready requests never
  * conflict (the scheduler saw to that), so their pieces can be sorted by
  * offset and written or read as merged runs: one pwritev per contiguous run
  * instead of one per piece per rank.
  *
- * The group moves in rounds: in round k every member's chunk k is in memory
+ * The batch moves in rounds: in round k every member's chunk k is in memory
  * (its own slot, its inline payload, or for local requests the client's
  * buffers), the pieces of those chunks are sorted into runs, and the runs go
  * to the disk.  Equal-sized requests of an interleaved pattern thus meet
- * chunk by chunk.  A lone request is a group of one, in its own piece order.
+ * chunk by chunk.  A lone request is a batch of one, in its own piece order.
  */
-#define GROUP_MAX 16 /* members of one group                      */
+#define BATCH_MAX 16 /* members of one batch                      */
 
 typedef struct member {
     ioc_req_t        *r;
@@ -284,29 +285,29 @@ static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
 }
 
 /* Bytes of r can be addressed without a slot: local, inline, or empty.
- * (Local requests still get a slot when a worker runs them: group.c.) */
+ * (Local requests still get a slot when a worker runs them: merge.c.) */
 static inline bool     ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
 static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
 
-/* group.c (lock held) */
+/* merge.c (lock held) */
 /* The first ready request no lingering worker has claimed, unlinked; NULL
  * if there is none. */
-ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx);
-/* q could join the group a waiting worker has claimed. */
-bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
+ioc_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx);
+/* q could join the batch a waiting worker has claimed. */
+bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
 /* Unlink q (after prev; NULL: the head) from the ready queue. */
 void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
-/* Form a group around r (unlinked) in mb[0..GROUP_MAX); returns its size.
+/* Form a batch around r (unlinked) in mb[0..BATCH_MAX); returns its size.
  * May wait on ctx->cond for companions.  Each local member gets a slot (see
  * ioc_local_t). */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
+int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
 
-/* run.c (lock not held), for a worker: the group's I/O, leaving each
+/* run.c (lock not held), for a worker: the batch's I/O, leaving each
  * member's answer in mb[j].rep (*segs, capacity *cap, is the worker's
  * reusable workspace); then, once worker.c has released the requests that
- * waited for the group, the answers: replies sent, requests freed. */
-void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap);
-void ioc_group_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm);
+ * waited for the batch, the answers: replies sent, requests freed. */
+void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap);
+void ioc_run_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm);
 
 /* slots.c (lock held): a slot, waiting for one if `wait`, else NULL when
  * none is free; give one back (NULL is ignored); free the idle ones. */
@@ -375,7 +376,7 @@ int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
 void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
 
 /* gate.c: IOC threads bracket every stretch of MPI calls (a progress step, a
- * group run) with these.  Normally they only count (ctx->in_mpi), so that
+ * batch run) with these.  Normally they only count (ctx->in_mpi), so that
  * parking can wait until no IOC thread is inside MPI.  Once MPI_Finalize has
  * begun (h5sf_ioc_finalize_begin) they also take a process-wide gate that
  * the finalizing thread holds around its own MPI calls: MPICH stops

@@ -82,7 +82,7 @@ typedef struct h5sf_ioc_counters {
     uint64_t requests_served; /* requests executed by this rank's daemon       */
     uint64_t queue_wait_ns;   /* total time served requests waited in the queue */
     uint64_t io_ns;           /* total time executing requests (I/O and transfer) */
-    uint64_t groups;          /* worker executions (a request and those merged)  */
+    uint64_t batches;         /* worker executions (a request and those merged)  */
     uint64_t merged;          /* requests merged into another's execution        */
     uint64_t merge_waits;     /* times a worker waited for other ranks' requests */
     uint64_t syscalls;        /* pwritev/preadv calls                            */

@@ -27,7 +27,8 @@
 /* Idle polls before it sleeps on its doorbell, where it has one: the point
  * where ioc_backoff_idle's sleeps grow past 200 us (after ~20 ms idle).
  * Sooner costs strided writes, whose requests then ring an IOC that sleeps
- * between them (docs/performance.md, "Figures behind constants in the code"). */
+ * between them (measured: docs/performance.md, Figures behind constants,
+ * doorbell). */
 #define IOC_BELL_AFTER 264
 
 typedef struct progress {

@@ -1,9 +1,10 @@
 /*
  * bench_pool.c -- where running a call's subfile transfers together
- * (vfd/pool.c) starts to pay: one call = one contiguous transfer of B bytes
+ * (vfd/threadpool.c) starts to pay: one call = one contiguous transfer of B bytes
  * to each of 4 files, in order on the caller vs together on the pool,
  * alternated, median of R calls per size.  The break-even sets
- * H5SF_POOL_MIN_BYTES (docs/performance.md).
+ * H5SF_POOL_MIN_BYTES (docs/performance.md, Figures behind constants, pool
+ * threshold).
  *
  * usage: bench_pool DIR [reps]   (prints size,op,inorder_us,together_us)
  */
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../vfd/pool.h"
+#include "../vfd/threadpool.h"
 
 #define NF 4
 

@@ -164,7 +164,7 @@ static void test_config_string(void)
     hid_t     fapl = H5Pcreate(H5P_FILE_ACCESS), fid;
     H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     /* The linked driver, registered first: the test runs without a plugin
-     * path (see mpi_tests.cmake), and by name then finds this one. */
+     * path (see t_errstack.cmake), and by name then finds this one. */
     H5FD_h5sf_init();
     CHECK(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, "stripe_size=1.5MiB") >= 0, "A: H5Pset_driver_by_name failed");
     H5E_BEGIN_TRY { fid = H5Fcreate("/tmp/h5sf-t_errstack-never.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }

@@ -65,7 +65,7 @@ static const scenario_t scenarios[] = {
      * of its own, which it must sync too. */
     {"fsync_direct", "op=fsync,errno=EIO,rank=1", ",fsync=1,channel=direct", A_FLUSH, EIO, 0, 0},
     /* Direct channel: every rank's own transfers, run on the pool's
-     * threads (vfd/pool.c), fail or stutter; rank would name the rank doing
+     * threads (vfd/threadpool.c), fail or stutter; rank would name the rank doing
      * the transfer.  The open writes nothing, so the first pwrite is the
      * H5Dwrite's (count=1: the metadata flush at close must not fail on
      * some ranks only, which HDF5's distributed flush does not survive). */

@@ -318,7 +318,7 @@ static void test_many(void)
     MPI_Barrier(MPI_COMM_WORLD);
     /* With H5SF_IOC_MAX_FDS set, an IOC keeps at most that many subfiles
      * open however many files are open, and so does a rank's node-local
-     * I/O (vfd/local.c): at most twice that on a rank that is both.  The
+     * I/O (vfd/samenode.c): at most twice that on a rank that is both.  The
      * reads below then reopen them. */
     const char *cap = getenv("H5SF_IOC_MAX_FDS");
     if (cap && *cap) {

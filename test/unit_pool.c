@@ -1,6 +1,6 @@
 /*
  * unit_pool.c -- the pool that runs a call's subfile transfers together
- * (vfd/pool.c), without HDF5 or MPI, so `ctest -L tsan` watches its threads.
+ * (vfd/threadpool.c), without HDF5 or MPI, so `ctest -L tsan` watches its threads.
  *
  * Four "subfiles" (plain files in DIR), pieces with gaps, more contiguous
  * pieces than one pwritev takes (IOV_MAX), writes then reads checked with
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../vfd/pool.h"
+#include "../vfd/threadpool.h"
 
 #define NF   4
 #define NP   3000 /* pieces per file: more than IOV_MAX */

@@ -1,6 +1,6 @@
 /*
  * unit_pool_batch.c -- a caller's COBEGIN/COEND bracket in the pool
- * (vfd/pool.c h5sf_pool_open/post/close), without HDF5 or MPI, so
+ * (vfd/threadpool.c h5sf_pool_open/post/close), without HDF5 or MPI, so
  * `ctest -L tsan` watches its threads.
  *
  * Four files in DIR, one job each, posted by two "calls" of two jobs; the
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../vfd/pool.h"
+#include "../vfd/threadpool.h"
 
 #define NF  4
 #define LEN 65536

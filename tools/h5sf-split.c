@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "config.h"
+#include "settings.h"
 #include "stripe.h"
 #include "toolkit.h"
 

@@ -9,8 +9,9 @@
  * channel keeps them all in flight.
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
- * it; in IOC mode only ranks of the owner's node touch it: the IOC, and
- * for reads and non-strided writes the node's other ranks directly (local.c).
+ * it; in IOC mode only ranks of the owner's node touch it: the IOC, and the
+ * node's other ranks through the same-node shortcut (which requests take it:
+ * samenode.c's opening comment).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 
 
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
@@ -236,7 +237,7 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         return -1;
     if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
         return -1;
-    if (h5sf_local_init(f, e) < 0)
+    if (h5sf_samenode_init(f, e) < 0)
         return -1;
     return compute_eof(f, e);
 }
@@ -260,7 +261,7 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
     close_fds(f, &failed, e);
     free(f->fd);
     f->fd = NULL;
-    h5sf_local_close(f);
+    h5sf_samenode_close(f);
     if (f->ctx && !f->mpi_dead) {
         if (h5sf_ioc_ctx_release(f->ctx, e) < 0)
             failed = 1;
@@ -289,7 +290,7 @@ int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
             H5FDclose(f->chan[s]);
     free(f->chan);
     f->chan = NULL;
-    h5sf_local_close(f);
+    h5sf_samenode_close(f);
     f->channel = H5FD_H5SF_CHANNEL_DIRECT;
     f->ctx     = NULL; /* freed at the end of the finalize hook */
     return 0;
@@ -412,7 +413,7 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
     return 0;
 }
 
-/* Subfile s's list on descriptor fd as a job for the pool (pool.c).
+/* Subfile s's list on descriptor fd as a job for the pool (threadpool.c).
  * Direct-channel jobs honour H5SF_FAULT pwrite/pread (rank: this rank),
  * same-node shortcuts do not: there it names an IOC. */
 static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j)
@@ -425,13 +426,13 @@ static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j
     j->fault_rank = f->channel == H5FD_H5SF_CHANNEL_IOC ? -1 : f->rank;
 }
 
-/* Whether a call's jobs run together (pool.h): when there are enough bytes
+/* Whether a call's jobs run together (threadpool.h): when there are enough bytes
  * per job, unless they are sparse writes.  A strided write is many small
  * copies into the page cache; every rank writing every subfile at once
  * puts all of them on each file's lock (local file systems serialize
  * buffered writes to one file), and one subfile after another, each rank
- * starting at a different one, was 1.7x faster (docs/performance.md,
- * "Strided transfers against the POSIX limit"). */
+ * starting at a different one, was faster (measured: docs/performance.md,
+ * Figures behind constants, sparse writes in turn). */
 static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile, int n)
 {
     uint64_t bytes = 0, pieces = 0, extent = 0;
@@ -510,7 +511,7 @@ static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
 /* One call's jobs posted in a bracket, on the heap until the bracket
  * drains: the plan's piece lists are reused by the next call, so the
  * pieces are copied, and each job holds a duplicate of its descriptor
- * (local.c may close a node-local channel that a later call does not use). */
+ * (samenode.c may close a node-local channel that a later call does not use). */
 typedef struct posted {
     struct posted *next;
     bool           is_write;
@@ -676,7 +677,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
                 f->co->begun[p->touched[i]] = 1;
         }
 
-    h5sf_local_begin();
+    h5sf_samenode_begin();
     /* IOC requests are posted here; the rest become jobs, run below. */
     h5sf_pio_t *jobs = f->jobs; /* made at open: small calls pay no malloc */
     int        *js   = f->js;
@@ -684,7 +685,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
         int        s   = p->touched[k];
         sf_list_t *l   = &p->lists[s];
         haddr_t    end = 0;
-        int        fd  = ioc ? h5sf_local_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
+        int        fd  = ioc ? h5sf_samenode_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
         if (fd >= 0) {
             if (ioc)
                 is_write ? f->stats.local_writes++ : f->stats.local_reads++;

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 #include "iocmap.h"
 
 /* The class's callbacks in this file (read and write: io.c). */
@@ -361,7 +361,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     if (creating && layout_setup(f, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     /* One node: the IOC channel would move every byte as the direct channel
-     * does (its same-node shortcut, local.c), adding only a costlier open
+     * does (its same-node shortcut, samenode.c), adding only a costlier open
      * and close and threads that compete with the ranks for cores
      * (docs/configuration.md, "What channel=auto ... pick").  Unless there
      * are more subfiles than an IOC keeps open by default: the direct
@@ -389,7 +389,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     }
 
     h5sf_log_open(f, provided);
-    free(f->leads); /* only local.c's setup needed it */
+    free(f->leads); /* only samenode.c's setup needed it */
     f->leads = NULL;
     h5sf_registry_add(f);
     ret_value = &f->pub;

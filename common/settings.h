@@ -1,5 +1,5 @@
 /*
- * config.h -- h5sf settings: the option table, config strings, environment.
+ * settings.h -- h5sf settings: the option table, config strings, environment.
  *
  * One table (h5sf_options[]) names every knob with its config-string key, its
  * H5SF_* environment variable, the built-in subfiling driver's fallback
@@ -9,7 +9,7 @@
  *
  * Everything here works on an h5sf_settings_t: the fields of the public
  * H5FD_h5sf_config_t (include/h5sf.h) without its MPI handles, magic and
- * version, so common/ needs neither MPI nor HDF5.  vfd/settings.c converts
+ * version, so common/ needs neither MPI nor HDF5.  vfd/fapl_settings.c converts
  * between the two and checks that the enum values below are the public ones.
  *
  * Precedence, lowest to highest:
@@ -20,8 +20,8 @@
  * resolved settings become every rank's (vfd/h5sf.c, settings_agree), since
  * they shape collective steps.
  */
-#ifndef H5SF_CONFIG_H
-#define H5SF_CONFIG_H
+#ifndef H5SF_SETTINGS_H
+#define H5SF_SETTINGS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * config.c -- applying settings to an h5sf_settings_t: one setter per row
+ * settings.c -- applying settings to an h5sf_settings_t: one setter per row
  * of the option table (options.c), the ioc modes, defaults, validation,
  * and the environment overrides (the built-in driver's variables first,
  * then H5SF_*).
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "config_impl.h"
+#include "settings_impl.h"
 
 /* ---- the ioc modes ----------------------------------------------------- */
 
