@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "threadpool.h"
 #include "iocmap.h"
+#include "../common/orphans.h"
 
 /* The class's callbacks in this file (read and write: io.c). */
 static herr_t  h5sf_term(void);
@@ -174,6 +175,24 @@ static bool config_missing(const h5sf_layout_t *l, char *path, size_t n, h5sf_er
     return stat(path, &st) < 0 && errno == ENOENT;
 }
 
+/* A create reclaims what an earlier file of its name left: the config file
+ * and subfiles of a stub removed alone (netCDF's abort path remove()s only
+ * the stub) or truncated by this create (common/orphans.h).  Best effort:
+ * what cannot be removed stays for h5sf-orphans. */
+static int reclaim_one(const h5sf_orphan_t *o, void *arg)
+{
+    (void)arg;
+    (void)h5sf_orphan_remove(o, NULL);
+    return 0;
+}
+
+static void reclaim_orphans(const h5sf_layout_t *l)
+{
+    char stub[2 * H5SF_LAYOUT_PATH_MAX];
+    snprintf(stub, sizeof stub, "%s%s%s", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base);
+    (void)h5sf_orphans_scan(l->config_dir[0] ? l->config_dir : l->stub_dir, stub, l->inode, reclaim_one, NULL, NULL);
+}
+
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
  * (or finds none: a plain file); the outcome is broadcast.  Stored layout
  * wins over settings on reopen. */
@@ -210,8 +229,11 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                 f->layout.ioc_count = f->nioc;
                 /* Absolute from here on: the config file records it, and
                  * every rank uses rank 0's (broadcast below). */
-                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0 ||
-                    h5sf_config_file_write(&f->layout, e) < 0)
+                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0)
+                    failed = 1;
+                if (!failed)
+                    reclaim_orphans(&f->layout);
+                if (!failed && h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
             }
             else if (config_missing(&f->layout, cfg, sizeof cfg, e, &failed)) {
