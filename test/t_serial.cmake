@@ -11,7 +11,9 @@
 #   t_serialnc_<step>_np<N> what netCDF's serial tests do, client-free: a
 #                           16 TiB chunked dataset (tst_chunks2, tst_vars2)
 #                           takes no space until written, a virtual dataset
-#                           reads (tst_virtual_datasets); sec2 alongside
+#                           reads (tst_virtual_datasets), metadata pages
+#                           HDF5's page buffer evicted read back; sec2
+#                           alongside
 #   t_quiet_np<N>           a successful run (plain MPI_Init) prints
 #                           nothing; H5SF_LOG=debug says why the channel
 # HDF5_DRIVER=h5sf: H5P_DEFAULT and new fapls select the plugin.
@@ -32,7 +34,7 @@ foreach(np 1 3)
   h5sf_mpi_test(t_serialvl_np${np} t_serialvl ${np} ${CMAKE_CURRENT_BINARY_DIR}/work/t_serialvl_np${np}
                 ENV "HDF5_DRIVER=h5sf")
   set_tests_properties(t_serialvl_np${np} PROPERTIES TIMEOUT 180)
-  foreach(step huge3d huge2d virtual)
+  foreach(step huge3d huge2d virtual pagebuf)
     h5sf_mpi_test(t_serialnc_${step}_np${np} t_serialnc ${np} ${CMAKE_CURRENT_BINARY_DIR}/work/t_serialnc_np${np} ${step}
                   ENV "HDF5_DRIVER=h5sf")
     set_tests_properties(t_serialnc_${step}_np${np} PROPERTIES TIMEOUT 180)

@@ -494,10 +494,16 @@ static herr_t h5sf_set_eoa(H5FD_t *file, H5FD_mem_t type, haddr_t addr)
     return 0;
 }
 
+/* A serial file's EOF follows its writes, as sec2's does: HDF5's page
+ * buffer, which it runs on serial files only, takes a page at or past the
+ * EOF for one never written and so lost pages it had evicted there.  On a
+ * named communicator the EOF is open's and truncate's, as MPI-IO's (HDF5
+ * does not rely on it there; each rank's writes differ). */
 static haddr_t h5sf_get_eof(const H5FD_t *file, H5FD_mem_t type)
 {
+    const h5sf_file_t *f = (const h5sf_file_t *)file;
     (void)type;
-    return ((const h5sf_file_t *)file)->eof;
+    return f->serial && f->wend > f->eof ? f->wend : f->eof;
 }
 
 static herr_t h5sf_get_handle(H5FD_t *file, hid_t fapl, void **handle)
