@@ -73,10 +73,14 @@ bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
  *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
  *
  *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap |
- *          nomem-topo | nomem-plan | nomem-ctx (an allocation at open fails:
- *          choosing the IOCs, the stripe plan, a new IOC context) |
+ *          nomem-topo | nomem-plan | nomem-ctx | nomem-chan (an allocation
+ *          at open fails: choosing the IOCs, the stripe plan, a new IOC
+ *          context, the channel tables -- both the IOC channels' and the
+ *          descriptors') |
  *          nomem-accept (an allocation fails while the IOC's progress
- *          thread accepts a request: the IOC refuses it)
+ *          thread accepts a request: the IOC refuses it) |
+ *          nomem-finalize (the allocations of the MPI_Finalize hook fail;
+ *          rank: in MPI_COMM_WORLD)
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only calls made for this rank (in the file's communicator): the
  *          IOC's, or the rank's own on the direct channel; default all

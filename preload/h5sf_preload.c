@@ -59,6 +59,7 @@
 
 #include <mpi.h>
 #include <hdf5.h>
+#include "settings.h"
 
 #define SHIM "h5sf_preload"
 
@@ -72,7 +73,7 @@ static const char *target = "h5sf";
 /* 1: redirect, 0: pass through, -1: bad value (said once). */
 static int redirect_mode(void)
 {
-    const char *v = getenv("H5SF_REDIRECT_MPIO");
+    const char *v = h5sf_var(H5SF_VAR_REDIRECT_MPIO);
     if (!v || !*v || !strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
         return 0;
     if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
@@ -253,10 +254,8 @@ typedef hid_t (*fopen_fn)(const char *, unsigned, hid_t);
 static int config_file_of(const char *name, char *cfg, size_t n)
 {
     struct stat st;
-    const char *dir = getenv("H5SF_CONFIG_DIR"), *slash;
+    const char *dir = h5sf_option_env("config_dir"), *slash;
     int         w;
-    if (!dir || !*dir)
-        dir = getenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX");
     if (!name || stat(name, &st) != 0 || !S_ISREG(st.st_mode))
         return -1;
     if (dir && *dir) {
@@ -408,7 +407,7 @@ hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id)
 /* Plain MPI_Init through the profiling interface, upgraded on request. */
 int MPI_Init(int *argc, char ***argv)
 {
-    const char *v = getenv("H5SF_PRELOAD_THREAD_MULTIPLE");
+    const char *v = h5sf_var(H5SF_VAR_PRELOAD_THREAD_MULTIPLE);
     int         provided;
     if (!v || strcmp(v, "1") != 0)
         return PMPI_Init(argc, argv);

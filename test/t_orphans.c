@@ -21,9 +21,15 @@
  *
  * usage: mpiexec -n N t_orphans DIR PATH/TO/h5sf-orphans
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
 #include <inttypes.h>
 #include <sys/wait.h>
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 static char        g_dir[3000];
 static const char *g_tool;
@@ -36,7 +42,7 @@ static hid_t fapl_for(int count, const char *config_dir)
         w += snprintf(cfg + w, sizeof cfg - (size_t)w, ",stripe_count=%d", count);
     if (config_dir)
         snprintf(cfg + w, sizeof cfg - (size_t)w, ",config_dir=%s", config_dir);
-    return rl_fapl(cfg);
+    return t_fapl(cfg);
 }
 
 /* Create path with `count` subfiles, one dataset of 20000 bytes (every
@@ -48,10 +54,10 @@ static void make(const char *path, int count, unsigned flags, unsigned seed, con
     hid_t          f    = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "H5Fcreate(%s, %s) failed", path, flags == H5F_ACC_EXCL ? "EXCL" : "TRUNC");
     if (f >= 0) {
-        hid_t d = rl_dset_create(f, "d", 20000);
-        rl_fill(buf, 0, 20000, seed);
-        if (rl_rank == 0)
-            CHECK(rl_io(d, 1, 0, 20000, buf, H5P_DEFAULT, NULL) >= 0, "write to %s failed", path);
+        hid_t d = t_dset_create(f, "d", 20000);
+        t_fill(buf, 20000, seed, 0);
+        if (t_rank == 0)
+            CHECK(t_dset_io(d, 1, 0, 20000, buf, H5P_DEFAULT, NULL) >= 0, "write to %s failed", path);
         H5Dclose(d);
         CHECK(H5Fclose(f) >= 0, "H5Fclose(%s) failed", path);
     }
@@ -69,7 +75,8 @@ static void check_data(const char *path, unsigned seed, const char *config_dir)
     CHECK(f >= 0, "H5Fopen(%s) failed", path);
     if (f >= 0) {
         hid_t d = H5Dopen2(f, "d", H5P_DEFAULT);
-        CHECK(d >= 0 && rl_io(d, 0, 0, 20000, buf, H5P_DEFAULT, NULL) >= 0 && rl_mismatch(buf, 0, 20000, seed) == 20000,
+        CHECK(d >= 0 && t_dset_io(d, 0, 0, 20000, buf, H5P_DEFAULT, NULL) >= 0 &&
+                  t_mismatch(buf, 20000, seed, 0) == 20000,
               "%s does not read back", path);
         if (d >= 0)
             H5Dclose(d);
@@ -112,9 +119,9 @@ static void set_names(char *out, size_t n, const char *base, uint64_t ino, int c
 /* The files of dir whose names start with prefix, sorted, one per line. */
 static void listing(char *out, size_t n, const char *dir, const char *prefix)
 {
-    rl_snap_t *s = malloc(sizeof *s);
-    size_t     w = 0;
-    rl_snapshot(dir, prefix, s);
+    t_snap_t *s = malloc(sizeof *s);
+    size_t    w = 0;
+    t_snapshot(dir, prefix, s);
     out[0] = '\0';
     for (int i = 0; i < s->n; i++)
         w += (size_t)snprintf(out + w, w < n ? n - w : 0, "%s\n", s->f[i].name);
@@ -147,10 +154,10 @@ static void step_abort(void)
 {
     char a[4096], want[8192], out[16384];
     snprintf(a, sizeof a, "%s/abort/a.h5", g_dir);
-    rl_step(60, "abort: a file whose stub is removed alone");
+    t_step(60, "abort: a file whose stub is removed alone");
     make(a, 4, H5F_ACC_TRUNC, 1, NULL);
     uint64_t old = inode_of(a);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         CHECK(unlink(a) == 0, "cannot remove the stub %s", a);
         set_names(want, sizeof want, "a.h5", old, 4, 0, 1);
         char d[4096];
@@ -164,9 +171,9 @@ static void step_abort(void)
         expect_listing(d, "a.h5", want, "h5sf-orphans without --remove");
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    rl_step(60, "abort: H5Fcreate(TRUNC) of the name reclaims the set");
+    t_step(60, "abort: H5Fcreate(TRUNC) of the name reclaims the set");
     make(a, 2, H5F_ACC_TRUNC, 2, NULL);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         char d[4096];
         snprintf(d, sizeof d, "%s/abort", g_dir);
         set_names(want, sizeof want, "a.h5", inode_of(a), 2, 1, 1);
@@ -180,10 +187,10 @@ static void step_truncate(void)
     char a[4200], d[4096], want[8192];
     snprintf(d, sizeof d, "%s/trunc", g_dir);
     snprintf(a, sizeof a, "%s/t.h5", d);
-    rl_step(60, "truncate: H5Fcreate(TRUNC) over a live file, 4 then 3 subfiles");
+    t_step(60, "truncate: H5Fcreate(TRUNC) over a live file, 4 then 3 subfiles");
     make(a, 4, H5F_ACC_TRUNC, 3, NULL);
     make(a, 3, H5F_ACC_TRUNC, 4, NULL);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         set_names(want, sizeof want, "t.h5", inode_of(a), 3, 1, 1);
         expect_listing(d, "t.h5", want, "after H5Fcreate(TRUNC) over the live file");
     }
@@ -195,13 +202,13 @@ static void step_excl(void)
     char a[4200], d[4096], want[8192];
     snprintf(d, sizeof d, "%s/excl", g_dir);
     snprintf(a, sizeof a, "%s/e.h5", d);
-    rl_step(60, "excl: H5Fcreate(EXCL) after the stub was removed");
+    t_step(60, "excl: H5Fcreate(EXCL) after the stub was removed");
     make(a, 3, H5F_ACC_TRUNC, 5, NULL);
-    if (rl_rank == 0)
+    if (t_rank == 0)
         CHECK(unlink(a) == 0, "cannot remove the stub %s", a);
     MPI_Barrier(MPI_COMM_WORLD);
     make(a, 1, H5F_ACC_EXCL, 6, NULL);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         set_names(want, sizeof want, "e.h5", inode_of(a), 1, 1, 1);
         expect_listing(d, "e.h5", want, "after H5Fcreate(EXCL)");
     }
@@ -218,19 +225,19 @@ static void step_others(void)
     snprintf(b, sizeof b, "%s/others/b.h5", g_dir);
     snprintf(c, sizeof c, "%s/others/c.h5", g_dir);
     snprintf(c2, sizeof c2, "%s/others/c2.h5", g_dir);
-    rl_step(90, "others: a shared config_dir, a renamed stub, live files");
+    t_step(90, "others: a shared config_dir, a renamed stub, live files");
     char xd[4200], yd[4200];
     snprintf(xd, sizeof xd, "%s/x", d);
     snprintf(yd, sizeof yd, "%s/y", d);
-    rl_mkdir(cfgd);
-    rl_mkdir(xd);
-    rl_mkdir(yd);
+    t_mkdir_world(cfgd);
+    t_mkdir_world(xd);
+    t_mkdir_world(yd);
     make(x, 2, H5F_ACC_TRUNC, 7, cfgd);
     make(y, 2, H5F_ACC_TRUNC, 8, cfgd);
     make(b, 2, H5F_ACC_TRUNC, 9, NULL);
     make(c, 2, H5F_ACC_TRUNC, 10, NULL);
     uint64_t xi = inode_of(x), yi, ci = inode_of(c);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         CHECK(unlink(x) == 0, "cannot remove %s", x);
         CHECK(rename(c, c2) == 0, "cannot rename %s", c);
     }
@@ -238,7 +245,7 @@ static void step_others(void)
     /* y's create reclaims nothing of x's set in the shared config_dir. */
     make(y, 2, H5F_ACC_TRUNC, 11, cfgd);
     yi = inode_of(y);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         char xs[4096], ys[4096], xsub[8192];
         set_names(xs, sizeof xs, "run.h5", xi, 0, 0, 1);
         set_names(ys, sizeof ys, "run.h5", yi, 0, 0, 1);
@@ -283,9 +290,9 @@ static void step_others(void)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_orphans");
+    t_init(&argc, &argv, "t_orphans");
     if (argc != 3) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: mpiexec -n N t_orphans DIR PATH/TO/h5sf-orphans\n");
         MPI_Finalize();
         return 2;
@@ -293,26 +300,26 @@ int main(int argc, char **argv)
     snprintf(g_dir, sizeof g_dir, "%s", argv[1]);
     g_tool = argv[2];
     /* A fresh directory: listings must see only this run's files. */
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         char cmd[8192];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
         if (system(cmd) != 0)
-            rl_die_io("empty", g_dir);
+            t_die_io("empty", g_dir);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    rl_mkdir(g_dir);
+    t_mkdir_world(g_dir);
     char sub[3100];
     snprintf(sub, sizeof sub, "%s/abort", g_dir);
-    rl_mkdir(sub);
+    t_mkdir_world(sub);
     snprintf(sub, sizeof sub, "%s/trunc", g_dir);
-    rl_mkdir(sub);
+    t_mkdir_world(sub);
     snprintf(sub, sizeof sub, "%s/excl", g_dir);
-    rl_mkdir(sub);
+    t_mkdir_world(sub);
     snprintf(sub, sizeof sub, "%s/others", g_dir);
-    rl_mkdir(sub);
+    t_mkdir_world(sub);
     step_abort();
     step_truncate();
     step_excl();
     step_others();
-    return rl_finish();
+    return t_finish();
 }

@@ -4,6 +4,7 @@
 # old count; h5sf-orphans lists and (--remove) deletes orphaned sets and
 # nothing else (a shared config_dir, a stub renamed in its directory, live
 # files).  1 and 2 ranks (files created on MPI_COMM_WORLD); about 5 s.
+# Harness: test/h5sf_test.h.
 add_executable(t_orphans ${CMAKE_CURRENT_SOURCE_DIR}/t_orphans.c)
 target_link_libraries(t_orphans PRIVATE h5sf hdf5::hdf5-shared)
 add_dependencies(t_orphans h5sf-orphans)

@@ -26,7 +26,10 @@
  * Every value read is compared with the pattern it was written from.
  * usage: mpiexec -n N t_serial DIR rank0|own|named
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 #define N 30011 /* ints per rank: several 4 KiB stripes, an odd count */
 
@@ -98,7 +101,7 @@ static void check_all(hid_t f, const char *name, hsize_t total, int per, int fix
     for (hsize_t i = 0; i < total; i++) {
         int who = fixed_who >= 0 ? fixed_who : (int)(i / (hsize_t)per);
         if (buf[i] != value(who, i) && bad++ < 3)
-            fprintf(stderr, "[t_serial rank %d] %s: %s[%llu] = %d, expected %d\n", rl_rank, what, name,
+            fprintf(stderr, "[t_serial rank %d] %s: %s[%llu] = %d, expected %d\n", t_rank, what, name,
                     (unsigned long long)i, buf[i], value(who, i));
     }
     CHECK(bad == 0, "%s: %ld of %llu elements of %s differ", what, bad, (unsigned long long)total, name);
@@ -147,12 +150,12 @@ static void rank0_alone(void)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/alone.h5", g_dir);
-    rl_step(60, "rank 0 alone: create with H5P_DEFAULT");
+    t_step(60, "rank 0 alone: create with H5P_DEFAULT");
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(f >= 0, "H5Fcreate(%s, H5P_DEFAULT) by rank 0 alone failed", path);
     if (f < 0)
         return;
-    rl_step(60, "rank 0 alone: write");
+    t_step(60, "rank 0 alone: write");
     hid_t d = int_dset(f, "a", N);
     CHECK(d >= 0 && put(d, 0, N, 7, H5P_DEFAULT) >= 0, "write of /a failed");
     H5Dclose(d);
@@ -160,14 +163,14 @@ static void rank0_alone(void)
     CHECK(H5Fclose(f) >= 0, "H5Fclose failed");
     check_subfiled(path, 0);
 
-    rl_step(60, "rank 0 alone: read back");
+    t_step(60, "rank 0 alone: read back");
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK(f >= 0, "H5Fopen(RDONLY) by rank 0 alone failed");
     if (f >= 0) {
         check_all(f, "a", N, N, 7, "rank 0 alone");
         CHECK(H5Fclose(f) >= 0, "H5Fclose after read failed");
     }
-    rl_step(60, "rank 0 alone: reopen read-write, add a dataset");
+    t_step(60, "rank 0 alone: reopen read-write, add a dataset");
     f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     CHECK(f >= 0, "H5Fopen(RDWR) by rank 0 alone failed");
     if (f >= 0) {
@@ -183,7 +186,7 @@ static void rank0_alone(void)
         check_all(f, "b", 2 * N, 2 * N, 9, "rank 0 alone, reopened");
         H5Fclose(f);
     }
-    rl_step(60, "rank 0 alone: H5Fdelete with H5P_DEFAULT");
+    t_step(60, "rank 0 alone: H5Fdelete with H5P_DEFAULT");
     CHECK(H5Fdelete(path, H5P_DEFAULT) >= 0, "H5Fdelete(%s, H5P_DEFAULT) by rank 0 alone failed", path);
     check_gone("alone.h5");
 }
@@ -191,14 +194,14 @@ static void rank0_alone(void)
 static void mode_rank0(void)
 {
     int token = 0;
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         rank0_alone();
-        for (int r = 1; r < rl_size; r++)
+        for (int r = 1; r < t_size; r++)
             MPI_Send(&token, 1, MPI_INT, r, 42, MPI_COMM_WORLD);
     }
     else {
         /* No collective and no HDF5 file call until rank 0 is done. */
-        rl_step(120, "ranks other than 0: wait for rank 0");
+        t_step(120, "ranks other than 0: wait for rank 0");
         MPI_Recv(&token, 1, MPI_INT, 0, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
 }
@@ -208,29 +211,29 @@ static void mode_rank0(void)
 static void mode_own(void)
 {
     char path[4096], other[4096];
-    int  next = (rl_rank + 1) % rl_size;
-    snprintf(path, sizeof path, "%s/own_%d.h5", g_dir, rl_rank);
+    int  next = (t_rank + 1) % t_size;
+    snprintf(path, sizeof path, "%s/own_%d.h5", g_dir, t_rank);
     snprintf(other, sizeof other, "%s/own_%d.h5", g_dir, next);
-    rl_step(60, "own: every rank creates its own file");
+    t_step(60, "own: every rank creates its own file");
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(f >= 0, "H5Fcreate(%s, H5P_DEFAULT) failed", path);
     if (f >= 0) {
-        hid_t d = int_dset(f, "mine", N + (hsize_t)rl_rank);
-        CHECK(d >= 0 && put(d, 0, N + (hsize_t)rl_rank, rl_rank, H5P_DEFAULT) >= 0, "write of %s failed", path);
+        hid_t d = int_dset(f, "mine", N + (hsize_t)t_rank);
+        CHECK(d >= 0 && put(d, 0, N + (hsize_t)t_rank, t_rank, H5P_DEFAULT) >= 0, "write of %s failed", path);
         H5Dclose(d);
         check_access_comm(f, MPI_COMM_NULL, "own");
         CHECK(H5Fclose(f) >= 0, "H5Fclose(%s) failed", path);
     }
     check_subfiled(path, 0);
-    rl_step(60, "own: read own file back");
+    t_step(60, "own: read own file back");
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK(f >= 0, "H5Fopen(%s) failed", path);
     if (f >= 0) {
-        check_all(f, "mine", N + (hsize_t)rl_rank, 1 << 30, rl_rank, "own file");
+        check_all(f, "mine", N + (hsize_t)t_rank, 1 << 30, t_rank, "own file");
         H5Fclose(f);
     }
     MPI_Barrier(MPI_COMM_WORLD); /* every file is closed */
-    rl_step(60, "own: read the next rank's file alone");
+    t_step(60, "own: read the next rank's file alone");
     f = H5Fopen(other, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK(f >= 0, "H5Fopen(%s) of rank %d's file failed", other, next);
     if (f >= 0) {
@@ -239,7 +242,7 @@ static void mode_own(void)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     char base[64];
-    snprintf(base, sizeof base, "own_%d.h5", rl_rank);
+    snprintf(base, sizeof base, "own_%d.h5", t_rank);
     CHECK(H5Fdelete(path, H5P_DEFAULT) >= 0, "H5Fdelete(%s) failed", path);
     check_gone(base);
 }
@@ -273,8 +276,8 @@ static void mode_named(void)
     static const char *hows[] = {"H5Pset_mpi_params (driver from HDF5_DRIVER)", "H5Pset_driver_by_name",
                                  "H5Pset_fapl_h5sf"};
     MPI_Comm           half;
-    int                color = rl_rank % 2, hr, hn;
-    MPI_Comm_split(MPI_COMM_WORLD, color, rl_rank, &half);
+    int                color = t_rank % 2, hr, hn;
+    MPI_Comm_split(MPI_COMM_WORLD, color, t_rank, &half);
     MPI_Comm_rank(half, &hr);
     MPI_Comm_size(half, &hn);
     hid_t coll = H5Pcreate(H5P_DATASET_XFER);
@@ -282,12 +285,12 @@ static void mode_named(void)
     for (int how = BY_ENV; how <= BY_STRUCT; how++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/named_%d_%d.h5", g_dir, how, color);
-        rl_step(90, "named: collective create on half %d, %s", color, hows[how]);
+        t_step(90, "named: collective create on half %d, %s", color, hows[how]);
         hid_t fapl = named_fapl(how, half);
         hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-        int   ok   = rl_count(f >= 0);
-        CHECK(ok == rl_size, "H5Fcreate through %s failed on %d of %d ranks", hows[how], rl_size - ok, rl_size);
-        if (ok != rl_size)
+        int   ok   = t_count(f >= 0);
+        CHECK(ok == t_size, "H5Fcreate through %s failed on %d of %d ranks", hows[how], t_size - ok, t_size);
+        if (ok != t_size)
             MPI_Abort(MPI_COMM_WORLD, 1);
         H5FD_h5sf_layout_t lay;
         memset(&lay, 0, sizeof lay);
@@ -300,7 +303,7 @@ static void mode_named(void)
         CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", hows[how]);
         if (hr == 0)
             check_subfiled(path, how == BY_NAME ? 3 : how == BY_STRUCT ? 2 : 0);
-        rl_step(90, "named: read back on half %d, %s", color, hows[how]);
+        t_step(90, "named: read back on half %d, %s", color, hows[how]);
         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
         CHECK(f >= 0, "%s: H5Fopen failed", hows[how]);
         if (f >= 0) {
@@ -314,8 +317,8 @@ static void mode_named(void)
     /* A serial file is serial to HDF5: a collective transfer is refused,
      * as it is under sec2; independent ones work. */
     char path[4096];
-    snprintf(path, sizeof path, "%s/named_serial_%d.h5", g_dir, rl_rank);
-    rl_step(60, "named: a serial file refuses collective transfers");
+    snprintf(path, sizeof path, "%s/named_serial_%d.h5", g_dir, t_rank);
+    t_step(60, "named: a serial file refuses collective transfers");
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(f >= 0, "serial H5Fcreate failed");
     if (f >= 0) {
@@ -336,18 +339,18 @@ static void mode_named(void)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_serial");
+    t_init(&argc, &argv, "t_serial");
     if (argc != 3) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_serial DIR rank0|own|named\n");
         MPI_Finalize();
         return 2;
     }
     g_dir = argv[1];
-    rl_mkdir(g_dir);
+    t_mkdir_world(g_dir);
     const char *drv = getenv("HDF5_DRIVER");
     if (!drv || strcmp(drv, "h5sf")) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "t_serial: run with HDF5_DRIVER=h5sf (ctest sets it)\n");
         MPI_Finalize();
         return 2;
@@ -359,10 +362,10 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[2], "named"))
         mode_named();
     else {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "t_serial: unknown mode %s\n", argv[2]);
         MPI_Finalize();
         return 2;
     }
-    return rl_finish();
+    return t_finish();
 }

@@ -16,7 +16,8 @@
 #                           alongside
 #   t_quiet_np<N>           a successful run (plain MPI_Init) prints
 #                           nothing; H5SF_LOG=debug says why the channel
-# HDF5_DRIVER=h5sf: H5P_DEFAULT and new fapls select the plugin.
+# HDF5_DRIVER=h5sf: H5P_DEFAULT and new fapls select the plugin.  Harness:
+# test/h5sf_test.h (t_quiet prints nothing of its own and uses none).
 # About 20 s in all at 1 and 3 ranks (2026-11-28, 2 cores).
 foreach(t t_serial t_serialvl t_serialnc)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)

@@ -35,15 +35,18 @@
  *
  * usage: HDF5_DRIVER=h5sf mpiexec -n N t_serialnc DIR huge3d|huge2d|virtual|pagebuf
  */
+#include <signal.h>
 #include <sys/resource.h>
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf_test.h"
 
 static char g_dir[4096];
 
 /* A file of this rank for step `what` and driver `drv`. */
 static void path_of(char *out, size_t n, const char *what, const char *drv)
 {
-    snprintf(out, n, "%s/%s_%s_%d.h5", g_dir, what, drv, rl_rank);
+    snprintf(out, n, "%s/%s_%s_%d.h5", g_dir, what, drv, t_rank);
 }
 
 static hid_t fapl_of(const char *drv)
@@ -97,7 +100,7 @@ static hsize_t huge3d(const char *drv)
     /* As tst_chunks2: define, close, reopen read-write, close; HDF5
      * cannot count this dataspace's elements, so no transfer touches it,
      * and a small dataset beside it carries data. */
-    rl_step(60, "huge3d (%s): create 1804289383 x 846930886 x 1681692777 floats", drv);
+    t_step(60, "huge3d (%s): create 1804289383 x 846930886 x 1681692777 floats", drv);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), d = -1;
     CHECK(f >= 0, "huge3d (%s): H5Fcreate failed", drv);
     if (f >= 0) {
@@ -114,7 +117,7 @@ static hsize_t huge3d(const char *drv)
             H5Dclose(d);
         CHECK(H5Fclose(f) >= 0, "huge3d (%s): H5Fclose failed", drv);
     }
-    rl_step(60, "huge3d (%s): reopen read-write, close", drv);
+    t_step(60, "huge3d (%s): reopen read-write, close", drv);
     f = H5Fopen(path, H5F_ACC_RDWR, fapl);
     CHECK(f >= 0, "huge3d (%s): reopen failed", drv);
     if (f >= 0) {
@@ -150,7 +153,7 @@ static hsize_t huge2d(const char *drv)
     H5Pset_obj_track_times(dcpl, 0);
     H5Pset_fill_value(dcpl, H5T_NATIVE_UINT64, &fill);
     H5Pset_chunk(dcpl, 2, chunk);
-    rl_step(60, "huge2d (%s): create 2147483644 x 1000 uint64 in 5 x 5 chunks", drv);
+    t_step(60, "huge2d (%s): create 2147483644 x 1000 uint64 in 5 x 5 chunks", drv);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), d;
     CHECK(f >= 0, "huge2d (%s): H5Fcreate failed", drv);
     if (f >= 0) {
@@ -162,7 +165,7 @@ static hsize_t huge2d(const char *drv)
         }
         CHECK(H5Fclose(f) >= 0, "huge2d (%s): H5Fclose failed", drv);
     }
-    rl_step(60, "huge2d (%s): reopen", drv);
+    t_step(60, "huge2d (%s): reopen", drv);
     f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     CHECK(f >= 0, "huge2d (%s): reopen failed", drv);
     if (f >= 0) {
@@ -204,8 +207,8 @@ static void pagebuf(const char *drv)
     H5Pset_file_space_page_size(fcpl, 512);
     H5Pset_page_buffer_size(fapl, 4 * 512, 0, 0);
     for (int i = 0; i < 2000; i++)
-        w[i] = i * 3 + rl_rank;
-    rl_step(60, "pagebuf (%s): write 8 datasets through a 4-page buffer", drv);
+        w[i] = i * 3 + t_rank;
+    t_step(60, "pagebuf (%s): write 8 datasets through a 4-page buffer", drv);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
     CHECK(f >= 0, "pagebuf (%s): H5Fcreate failed", drv);
     if (f >= 0) {
@@ -224,7 +227,7 @@ static void pagebuf(const char *drv)
         H5Gclose(g);
         CHECK(H5Fclose(f) >= 0, "pagebuf (%s): H5Fclose failed", drv);
     }
-    rl_step(60, "pagebuf (%s): read back through the page buffer", drv);
+    t_step(60, "pagebuf (%s): read back through the page buffer", drv);
     f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     CHECK(f >= 0, "pagebuf (%s): reopen failed", drv);
     hid_t g = -1;
@@ -264,9 +267,9 @@ static void virtual(const char *drv)
     int     w[5] = {0, 1, 2, 3, 4}, r[5] = {-1, -1, -1, -1, -1};
     path_of(src, sizeof src, "vsrc", drv);
     path_of(vds, sizeof vds, "vds", drv);
-    snprintf(srcname, sizeof srcname, "vsrc_%s_%d.h5", drv, rl_rank); /* relative to the VDS file */
+    snprintf(srcname, sizeof srcname, "vsrc_%s_%d.h5", drv, t_rank); /* relative to the VDS file */
     hid_t fapl = nc_fapl(drv), sp = H5Screate_simple(1, &n, NULL);
-    rl_step(60, "virtual (%s): source file", drv);
+    t_step(60, "virtual (%s): source file", drv);
     hid_t f = H5Fcreate(src, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "virtual (%s): H5Fcreate of the source failed", drv);
     if (f >= 0) {
@@ -276,7 +279,7 @@ static void virtual(const char *drv)
         H5Dclose(d);
         H5Fclose(f);
     }
-    rl_step(60, "virtual (%s): the virtual dataset", drv);
+    t_step(60, "virtual (%s): the virtual dataset", drv);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_virtual(dcpl, sp, srcname, "/v", sp);
     f = H5Fcreate(vds, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -287,15 +290,15 @@ static void virtual(const char *drv)
         H5Dclose(d);
         H5Fclose(f);
     }
-    rl_step(60, "virtual (%s): read through the virtual dataset", drv);
+    t_step(60, "virtual (%s): read through the virtual dataset", drv);
     f = H5Fopen(vds, H5F_ACC_RDONLY, fapl);
     CHECK(f >= 0, "virtual (%s): reopen of the VDS file failed", drv);
     if (f >= 0) {
-        hid_t        d  = H5Dopen2(f, "v", H5P_DEFAULT);
-        rl_errtext_t e  = {.len = 0};
-        herr_t       rr = d < 0 ? -1 : H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r);
+        hid_t       d  = H5Dopen2(f, "v", H5P_DEFAULT);
+        t_errtext_t e  = {.len = 0};
+        herr_t      rr = d < 0 ? -1 : H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r);
         if (rr < 0)
-            rl_errors(&e);
+            t_errors(&e);
         CHECK(rr >= 0, "virtual (%s): reading the virtual dataset failed:\n%s", drv, e.buf);
         CHECK(rr < 0 || !memcmp(r, w, sizeof w), "virtual (%s): read %d %d %d %d %d, wrote 0 1 2 3 4", drv, r[0], r[1],
               r[2], r[3], r[4]);
@@ -312,22 +315,22 @@ static void virtual(const char *drv)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_serialnc");
+    t_init(&argc, &argv, "t_serialnc");
     const char *step = argc == 3 ? argv[2] : "";
     if ((strcmp(step, "huge3d") && strcmp(step, "huge2d") && strcmp(step, "virtual") && strcmp(step, "pagebuf")) ||
         !getenv("HDF5_DRIVER") || strcmp(getenv("HDF5_DRIVER"), "h5sf")) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: HDF5_DRIVER=h5sf mpiexec -n N t_serialnc DIR huge3d|huge2d|virtual|pagebuf\n");
         MPI_Finalize();
         return 2;
     }
     snprintf(g_dir, sizeof g_dir, "%s", argv[1]);
-    rl_mkdir(g_dir);
+    t_mkdir_world(g_dir);
     /* A regression fails at 1 GiB (EFBIG) instead of writing terabytes. */
     struct rlimit lim = {1u << 30, 1u << 30};
     signal(SIGXFSZ, SIG_IGN);
     if (setrlimit(RLIMIT_FSIZE, &lim) < 0)
-        rl_die_io("limit the file size of", "this process");
+        t_die_io("limit the file size of", "this process");
 
     if (!strcmp(step, "huge3d")) {
         hsize_t s = huge3d("sec2"), h = huge3d("h5sf");
@@ -347,5 +350,5 @@ int main(int argc, char **argv)
         virtual("sec2");
         virtual("h5sf");
     }
-    return rl_finish();
+    return t_finish();
 }

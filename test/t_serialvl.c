@@ -22,7 +22,10 @@
  *
  * usage: mpiexec -n N t_serialvl DIR
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 #define NSTR  6
 #define NCHK  9
@@ -45,21 +48,21 @@ static char *str_of(int i)
     switch (i % NSTR) {
         case 0: s[0] = '\0'; break;
         case 1: snprintf(s, 3200, "x"); break;
-        case 2: snprintf(s, 3200, "rank %d, string %d", rl_rank, i); break;
+        case 2: snprintf(s, 3200, "rank %d, string %d", t_rank, i); break;
         case 3:
             for (int k = 0; k < 3000; k++)
-                s[k] = (char)('a' + (k * 7 + i + rl_rank) % 26);
+                s[k] = (char)('a' + (k * 7 + i + t_rank) % 26);
             s[3000] = '\0';
             break;
-        case 4: snprintf(s, 3200, "pi \xcf\x80 \xe2\x89\x88 3.14159 (rank %d)", rl_rank); break;
+        case 4: snprintf(s, 3200, "pi \xcf\x80 \xe2\x89\x88 3.14159 (rank %d)", t_rank); break;
         default: snprintf(s, 3200, "last %d", i); break;
     }
     return s;
 }
 
-static size_t vlen_len(int i) { return i == 0 ? 0 : (size_t)((i * i * 37 + rl_rank) % 1000) + 1; }
-static int    vlen_val(int i, size_t k) { return (int)((uint64_t)(i * 100003 + (int)k) * 2654435761u) ^ rl_rank; }
-static double rec_val(int i, size_t k) { return (double)i * 1.5 + (double)k / 8.0 + rl_rank; }
+static size_t vlen_len(int i) { return i == 0 ? 0 : (size_t)((i * i * 37 + t_rank) % 1000) + 1; }
+static int    vlen_val(int i, size_t k) { return (int)((uint64_t)(i * 100003 + (int)k) * 2654435761u) ^ t_rank; }
+static double rec_val(int i, size_t k) { return (double)i * 1.5 + (double)k / 8.0 + t_rank; }
 
 /* ---- text renderings --------------------------------------------------- */
 
@@ -128,7 +131,7 @@ static char *expected_text(void)
         free(v.p);
     }
     for (int i = 0; i < NREC; i++) {
-        rec_t r = {100 * rl_rank + i, str_of(i + 1), {(size_t)i * 3, malloc((size_t)i * 3 * sizeof(double) + 1)}};
+        rec_t r = {100 * t_rank + i, str_of(i + 1), {(size_t)i * 3, malloc((size_t)i * 3 * sizeof(double) + 1)}};
         for (size_t k = 0; k < r.vals.len; k++)
             ((double *)r.vals.p)[k] = rec_val(i, k);
         render_rec(&t, i, &r);
@@ -165,13 +168,13 @@ static hid_t rec_type(void)
 /* ---- write and read ---------------------------------------------------- */
 
 static herr_t write_dset(hid_t f, const char *name, hid_t type, hsize_t n, hid_t dcpl, const void *buf,
-                         rl_errtext_t *err)
+                         t_errtext_t *err)
 {
     hid_t  sp = H5Screate_simple(1, &n, NULL);
     hid_t  d  = H5Dcreate2(f, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     herr_t r  = d < 0 ? -1 : H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
     if (r < 0 && err && !err->len)
-        rl_errors(err);
+        t_errors(err);
     if (d >= 0)
         H5Dclose(d);
     H5Sclose(sp);
@@ -179,13 +182,13 @@ static herr_t write_dset(hid_t f, const char *name, hid_t type, hsize_t n, hid_t
 }
 
 /* Write everything; 0, or -1 with the first error stack in *err. */
-static int write_all(hid_t fapl, const char *path, rl_errtext_t *err)
+static int write_all(hid_t fapl, const char *path, t_errtext_t *err)
 {
     int   bad = 0;
     hid_t f   = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     err->len  = 0;
     if (f < 0) {
-        rl_errors(err);
+        t_errors(err);
         return -1;
     }
     hid_t st = vstr_type(), vt = H5Tvlen_create(H5T_NATIVE_INT), rt = rec_type();
@@ -203,7 +206,7 @@ static int write_all(hid_t fapl, const char *path, rl_errtext_t *err)
             ((int *)vl[i].p)[k] = vlen_val(i, k);
     }
     for (int i = 0; i < NREC; i++) {
-        rec[i].id       = 100 * rl_rank + i;
+        rec[i].id       = 100 * t_rank + i;
         rec[i].name     = str_of(i + 1);
         rec[i].vals.len = (size_t)i * 3;
         rec[i].vals.p   = malloc(rec[i].vals.len * sizeof(double) + 1);
@@ -221,7 +224,7 @@ static int write_all(hid_t fapl, const char *path, rl_errtext_t *err)
     char *note = str_of(2);
     if (a < 0 || H5Awrite(a, st, &note) < 0) {
         if (!err->len)
-            rl_errors(err);
+            t_errors(err);
         bad++;
     }
     free(note);
@@ -231,7 +234,7 @@ static int write_all(hid_t fapl, const char *path, rl_errtext_t *err)
     H5Pclose(dcpl);
     if (H5Fclose(f) < 0) {
         if (!err->len)
-            rl_errors(err);
+            t_errors(err);
         bad++;
     }
     for (int i = 0; i < NSTR; i++)
@@ -346,31 +349,31 @@ static void compare(const char *what, const char *got, const char *want)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_serialvl");
+    t_init(&argc, &argv, "t_serialvl");
     if (argc != 2 || !getenv("HDF5_DRIVER") || strcmp(getenv("HDF5_DRIVER"), "h5sf")) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: HDF5_DRIVER=h5sf mpiexec -n N t_serialvl DIR\n");
         MPI_Finalize();
         return 2;
     }
     g_dir = argv[1];
-    rl_mkdir(g_dir);
+    t_mkdir_world(g_dir);
     char p_h5sf[4096], p_sec2[4096], p_self[4096], p_mpio[4096];
-    snprintf(p_h5sf, sizeof p_h5sf, "%s/vl_h5sf_%d.h5", g_dir, rl_rank);
-    snprintf(p_sec2, sizeof p_sec2, "%s/vl_sec2_%d.h5", g_dir, rl_rank);
-    snprintf(p_self, sizeof p_self, "%s/vl_self_%d.h5", g_dir, rl_rank);
-    snprintf(p_mpio, sizeof p_mpio, "%s/vl_mpio_%d.h5", g_dir, rl_rank);
-    char        *want = expected_text();
-    rl_errtext_t err;
+    snprintf(p_h5sf, sizeof p_h5sf, "%s/vl_h5sf_%d.h5", g_dir, t_rank);
+    snprintf(p_sec2, sizeof p_sec2, "%s/vl_sec2_%d.h5", g_dir, t_rank);
+    snprintf(p_self, sizeof p_self, "%s/vl_self_%d.h5", g_dir, t_rank);
+    snprintf(p_mpio, sizeof p_mpio, "%s/vl_mpio_%d.h5", g_dir, t_rank);
+    char       *want = expected_text();
+    t_errtext_t err;
 
     hid_t sec2 = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_sec2(sec2);
-    rl_step(60, "VL data through a serial h5sf file (H5P_DEFAULT)");
+    t_step(60, "VL data through a serial h5sf file (H5P_DEFAULT)");
     CHECK(write_all(H5P_DEFAULT, p_h5sf, &err) == 0, "writing VL data to a serial h5sf file failed:\n%s", err.buf);
-    rl_step(60, "VL data through sec2");
+    t_step(60, "VL data through sec2");
     CHECK(write_all(sec2, p_sec2, &err) == 0, "writing VL data with sec2 failed:\n%s", err.buf);
 
-    rl_step(60, "read back");
+    t_step(60, "read back");
     char *got_h5sf = read_all(H5P_DEFAULT, p_h5sf), *got_sec2 = read_all(sec2, p_sec2);
     compare("the sec2 file", got_sec2, want);
     compare("the h5sf file", got_h5sf, want);
@@ -385,12 +388,12 @@ int main(int argc, char **argv)
     CHECK(stat(cfg, &st) == 0, "no config file %s: the file did not go through h5sf", cfg);
 
     /* A named one-rank communicator: parallel HDF5's rules, as MPI-IO's. */
-    rl_step(60, "VL data on a named MPI_COMM_SELF: h5sf and MPI-IO");
+    t_step(60, "VL data on a named MPI_COMM_SELF: h5sf and MPI-IO");
     hid_t mpio = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(mpio, MPI_COMM_SELF, MPI_INFO_NULL);
-    rl_errtext_t err_mpio;
-    int          r_self = write_all(self, p_self, &err), r_mpio = write_all(mpio, p_mpio, &err_mpio);
-    const char  *refusal = "Parallel IO does not support writing VL";
+    t_errtext_t err_mpio;
+    int         r_self = write_all(self, p_self, &err), r_mpio = write_all(mpio, p_mpio, &err_mpio);
+    const char *refusal = "Parallel IO does not support writing VL";
     CHECK(r_mpio < 0 && strstr(err_mpio.buf, refusal), "MPI-IO on MPI_COMM_SELF: expected HDF5's refusal, got %s",
           r_mpio < 0 ? err_mpio.buf : "success");
     CHECK(r_self < 0 && strstr(err.buf, refusal),
@@ -398,7 +401,7 @@ int main(int argc, char **argv)
           r_self < 0 ? err.buf : "success");
 
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rl_fail == 0) {
+    if (t_fails == 0) {
         H5Fdelete(p_h5sf, H5P_DEFAULT);
         H5Fdelete(p_self, self);
         unlink(p_sec2);
@@ -411,5 +414,5 @@ int main(int argc, char **argv)
     H5Pclose(sec2);
     H5Pclose(self);
     H5Pclose(mpio);
-    return rl_finish();
+    return t_finish();
 }

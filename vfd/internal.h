@@ -214,6 +214,9 @@ struct h5sf_file {
     struct {                           /* the caller's COBEGIN/COEND bracket */
         struct h5sf_bracket *co;       /* open bracket (channel.c), or NULL       */
         int                  co_depth; /* nested COBEGINs; the outermost COEND waits */
+        /* The bracket was open at MPI_Finalize, whose hook waited for it
+         * (h5sf.c): every later call but close fails, saying so. */
+        bool co_finalized;
     };
     struct { /* accounting */
         h5sf_stats_t stats;
