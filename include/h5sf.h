@@ -96,7 +96,7 @@ typedef struct H5FD_h5sf_config_t {
     int32_t              timeout;                         /* seconds a client waits for an IOC (default 300) */
     char                 subfile_dir[H5FD_H5SF_PATH_MAX]; /* default: stub's directory */
     char                 config_dir[H5FD_H5SF_PATH_MAX];  /* default: stub's directory */
-    MPI_Comm             comm;                            /* MPI_COMM_NULL: fapl's MPI params, else MPI_COMM_WORLD */
+    MPI_Comm             comm;                            /* NULL: the fapl's MPI params, else MPI_COMM_SELF (serial) */
     MPI_Info             info;                            /* duplicated by H5Pset_fapl_h5sf, as H5Pset_fapl_mpio does */
 } H5FD_h5sf_config_t;
 

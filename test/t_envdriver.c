@@ -4,12 +4,14 @@
  *
  * HDF5 reads both variables once, when the library initializes
  * (H5P__facc_set_def_driver, from H5P_init), and makes h5sf the driver of
- * the default fapl.  So this program only uses H5P_DEFAULT, like a serial
- * program run as "HDF5_DRIVER=h5sf mpirun -n 4 ./prog": every rank creates
- * the same file, writes its slab, closes, reopens and reads everything.
- * Checked: the default fapl's driver is h5sf, the open file's fapl too, the
- * data, and the subfiles on disk (count and stripe size from
- * HDF5_DRIVER_CONFIG when it gives plain numbers).
+ * the default fapl and of every new one.  The program calls no driver
+ * function: it names its communicator on a new fapl (H5Pset_mpi_params),
+ * as a parallel program must for any driver (H5P_DEFAULT names none and
+ * opens serially: t_serial); every rank creates the same file, writes its
+ * slab, closes, reopens and reads everything.  Checked: the default fapl's
+ * driver is h5sf, the new fapl's and the open file's too, the data, and
+ * the subfiles on disk (count and stripe size from HDF5_DRIVER_CONFIG when
+ * it gives plain numbers).
  *
  * ctest runs it with the variables set; run by hand without them it sets
  * HDF5_DRIVER=h5sf and HDF5_DRIVER_CONFIG=stripe_size=65536,stripe_count=3
@@ -121,13 +123,16 @@ int main(int argc, char **argv)
     char path[8192];
     snprintf(path, sizeof path, "%s/env_np%d.h5", dir, t_size);
 
-    /* Write: H5P_DEFAULT everywhere. */
-    hid_t f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* Write: a new fapl (the driver from the environment) naming the
+     * communicator, H5P_DEFAULT everywhere else. */
+    hid_t shared = H5Pcreate(H5P_FILE_ACCESS);
+    CHECK(shared >= 0 && H5Pset_mpi_params(shared, MPI_COMM_WORLD, MPI_INFO_NULL) >= 0, "H5Pset_mpi_params failed");
+    hid_t f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, shared);
     int   ok = f >= 0, nok = 0;
     MPI_Allreduce(&ok, &nok, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (nok != t_size) {
-        fprintf(stderr, "[rank %d] FATAL: H5Fcreate with the default fapl failed on %d of %d ranks\n", t_rank,
-                t_size - nok, t_size);
+        fprintf(stderr, "[rank %d] FATAL: H5Fcreate with a new fapl failed on %d of %d ranks\n", t_rank, t_size - nok,
+                t_size);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     hid_t acc = H5Fget_access_plist(f);
@@ -186,12 +191,12 @@ int main(int argc, char **argv)
     }
 
     /* Read back, everything, on every rank. */
-    f  = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    f  = H5Fopen(path, H5F_ACC_RDONLY, shared);
     ok = f >= 0;
     MPI_Allreduce(&ok, &nok, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (nok != t_size) {
-        fprintf(stderr, "[rank %d] FATAL: H5Fopen with the default fapl failed on %d of %d ranks\n", t_rank,
-                t_size - nok, t_size);
+        fprintf(stderr, "[rank %d] FATAL: H5Fopen with a new fapl failed on %d of %d ranks\n", t_rank, t_size - nok,
+                t_size);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     d = H5Dopen2(f, "data", H5P_DEFAULT);
@@ -208,6 +213,7 @@ int main(int argc, char **argv)
     CHECK(H5Fclose(f) >= 0, "H5Fclose after read failed");
     free(buf);
     H5Pclose(named);
+    H5Pclose(shared);
 
     long mine = t_fails, total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -23,7 +23,8 @@
 static hid_t fapl_for(const char *cfg)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    VRFY(H5Pset_driver_by_name(fapl, "h5sf", cfg) >= 0, "cannot select h5sf with \"%s\"", cfg);
+    VRFY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) >= 0 && H5Pset_driver_by_name(fapl, "h5sf", cfg) >= 0,
+         "cannot select h5sf with \"%s\"", cfg);
     return fapl;
 }
 

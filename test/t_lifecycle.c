@@ -171,8 +171,16 @@ int main(int argc, char **argv)
     int rank = t_rank, size = t_size;
     /* HDF5 after MPI, as real programs do: HDF5 then closes what is left
      * open from its own MPI_Finalize hook. */
+    /* The communicator through the structure: h5sf's copy keeps
+     * MPI_COMM_WORLD's error handler (H5Pset_mpi_params' copy has
+     * MPI_ERRORS_RETURN, by which close-collective tells the IOC context's
+     * communicators). */
+    H5FD_h5sf_config_t cfg;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
-    CHECK(H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=8192") >= 0, "H5Pset_driver_by_name");
+    H5FD_h5sf_config_init(&cfg);
+    cfg.stripe_size = 8192;
+    cfg.comm        = MPI_COMM_WORLD;
+    CHECK(H5Pset_fapl_h5sf(fapl, &cfg) >= 0, "H5Pset_fapl_h5sf");
 
     if (!strcmp(mode, "funneled")) {
         hid_t              f;

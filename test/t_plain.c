@@ -20,7 +20,8 @@
  *              HDF5 keeps h5sf's error messages)
  *   MODE ioc:  the same with "channel=ioc"
  *   MODE env:  h5sf from HDF5_DRIVER=h5sf in the environment (ctest sets
- *              it), loaded as a plugin; the opens through h5sf use H5P_DEFAULT
+ *              it), loaded as a plugin; the opens through h5sf use a new
+ *              fapl (h5sf by the environment) naming the communicator
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -47,10 +48,10 @@ static const char *mode;
 /* The fapl that opens through h5sf in this mode. */
 static hid_t h5sf_fapl(void)
 {
-    if (!strcmp(mode, "env"))
-        return H5P_DEFAULT;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    if (!strcmp(mode, "env"))
+        return fapl;
     CHECK(H5Pset_driver_by_name(fapl, "h5sf", !strcmp(mode, "ioc") ? "channel=ioc" : "") >= 0,
           "cannot select h5sf by name");
     return fapl;

@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "threadpool.h"
 #include "iocmap.h"
+#include "../common/orphans.h"
 
 /* The class's callbacks in this file (read and write: io.c). */
 static herr_t  h5sf_term(void);
@@ -228,6 +229,24 @@ static void file_free(h5sf_file_t *f)
     free(f);
 }
 
+/* A create reclaims what an earlier file of its name left: the config file
+ * and subfiles of a stub removed alone (netCDF's abort path remove()s only
+ * the stub) or truncated by this create (common/orphans.h).  Best effort:
+ * what cannot be removed stays for h5sf-orphans. */
+static int reclaim_one(const h5sf_orphan_t *o, void *arg)
+{
+    (void)arg;
+    (void)h5sf_orphan_remove(o, NULL);
+    return 0;
+}
+
+static void reclaim_orphans(const h5sf_layout_t *l)
+{
+    char stub[2 * H5SF_LAYOUT_PATH_MAX];
+    snprintf(stub, sizeof stub, "%s%s%s", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base);
+    (void)h5sf_orphans_scan(l->config_dir[0] ? l->config_dir : l->stub_dir, stub, l->inode, reclaim_one, NULL, NULL);
+}
+
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
  * (or finds none: a plain file); the outcome is broadcast.  Stored layout
  * wins over settings on reopen. */
@@ -263,8 +282,11 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                 f->layout.ioc_count = f->nioc;
                 /* Absolute from here on: the config file records it, and
                  * every rank uses rank 0's (broadcast below). */
-                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0 ||
-                    h5sf_config_file_write(&f->layout, e) < 0)
+                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0)
+                    failed = 1;
+                if (!failed)
+                    reclaim_orphans(&f->layout);
+                if (!failed && h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
             }
             /* No config file: a plain file, unless the stub is a subfiled
@@ -354,9 +376,11 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         }
     }
     {
-        h5sf_errbuf_t ceb = {0};
-        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &ceb) < 0)
+        h5sf_errbuf_t ceb   = {0};
+        bool          named = true;
+        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &named, &ceb) < 0)
             H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &ceb);
+        f->serial = !named;
     }
     /* cfg's handles belong to the fapl; the file keeps only its dups. */
     f->cfg.comm = MPI_COMM_NULL;
@@ -373,19 +397,12 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
 
     /* Channel: the IOC needs MPI_THREAD_MULTIPLE (its progress thread calls
-     * MPI while the application does). */
+     * MPI while the application does).  Without it auto falls back to the
+     * direct channel silently: a successful open prints nothing (programs
+     * compare their output byte for byte); H5SF_LOG=debug says why. */
     f->channel = f->cfg.channel;
-    if (f->channel == H5FD_H5SF_CHANNEL_AUTO) {
+    if (f->channel == H5FD_H5SF_CHANNEL_AUTO)
         f->channel = provided == MPI_THREAD_MULTIPLE ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
-        static bool said;
-        if (f->channel == H5FD_H5SF_CHANNEL_DIRECT && f->rank == 0 && !said) {
-            said = true;
-            fprintf(stderr,
-                    "h5sf: MPI_THREAD_MULTIPLE is not available (thread level %d); "
-                    "using the direct channel (no I/O concentrators)\n",
-                    provided);
-        }
-    }
     else if (f->channel == H5FD_H5SF_CHANNEL_IOC && provided != MPI_THREAD_MULTIPLE)
         H5SF_GOTO(NULL, H5E_VFL, H5E_UNSUPPORTED,
                   "channel=ioc needs MPI_THREAD_MULTIPLE, but MPI provides thread level %d; "
@@ -503,10 +520,18 @@ static int h5sf_cmp(const H5FD_t *a, const H5FD_t *b)
     return strcmp(x->layout.stub_dir, y->layout.stub_dir);
 }
 
+/* A file opened without a communicator (f->serial: one rank, MPI_COMM_SELF)
+ * is a serial file to HDF5, as it would be under sec2: without HAS_MPI,
+ * HDF5 writes variable-length data, reads virtual datasets, caches chunks,
+ * allocates late, and refuses collective transfers.  A file opened on a
+ * named communicator, of any size, keeps parallel HDF5's rules, as under
+ * MPI-IO; so does the class (file NULL), which HDF5 asks about a fapl. */
 static herr_t h5sf_query(const H5FD_t *file, unsigned long *flags)
 {
-    (void)file;
-    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_HAS_MPI;
+    const h5sf_file_t *f = (const h5sf_file_t *)file;
+    *flags               = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_AGGREGATE_SMALLDATA;
+    if (!f || !f->serial)
+        *flags |= H5FD_FEAT_HAS_MPI;
     return 0;
 }
 
@@ -523,10 +548,16 @@ static herr_t h5sf_set_eoa(H5FD_t *file, H5FD_mem_t type, haddr_t addr)
     return 0;
 }
 
+/* A serial file's EOF follows its writes, as sec2's does: HDF5's page
+ * buffer, which it runs on serial files only, takes a page at or past the
+ * EOF for one never written and so lost pages it had evicted there.  On a
+ * named communicator the EOF is open's and truncate's, as MPI-IO's (HDF5
+ * does not rely on it there; each rank's writes differ). */
 static haddr_t h5sf_get_eof(const H5FD_t *file, H5FD_mem_t type)
 {
+    const h5sf_file_t *f = (const h5sf_file_t *)file;
     (void)type;
-    return ((const h5sf_file_t *)file)->eof;
+    return f->serial && f->wend > f->eof ? f->wend : f->eof;
 }
 
 static herr_t h5sf_get_handle(H5FD_t *file, hid_t fapl, void **handle)
@@ -676,7 +707,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
     {
         h5sf_errbuf_t ceb = {0};
-        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, &ceb) < 0)
+        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, NULL, &ceb) < 0)
             H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &ceb);
     }
     if (h5sf_agree(comm, failed, &eb) < 0)
@@ -889,10 +920,12 @@ static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info i
     return c;
 }
 
+/* A serial file's fapl names no communicator either, so a reopen through
+ * H5Fget_access_plist is serial again. */
 static void *h5sf_fapl_get(H5FD_t *file)
 {
     h5sf_file_t *f = (h5sf_file_t *)file;
-    return config_dup(&f->cfg, f->comm, f->info);
+    return config_dup(&f->cfg, f->serial ? MPI_COMM_NULL : f->comm, f->serial ? MPI_INFO_NULL : f->info);
 }
 
 static void *h5sf_fapl_copy(const void *fa)

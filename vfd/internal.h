@@ -89,7 +89,10 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e);
 /* True once MPI_Finalize has started: nothing may call MPI after that. */
 bool h5sf_mpi_finalizing(void);
 bool h5sf_mpi_usable(void); /* initialized, not finalized or finalizing */
-int  h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, h5sf_errbuf_t *e);
+/* The fapl's communicator (driver info, else MPI parameters), else
+ * MPI_COMM_SELF for a fapl that names none (*named false: a serial open). */
+int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, bool *named,
+                   h5sf_errbuf_t *e);
 /* Register a callback run (once) from the MPI_COMM_SELF delete-attribute hook. */
 void h5sf_mpi_on_finalize(void (*fn)(void));
 /* Collective: if any rank failed, every rank fails with the message of the
@@ -167,6 +170,8 @@ struct h5sf_file {
         MPI_Comm comm; /* our dup of the file's communicator      */
         MPI_Info info;
         int      rank, size;
+        bool     serial; /* the fapl named no communicator: MPI_COMM_SELF,
+                            HDF5 sees a serial driver (h5sf_query) */
     };
     struct {          /* placement, chosen at open */
         int  channel; /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
