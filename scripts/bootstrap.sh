@@ -80,7 +80,7 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 missing=()
 for p in "${PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     log "installing: ${missing[*]}"

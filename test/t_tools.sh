@@ -276,7 +276,7 @@ case_info() {
     expect 0 h5sf-info "$f"
     has "status        healthy"
     has "driver info \"Subfilin\": stripe size 4096, 4 subfiles"
-    grep -c " ok " "$W/last.out" | grep -qx 4 || fail "not 4 subfiles ok"
+    grep -c " ok " "$W/last.out" | grep -x 4 >/dev/null || fail "not 4 subfiles ok"
     expect 0 h5sf-info --json "$f"
     if command -v python3 >/dev/null; then
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["healthy"] and d["stripe_count"]==4 and d["stripe_size"]==4096 and len(d["subfiles"])==4 and d["logical_eof"]>0 and not d["issues"], d' \
