@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "alloc.h"
+#include "settings.h"
 
 static atomic_long live;
 
@@ -76,7 +77,7 @@ int h5sf_site(h5sf_site_kind_t kind)
         return 0;
     }
     atomic_store(&s->fired, true);
-    if (getenv("H5SF_TEST_SITES_TRACE"))
+    if (h5sf_var(H5SF_VAR_TEST_SITES_TRACE))
         trace(kind, k);
     return atomic_load(&s->err);
 }

@@ -217,12 +217,6 @@ int h5sf_settings_validate(const h5sf_settings_t *c, h5sf_errbuf_t *e)
 
 /* ---- environment ------------------------------------------------------- */
 
-static const char *env_value(const char *name)
-{
-    const char *v = name ? getenv(name) : NULL;
-    return v && *v ? v : NULL; /* empty means unset */
-}
-
 /* The built-in's two IOC variables.  H5FD_SUBFILING_IOC_SELECTION_CRITERIA is
  * "<criteria>:<value>" with criteria from H5FD_subfiling_ioc_select_t, or a
  * bare value for the selection already in force; H5FD_SUBFILING_IOC_PER_NODE
@@ -231,7 +225,7 @@ static int apply_builtin_ioc_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
     static const char crit_var[]       = "H5FD_SUBFILING_IOC_SELECTION_CRITERIA";
     static const char node_var[]       = "H5FD_SUBFILING_IOC_PER_NODE";
-    const char       *crit             = env_value(crit_var);
+    const char       *crit             = h5sf_env_value(crit_var);
     bool              per_node_applies = true;
     int32_t           v;
 
@@ -293,7 +287,7 @@ static int apply_builtin_ioc_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
             /* one per node: the built-in ignores the value, and so do we */
         }
     }
-    const char *per = env_value(node_var);
+    const char *per = h5sf_env_value(node_var);
     if (per && per_node_applies) {
         if (h5sf_parse_int(per, 1, H5SF_MAX_IOC_PARAM, &v, e, node_var) < 0)
             return -1;
@@ -333,13 +327,13 @@ int h5sf_settings_apply_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
                 goto done;
             continue;
         }
-        const char *v = env_value(h5sf_options[i].fallback);
+        const char *v = h5sf_env_value(h5sf_options[i].fallback);
         if (v && apply_one(i, h5sf_options[i].fallback, v, t, buf, n, e) < 0)
             goto done;
     }
     /* Pass 2: ours win. */
     for (size_t i = 0; i < H5SF_NOPTIONS; i++) {
-        const char *v = env_value(h5sf_options[i].env);
+        const char *v = h5sf_env_value(h5sf_options[i].env);
         if (v && apply_one(i, h5sf_options[i].env, v, t, buf, n, e) < 0)
             goto done;
     }

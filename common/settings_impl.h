@@ -24,4 +24,8 @@
 int  h5sf_option_set(size_t i, const char *v, h5sf_settings_t *c, h5sf_errbuf_t *e, const char *what);
 bool h5sf_option_may_be_empty(size_t i);
 
+/* options.c: the value of environment variable `name`, with "" taken as
+ * unset (NULL); common/'s one reader of the environment. */
+const char *h5sf_env_value(const char *name);
+
 #endif

@@ -10,6 +10,7 @@
 /* 64-bit offsets whatever the build says: the symbols (pwritev64, fstat64)
  * are then the ones tests wrap with ld --wrap (test/unit_ownstall.cmake). */
 #define _FILE_OFFSET_BITS 64
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "alloc.h"
+#include "settings.h"
 #include "sysio.h"
 
 /* ---- the table ---------------------------------------------------------- */
@@ -79,6 +81,14 @@ static struct syscall {
 #define os_getcwd ((char *(*)(char *, size_t))aSyscall[20].cur)
     {"realpath", (h5sf_syscall_ptr)realpath, (h5sf_syscall_ptr)realpath},
 #define os_realpath ((char *(*)(const char *, char *))aSyscall[21].cur)
+    {"opendir", (h5sf_syscall_ptr)opendir, (h5sf_syscall_ptr)opendir},
+#define os_opendir ((DIR * (*)(const char *)) aSyscall[22].cur)
+    {"readdir", (h5sf_syscall_ptr)readdir, (h5sf_syscall_ptr)readdir},
+#define os_readdir ((struct dirent * (*)(DIR *)) aSyscall[23].cur)
+    {"closedir", (h5sf_syscall_ptr)closedir, (h5sf_syscall_ptr)closedir},
+#define os_closedir ((int (*)(DIR *))aSyscall[24].cur)
+    {"fstatat", (h5sf_syscall_ptr)fstatat, (h5sf_syscall_ptr)fstatat},
+#define os_fstatat ((int (*)(int, const char *, struct stat *, int))aSyscall[25].cur)
 };
 
 int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn)
@@ -128,7 +138,7 @@ static int errno_by_name(const char *s)
 /* Read H5SF_FAULT once per process. */
 static void parse(void)
 {
-    const char *s = getenv("H5SF_FAULT");
+    const char *s = h5sf_var(H5SF_VAR_FAULT);
     char        buf[256], *save = NULL;
     if (!s || !*s)
         return;
@@ -273,6 +283,30 @@ int h5sf_sysio_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
 char *h5sf_sysio_getcwd(char *buf, size_t n) { return refused() ? NULL : os_getcwd(buf, n); }
 
 char *h5sf_sysio_realpath(const char *path, char *buf) { return refused() ? NULL : os_realpath(path, buf); }
+
+/* ---- directories --------------------------------------------------------- */
+
+DIR *h5sf_sysio_opendir(const char *path) { return refused() ? NULL : os_opendir(path); }
+
+struct dirent *h5sf_sysio_readdir(DIR *dp) { return refused() ? NULL : os_readdir(dp); }
+
+/* A refused closedir still closes the directory (as close(2) after EINTR
+ * does on Linux): the stream cannot be used again either way. */
+int h5sf_sysio_closedir(DIR *dp)
+{
+    int err = h5sf_site(H5SF_SITE_SYSCALL);
+    int rc  = os_closedir(dp);
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return rc;
+}
+
+int h5sf_sysio_fstatat(int dirfd, const char *name, struct stat *st, int flags)
+{
+    return refused() ? -1 : os_fstatat(dirfd, name, st, flags);
+}
 
 /* ---- shared memory ------------------------------------------------------- */
 

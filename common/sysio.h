@@ -14,6 +14,7 @@
 #ifndef H5SF_SYSIO_H
 #define H5SF_SYSIO_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -66,6 +67,13 @@ int h5sf_sysio_pwrite_all(int fd, const void *buf, size_t n, uint64_t off);
 /* getcwd(3), realpath(3) into buf (PATH_MAX bytes); NULL with errno set. */
 char *h5sf_sysio_getcwd(char *buf, size_t n);
 char *h5sf_sysio_realpath(const char *path, char *buf);
+/* opendir(3), readdir(3) (NULL at the end or, errno set, on failure),
+ * closedir(3) (the stream is closed even when it reports a failure), and
+ * fstatat(2). */
+DIR           *h5sf_sysio_opendir(const char *path);
+struct dirent *h5sf_sysio_readdir(DIR *dp);
+int            h5sf_sysio_closedir(DIR *dp);
+int            h5sf_sysio_fstatat(int dirfd, const char *name, struct stat *st, int flags);
 /* POSIX shared memory (ioc/shm.c): shm_open(3) with O_CLOEXEC,
  * shm_unlink(3), a shared read-write mapping of fd's first len bytes
  * (MAP_FAILED on failure), munmap(2), and madvise(MADV_POPULATE_WRITE),
@@ -108,10 +116,14 @@ bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
  *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
  *
  *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap |
- *          nomem-topo | nomem-plan | nomem-ctx (an allocation at open fails:
- *          choosing the IOCs, the stripe plan, a new IOC context) |
+ *          nomem-topo | nomem-plan | nomem-ctx | nomem-chan (an allocation
+ *          at open fails: choosing the IOCs, the stripe plan, a new IOC
+ *          context, the channel tables -- both the IOC channels' and the
+ *          descriptors') |
  *          nomem-accept (an allocation fails while the IOC's progress
- *          thread accepts a request: the IOC refuses it)
+ *          thread accepts a request: the IOC refuses it) |
+ *          nomem-finalize (the allocations of the MPI_Finalize hook fail;
+ *          rank: in MPI_COMM_WORLD)
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only calls made for this rank (in the file's communicator): the
  *          IOC's, or the rank's own on the direct channel; default all

@@ -91,7 +91,8 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     MPI_Get_address(bufs[first], &origin);
     for (size_t k = 0; k < nblk; k++)
         disp[k] = MPI_Aint_diff(disp[k], origin);
-    int rc = h5sf_mpi_type_hindexed((int)nblk, bl, disp, dt);
+    /* Two local calls (create, commit) under one turn of the gate. */
+    int rc = IOC_MPI(h5sf_mpi_type_hindexed((int)nblk, bl, disp, dt));
     if (rc != MPI_SUCCESS) {
         char why[MPI_MAX_ERROR_STRING];
         *dt = MPI_BYTE;
@@ -110,6 +111,6 @@ done:
 void ioc_dtype_free(MPI_Datatype *dt)
 {
     if (*dt != MPI_BYTE && *dt != MPI_DATATYPE_NULL)
-        MPI_Type_free(dt);
+        IOC_MPI(MPI_Type_free(dt));
     *dt = MPI_BYTE;
 }

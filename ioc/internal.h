@@ -5,7 +5,8 @@
  *   client.c    the requesting side: post, wait, control requests
  *   dtype.c     MPI derived datatypes over (buffer, length) pieces
  *   clock.c     monotonic clock and the back-off of polling loops
- *   gate.c      the finalize gate: IOC threads and MPI_Finalize take turns in MPI
+ *   gate.c      the finalize gate: h5sf's threads and MPI_Finalize take turns
+ *               in MPI, one call at a time (IOC_MPI)
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
  *   worker.c    the libuv worker threads, the ready queue, submission, and
@@ -151,18 +152,20 @@ typedef struct ioc_env {
     bool     affinity_node;
 } ioc_env_t;
 struct h5sf_ioc_ctx {
-    MPI_Comm    comm; /* private dup                          */
-    int         rank, size;
-    int         refs;
-    int         timeout_s;
+    MPI_Comm comm; /* private dup                          */
+    int      rank, size;
+    int      refs;
+    /* Seconds a wait may last: the largest of its files' (raised by a
+     * later open while the IOC threads read it). */
+    atomic_int  timeout_s;
     ioc_env_t   env;       /* settings it was made with            */
     bool        world;     /* comm is congruent with MPI_COMM_WORLD */
     atomic_bool parked;    /* no file open: the daemon sleeps      */
     uv_cond_t   park_cond; /* ... on this, until a file opens      */
     bool        asleep;    /* its thread sleeps parked, or is gone (lock) */
-    /* IOC threads of this context inside a stretch of MPI calls entered
-     * without the finalize gate (ioc_mpi_enter), and whether someone waits
-     * for that count to reach 0 (then leaving wakes park_cond). */
+    /* IOC threads of this context inside a stretch of MPI calls
+     * (ioc_mpi_enter), and whether someone waits for that count to reach 0
+     * (then leaving wakes park_cond). */
     atomic_int           in_mpi;
     atomic_bool          quieting;
     unsigned char       *dead; /* dead[r]: IOC r missed a timeout      */
@@ -173,6 +176,7 @@ struct h5sf_ioc_ctx {
     struct h5sf_ioc_req *posted_head, *posted_tail;
     uint64_t             nposted;
     int                  tag_ub;
+    MPI_Request          fin_req; /* its barrier at MPI_Finalize (ctx.c)    */
     uv_mutex_t           lock;
     uv_cond_t            cond;      /* workers: ready queue non-empty; close: sf idle */
     uv_cond_t            done_cond; /* local requests completed             */
@@ -378,20 +382,31 @@ void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always);
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
 void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
 
-/* gate.c: IOC threads bracket every stretch of MPI calls (a progress step, a
- * batch run) with these.  Normally they only count (ctx->in_mpi), so that
- * parking can wait until no IOC thread is inside MPI.  Once MPI_Finalize has
- * begun (h5sf_ioc_finalize_begin) they also take a process-wide gate that
- * the finalizing thread holds around its own MPI calls: MPICH stops
- * serializing threads there, so h5sf does.  Returns whether it took the
- * gate; pass that to ioc_mpi_leave. */
-bool ioc_mpi_enter(h5sf_ioc_ctx_t *ctx);
-void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx, bool gated);
-/* The finalizing thread's side: close the gate for good, hold it around
- * its own MPI calls. */
-void ioc_gate_close(void);
-void ioc_gate_lock(void);
-void ioc_gate_unlock(void);
+/* gate.c.  Every MPI call of ioc/ that may run beside the IOC threads goes
+ * through IOC_MPI: once MPI_Finalize has begun (h5sf_ioc_finalize_begin)
+ * it holds a process-wide gate for that one call, so that only one thread
+ * is inside MPI at a time (MPICH stops serializing threads there); before,
+ * it only counts itself.  Never hold the gate across anything but one
+ * call.  (MPI_Get_address and MPI_Aint_diff, address arithmetic that
+ * touches no MPI state, are left out.) */
+bool ioc_call_enter(void);
+void ioc_call_leave(bool gated);
+#define IOC_MPI(call)                                                                                                  \
+    __extension__({                                                                                                    \
+        bool ioc_gated_ = ioc_call_enter();                                                                            \
+        int  ioc_rc_    = (call);                                                                                      \
+        ioc_call_leave(ioc_gated_);                                                                                    \
+        ioc_rc_;                                                                                                       \
+    })
+/* The finalizing thread: close the gate for good, then wait (no MPI) at
+ * most limit_ns for the calls already inside MPI without it; false if
+ * some were still inside. */
+bool ioc_gate_close(uint64_t limit_ns);
+/* IOC threads also bracket every stretch of MPI calls (a progress step, a
+ * batch run), counted in ctx->in_mpi: parking waits until no IOC thread
+ * is inside one (ctx.c). */
+void ioc_mpi_enter(h5sf_ioc_ctx_t *ctx);
+void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx);
 
 /* subfile.c (lock held) */
 ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile);

@@ -93,12 +93,16 @@ typedef struct h5sf_ioc_counters {
 void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out);
 
 /* MPI_Finalize has begun (the MPI_COMM_SELF delete-attribute callback), on
- * every rank: make the calling thread the only one that calls MPI.  Waits
- * (without MPI) for IOC threads inside MPI, serves late requests until every
- * rank of each context with files open is here, then stops every daemon and
- * marks its IOCs dead, so that requests still made fail at once.  Call it
- * before any other MPI call there. */
+ * every rank.  begin: from now on h5sf's threads take turns inside MPI,
+ * one MPI call at a time (the finalize gate, ioc/gate.c): waits without
+ * MPI for calls already inside; call it before any other MPI call there.
+ * The daemons keep serving, so this rank may still wait for requests it
+ * posted (a COBEGIN bracket left open).  stop: serves late requests until
+ * every rank of each context with files open is here too, then stops
+ * every daemon and marks its IOCs dead, so that requests still made fail
+ * at once. */
 void h5sf_ioc_finalize_begin(void);
+void h5sf_ioc_finalize_stop(void);
 /* Called when MPI is being finalized with contexts still alive (from the
  * MPI_COMM_SELF delete-attribute callback): stop all daemons without MPI
  * collectives and drop contexts.  Safe to call more than once. */

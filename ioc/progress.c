@@ -13,8 +13,9 @@
  * While its context is parked (no file open) it sleeps; while nothing
  * arrives it polls less and less often, or, when every client is on its
  * node, sleeps until one rings its doorbell (shm.c).  Its MPI calls are
- * bracketed (ioc_mpi_enter), its sleeps are not: parking and MPI_Finalize
- * wait for it to leave MPI, never for a sleep.
+ * bracketed (ioc_mpi_enter), its sleeps are not: parking waits for it to
+ * leave MPI, never for a sleep; once MPI_Finalize has begun each call takes
+ * the finalize gate for itself alone (IOC_MPI, gate.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -166,10 +167,10 @@ static bool receive_held(progress_t *pg, int len, bool accept)
         return false;
     pg->held = false;
     if (!buf) {
-        MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE); /* truncates: drops it */
+        IOC_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE)); /* truncates: drops it */
         return true;
     }
-    MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE);
+    IOC_MPI(MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE));
     if (accept)
         accept_msg(pg, buf, (size_t)len, pg->st.MPI_SOURCE);
     else
@@ -190,12 +191,12 @@ static int step(progress_t *pg, unsigned idle, uint32_t *seq)
     MPI_Message     msg;
     MPI_Status      st;
     if (!pg->held) {
-        if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
+        if (IOC_MPI(MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st)) != MPI_SUCCESS)
             return STEP_FAIL;
         if (!flag && idle >= IOC_BELL_AFTER && ioc_bell_arm(ctx, seq)) {
             /* Armed: a request sent before is seen by this probe, one
              * sent after rings.  Stopping and parking ring too (ctx.c). */
-            if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS) {
+            if (IOC_MPI(MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st)) != MPI_SUCCESS) {
                 ioc_bell_disarm(ctx);
                 return STEP_FAIL;
             }
@@ -207,7 +208,7 @@ static int step(progress_t *pg, unsigned idle, uint32_t *seq)
             return STEP_NONE;
         pg->held = true, pg->msg = msg, pg->st = st;
     }
-    MPI_Get_count(&pg->st, MPI_BYTE, &count);
+    IOC_MPI(MPI_Get_count(&pg->st, MPI_BYTE, &count));
     if (!fits(ctx, count) || !receive_held(pg, count, true))
         return STEP_FULL;
     return STEP_GOT;
@@ -255,11 +256,11 @@ static void progress_main(void *arg)
             ioc_backoff(&idle);
             continue;
         }
-        /* Sleeps stay outside the MPI stretch: a parker or the finalize
-         * gate never waits for them. */
-        bool gated = ioc_mpi_enter(ctx);
-        int  got   = step(pg, idle, &seq);
-        ioc_mpi_leave(ctx, gated);
+        /* Sleeps stay outside the MPI stretch: a parker never waits for
+         * them. */
+        ioc_mpi_enter(ctx);
+        int got = step(pg, idle, &seq);
+        ioc_mpi_leave(ctx);
         if (got == STEP_FAIL)
             break;
         if (got == STEP_BELL)
@@ -272,11 +273,11 @@ static void progress_main(void *arg)
             idle = 0;
     }
     if (pg->held) { /* stopping: let its sender's send end */
-        int  count = 0;
-        bool gated = ioc_mpi_enter(ctx);
-        MPI_Get_count(&pg->st, MPI_BYTE, &count);
+        int count = 0;
+        ioc_mpi_enter(ctx);
+        IOC_MPI(MPI_Get_count(&pg->st, MPI_BYTE, &count));
         receive_held(pg, count, false);
-        ioc_mpi_leave(ctx, gated);
+        ioc_mpi_leave(ctx);
     }
     /* Gone for good (stopped, or MPI failed): a parker need not wait. */
     uv_mutex_lock(&ctx->lock);

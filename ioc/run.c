@@ -51,12 +51,13 @@ static int abandon_req(MPI_Request *req)
     int      flag = 0;
     unsigned idle = 0;
     uint64_t t0   = ioc_now_ns();
-    MPI_Cancel(req);
-    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag && ioc_now_ns() - t0 < STOP_GRACE_NS)
+    IOC_MPI(MPI_Cancel(req));
+    while (IOC_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !flag &&
+           ioc_now_ns() - t0 < STOP_GRACE_NS)
         ioc_backoff(&idle);
     if (flag)
         return -1;
-    MPI_Request_free(req);
+    IOC_MPI(MPI_Request_free(req));
     return -2;
 }
 
@@ -67,7 +68,7 @@ static int wait_req(h5sf_ioc_ctx_t *ctx, MPI_Request *req)
 {
     int      flag = 0;
     unsigned idle = 0;
-    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
+    while (IOC_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !flag) {
         if (atomic_load(&ctx->stop))
             return abandon_req(req);
         ioc_backoff(&idle);
@@ -78,7 +79,7 @@ static int wait_req(h5sf_ioc_ctx_t *ctx, MPI_Request *req)
 static int send_bytes(h5sf_ioc_ctx_t *ctx, const void *buf, uint64_t n, int dest, int tag)
 {
     MPI_Request req;
-    if (MPI_Isend(buf, (int)n, MPI_BYTE, dest, tag, ctx->comm, &req) != MPI_SUCCESS)
+    if (IOC_MPI(MPI_Isend(buf, (int)n, MPI_BYTE, dest, tag, ctx->comm, &req)) != MPI_SUCCESS)
         return -1;
     return wait_req(ctx, &req);
 }
@@ -104,7 +105,7 @@ static bool payload_messages(const h5sf_wire_hdr_t *h)
  * bounded by the timeout and the stop all the same. */
 int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, h5sf_errbuf_t *e)
 {
-    uint64_t       got = 0, deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t       got = 0, deadline = ioc_now_ns() + (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     unsigned char *scratch = NULL;
     size_t         cap     = 0;
     unsigned       idle    = 0;
@@ -113,20 +114,20 @@ int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source,
         int         flag = 0, n = 0, rc;
         MPI_Message m;
         MPI_Status  st;
-        if (MPI_Improbe(source, H5SF_TAG_WDATA(h->tag), ctx->comm, &flag, &m, &st) != MPI_SUCCESS) {
+        if (IOC_MPI(MPI_Improbe(source, H5SF_TAG_WDATA(h->tag), ctx->comm, &flag, &m, &st)) != MPI_SUCCESS) {
             ret = h5sf_fail(e, 0, "MPI failed probing for its payload");
             goto done;
         }
         if (!flag) {
             if (atomic_load(&ctx->stop) || ioc_now_ns() >= deadline) {
                 ret = h5sf_fail(e, ETIMEDOUT, "only %llu of its %llu payload bytes arrived within %d s",
-                                (unsigned long long)got, (unsigned long long)h->total, ctx->timeout_s);
+                                (unsigned long long)got, (unsigned long long)h->total, atomic_load(&ctx->timeout_s));
                 goto done;
             }
             ioc_backoff(&idle);
             continue;
         }
-        MPI_Get_count(&st, MPI_BYTE, &n);
+        IOC_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
         if ((size_t)n > cap) {
             h5sf_free(scratch);
             cap     = (size_t)n;
@@ -134,8 +135,8 @@ int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source,
             if (!scratch)
                 cap = 0;
         }
-        rc = scratch ? MPI_Mrecv(scratch, n, MPI_BYTE, &m, MPI_STATUS_IGNORE)
-                     : MPI_Mrecv(NULL, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+        rc = scratch ? IOC_MPI(MPI_Mrecv(scratch, n, MPI_BYTE, &m, MPI_STATUS_IGNORE))
+                     : IOC_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE));
         if (rc != MPI_SUCCESS && (scratch || n == 0)) {
             ret = h5sf_fail(e, 0, "MPI failed receiving its payload");
             goto done;
@@ -288,8 +289,8 @@ static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
     for (size_t j = 0; j < np; p += plen[j], j++) {
         MPI_Request *q  = &m->req[ix][m->nreq[ix]];
         int          rc = r->h.op == H5SF_WIRE_WRITE
-                              ? MPI_Irecv(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag), ctx->comm, q)
-                              : MPI_Isend(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_RDATA(r->h.tag), ctx->comm, q);
+                              ? IOC_MPI(MPI_Irecv(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag), ctx->comm, q))
+                              : IOC_MPI(MPI_Isend(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_RDATA(r->h.tag), ctx->comm, q));
         if (rc != MPI_SUCCESS)
             return -1;
         m->nreq[ix]++;

@@ -94,11 +94,14 @@ static void worker_main(void *arg)
         }
         int nm = ioc_merge_take(ctx, mb, r);
         uv_mutex_unlock(&ctx->lock);
-        bool gated = ioc_mpi_enter(ctx); /* its payloads and replies */
+        /* Its payloads and replies: counted for parking; the finalize gate
+         * is taken per MPI call inside (IOC_MPI), never for the batch --
+         * a batch may wait for a file system, a fault's delay or a peer. */
+        ioc_mpi_enter(ctx);
         ioc_run_batch(ctx, mb, nm, &segs, &cap);
         if (release(ctx, mb, nm))
             ioc_run_answer(ctx, mb, nm);
-        ioc_mpi_leave(ctx, gated);
+        ioc_mpi_leave(ctx);
     }
     h5sf_free(segs);
     h5sf_free(wa);
@@ -168,7 +171,7 @@ static bool workers_gone(h5sf_ioc_ctx_t *ctx, uint64_t deadline)
  * write into a reused descriptor number). */
 bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
 {
-    uint64_t deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t deadline = ioc_now_ns() + (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     uv_mutex_lock(&ctx->lock);
     uv_cond_broadcast(&ctx->cond);
     uv_cond_broadcast(&ctx->slot_cond);

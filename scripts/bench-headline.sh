@@ -90,7 +90,7 @@ mpich_dev=$(grep -a -o -m1 'with-device=[a-z0-9:]*' /usr/lib/x86_64-linux-gnu/li
 export HDF5_PLUGIN_PATH=$OMPI_BUILD/lib
 cma="no CMA"
 if OMPI_MCA_btl_vader_single_copy_mechanism=cma timeout 60 mpiexec -n 2 "$OMPI_BUILD/bin/h5sf-bench" \
-    --dir "$dir" --mib 4 --reps 1 --workloads contiguous --drivers mpio 2>>"$log" | grep -q ',ok$'; then
+    --dir "$dir" --mib 4 --reps 1 --workloads contiguous --drivers mpio 2>>"$log" | grep ',ok$' >/dev/null; then
     cma=CMA
 fi
 say "Open MPI $ompi_v ($cma), MPICH $mpich_v, $cores cores, $mem GiB"

@@ -10,7 +10,9 @@
 #   eco_preload            LD_PRELOAD shim on a program hard-coding H5Pset_fapl_mpio
 #   eco_preload_installed  the installed shim, finding the installed plugin by itself
 #   eco_example_*          docs/examples built and run, their files checked on disk
-#   eco_docs_options       docs/configuration.md table == h5sf-options --markdown
+#   eco_docs_options       docs/configuration.md table == h5sf-options --markdown, and
+#                          no getenv of an H5SF_* name outside common/options.c
+#                          (eco_docs_options_fail_getenv: such a call is found)
 #   eco_docs_paths         every file README.md and docs/*.md name in `backquotes` exists
 #                          (eco_docs_paths_fail: a document naming missing files fails)
 #   eco_test_index         every .c of common/, ioc/, vfd/ is covered by a fragment of the
@@ -131,6 +133,13 @@ add_test(NAME eco_docs_options
          COMMAND ${CMAKE_COMMAND} -DOPTIONS_EXE=$<TARGET_FILE:h5sf-options> -DSRC=${CMAKE_SOURCE_DIR}
                  -P ${H5SF_ECO_SCRIPTS}/check_docs.cmake)
 set_tests_properties(eco_docs_options PROPERTIES LABELS "ecosystem")
+# Its check 4 (getenv of an H5SF_* name outside common/options.c) must find
+# the call in getenv_bad.c.txt.
+add_test(NAME eco_docs_options_fail_getenv
+         COMMAND ${CMAKE_COMMAND} -DOPTIONS_EXE=$<TARGET_FILE:h5sf-options> -DSRC=${CMAKE_SOURCE_DIR}
+                 -DEXTRA=${H5SF_ECO_SCRIPTS}/getenv_bad.c.txt -P ${H5SF_ECO_SCRIPTS}/check_docs.cmake)
+set_tests_properties(eco_docs_options_fail_getenv PROPERTIES LABELS "ecosystem" PASS_REGULAR_EXPRESSION
+                     "getenv_bad\\.c\\.txt:[ \n]+getenv\\(\"H5SF_FAULT\"\\.\\.\\.:[ \n]+reads[ \n]+an[ \n]+H5SF_\\*")
 add_test(NAME eco_docs_paths COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
 add_test(NAME eco_docs_paths_fail
          COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -DDOCS=${H5SF_ECO_SCRIPTS}/check_paths_missing.md
@@ -184,7 +193,7 @@ h5sf_layers_test(eco_ioc_layers_fail ioc
 h5sf_layers_test(eco_ioc_layers_fail_symbols ioc "-DFORBID=^(H5|MPI_Isend$)")
 h5sf_layers_test(eco_ioc_layers_fail_up ioc "-DABOVE=common vfd")
 h5sf_layers_test(eco_common_layers_fail common
-  "-DLAYERS=stripe sysio|options values layout wire|settings iocmap|cfgstring")
+  "-DLAYERS=options|stripe sysio superblock|values layout wire|settings iocmap|cfgstring")
 h5sf_layers_test(eco_common_layers_fail_symbols common "-DFORBID=^(P?MPIX?_|ompi_|MPIR_|H5|h5sf_parse_int$)")
 set_tests_properties(eco_ioc_layers_fail eco_common_layers_fail PROPERTIES
                      PASS_REGULAR_EXPRESSION " [1-9][0-9]* uses against the layers")

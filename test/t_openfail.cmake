@@ -1,12 +1,13 @@
 # t_openfail: an allocation that fails on one rank only while h5sf opens a
 # file (H5SF_FAULT op nomem-topo: choosing the IOCs; nomem-plan: the stripe
-# plan; nomem-ctx: a new IOC context, IOC channel only) fails the open on
+# plan; nomem-ctx: a new IOC context, IOC channel only; nomem-chan: both
+# channel tables, so that the failed open's cleanup has neither) fails the open on
 # every rank with the reason, and the next open works; an alarm turns a
 # hang into a failure.  No plugins on the path, so HDF5 keeps h5sf's
 # messages (H5SF_NO_PLUGINS_DIR, test/CMakeLists.txt).
 add_executable(t_openfail ${CMAKE_CURRENT_SOURCE_DIR}/t_openfail.c)
 target_link_libraries(t_openfail PRIVATE h5sf hdf5::hdf5-shared)
-foreach(site topo plan ctx)
+foreach(site topo plan ctx chan)
   set(chans direct ioc)
   if(site STREQUAL "ctx")
     set(chans ioc)

@@ -42,12 +42,16 @@
  * usage: t_sweep DIR finalize_verify CHANNEL
  *   reads back what the finalize launches left (the last one's file).
  */
-#include "t_reliability.h"
+#include <dirent.h>
 #include <execinfo.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <limits.h>
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
 #include "../common/alloc.h"
+#include "h5sf_test.h"
 
 #define STRIPE  4096
 #define PER     8192 /* bytes each rank writes: two stripes */
@@ -87,9 +91,9 @@ static void rec_init(rec_t *r)
 
 static void err_into(char *dst, size_t n)
 {
-    rl_errtext_t t;
-    rl_errors(&t);
-    snprintf(dst, n, "%s", t.buf);
+    static t_errtext_t t; /* 32 KiB: not on the stack */
+    t_errors(&t);
+    snprintf(dst, n, "%s", t.buf[0] ? t.buf : "(empty error stack)");
 }
 
 /* Record step `name`; on failure keep the error stack of the first one
@@ -176,7 +180,7 @@ static void make_fapl(void)
 {
     /* After H5close() HDF5 prints errors again: the test reads them. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    P.fapl = rl_fapl(P.cfg);
+    P.fapl = t_fapl(P.cfg);
     /* Metadata collectively too: without it a metadata write that fails on
      * some ranks only hangs HDF5's flush (docs/reliability.md, Known gaps). */
     H5Pset_all_coll_metadata_ops(P.fapl, true);
@@ -195,9 +199,9 @@ static void free_fapl(void)
  * failure the error text goes to txt (before any other HDF5 call). */
 static herr_t slice_io(hid_t d, bool wr, unsigned char *buf, char *txt, size_t n)
 {
-    hsize_t      off = (hsize_t)rl_rank * PER, len = PER;
-    rl_errtext_t t;
-    herr_t       r = rl_io(d, wr, off, len, buf, P.dxpl, &t);
+    static t_errtext_t t;
+    hsize_t            off = (hsize_t)t_rank * PER, len = PER;
+    herr_t             r = t_dset_io(d, wr, off, len, buf, P.dxpl, &t);
     if (r < 0)
         snprintf(txt, n, "%s", t.buf);
     return r;
@@ -208,10 +212,10 @@ static void create_file(rec_t *r, const char *path, unsigned seed)
 {
     static char    txt[8192];
     unsigned char *buf = malloc(PER);
-    rl_fill(buf, (uint64_t)rl_rank * PER, PER, seed);
+    t_fill(buf, PER, seed, (uint64_t)t_rank * PER);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, P.fapl);
     if (step(r, "H5Fcreate", true, f >= 0, NULL)) {
-        hid_t d = rl_dset_create(f, "d", P.total);
+        hid_t d = t_dset_create(f, "d", P.total);
         if (step(r, "H5Dcreate", true, d >= 0, NULL)) {
             herr_t w = slice_io(d, true, buf, txt, sizeof txt);
             step(r, "H5Dwrite", true, w >= 0, txt);
@@ -232,7 +236,7 @@ static void read_file(rec_t *r, const char *path, unsigned seed)
         hid_t d = H5Dopen2(f, "d", H5P_DEFAULT);
         if (step(r, "H5Dopen", true, d >= 0, NULL)) {
             herr_t g = slice_io(d, false, buf, txt, sizeof txt);
-            if (step(r, "H5Dread", true, g >= 0, txt) && rl_mismatch(buf, (uint64_t)rl_rank * PER, PER, seed) != PER)
+            if (step(r, "H5Dread", true, g >= 0, txt) && t_mismatch(buf, PER, seed, (uint64_t)t_rank * PER) != PER)
                 r->bad_bytes = 1;
             step(r, "H5Dclose", true, H5Dclose(d) >= 0, NULL);
         }
@@ -244,18 +248,16 @@ static void read_file(rec_t *r, const char *path, unsigned seed)
 /* A plain HDF5 file, written by sec2 on rank 0: dataset "d", pattern seed. */
 static void write_plain(const char *path, unsigned seed)
 {
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         hid_t          fapl = H5Pcreate(H5P_FILE_ACCESS);
         unsigned char *buf  = malloc(P.total);
         H5Pset_fapl_sec2(fapl);
-        rl_fill(buf, 0, P.total, seed);
+        t_fill(buf, P.total, seed, 0);
         hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-        hid_t d = f >= 0 ? rl_dset_create(f, "d", P.total) : -1;
-        if (d < 0 || H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 || H5Dclose(d) < 0 ||
-            H5Fclose(f) < 0) {
-            fprintf(stderr, "t_sweep: cannot write plain file %s with sec2\n", path);
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
+        hid_t d = f >= 0 ? t_dset_create(f, "d", P.total) : -1;
+        VRFY(d >= 0 && H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0 && H5Dclose(d) >= 0 &&
+                 H5Fclose(f) >= 0,
+             "cannot write plain file %s with sec2", path);
         H5Pclose(fapl);
         free(buf);
     }
@@ -298,12 +300,12 @@ static void run_cobracket(rec_t *r, unsigned seed)
     H5FD_t       *fd = H5FDopen(P.file, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, P.fapl, (haddr_t)1 << 40);
     if (!step(r, "H5FDopen", true, fd != NULL, NULL))
         return;
-    H5FDset_eoa(fd, H5FD_MEM_DRAW, co_off(rl_size, 0));
+    H5FDset_eoa(fd, H5FD_MEM_DRAW, co_off(t_size, 0));
     if (step(r, "COBEGIN", false, H5FDctl(fd, H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL) >= 0, NULL)) {
         for (int k = 0; k < CO_PIECES; k++) {
-            rl_fill(buf[k], co_off(rl_rank, k), CO_LEN, seed);
+            t_fill(buf[k], CO_LEN, seed, co_off(t_rank, k));
             step(r, "H5FDwrite", false,
-                 H5FDwrite(fd, H5FD_MEM_DRAW, H5P_DEFAULT, co_off(rl_rank, k), CO_LEN, buf[k]) >= 0, NULL);
+                 H5FDwrite(fd, H5FD_MEM_DRAW, H5P_DEFAULT, co_off(t_rank, k), CO_LEN, buf[k]) >= 0, NULL);
         }
         step(r, "COEND", false, H5FDctl(fd, H5FD_H5SF_CTL_COEND, 0, NULL, NULL) >= 0, NULL);
     }
@@ -318,10 +320,10 @@ static bool verify_cobracket(unsigned seed, bool mine)
     H5FD_t       *fd = H5FDopen(P.file, H5F_ACC_RDONLY, P.fapl, (haddr_t)1 << 40);
     if (!fd)
         return false;
-    H5FDset_eoa(fd, H5FD_MEM_DRAW, co_off(rl_size, 0));
+    H5FDset_eoa(fd, H5FD_MEM_DRAW, co_off(t_size, 0));
     for (int k = 0; mine && k < CO_PIECES; k++)
-        ok = ok && H5FDread(fd, H5FD_MEM_DRAW, H5P_DEFAULT, co_off(rl_rank, k), CO_LEN, buf) >= 0 &&
-             rl_mismatch(buf, co_off(rl_rank, k), CO_LEN, seed) == CO_LEN;
+        ok = ok && H5FDread(fd, H5FD_MEM_DRAW, H5P_DEFAULT, co_off(t_rank, k), CO_LEN, buf) >= 0 &&
+             t_mismatch(buf, CO_LEN, seed, co_off(t_rank, k)) == CO_LEN;
     return H5FDclose(fd) >= 0 && ok;
 }
 
@@ -351,10 +353,7 @@ static void prepare(void)
         create_file(&r, P.file, 3);
     else if (!strcmp(P.scn, "delete_plain"))
         write_plain(P.plain, 4);
-    if (r.err_step >= 0) {
-        fprintf(stderr, "[t_sweep rank %d] cannot prepare %s: %s: %s\n", rl_rank, P.scn, r.name[r.err_step], r.err);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    VRFY(r.err_step < 0, "cannot prepare %s: %s: %s", P.scn, r.name[r.err_step], r.err);
 }
 
 /* Once, unarmed: the files the read scenarios read. */
@@ -366,10 +365,7 @@ static void prepare_once(void)
         create_file(&r, P.file, 1);
     else if (!strcmp(P.scn, "plain"))
         write_plain(P.plain, 2);
-    if (r.err_step >= 0) {
-        fprintf(stderr, "[t_sweep rank %d] cannot prepare %s: %s: %s\n", rl_rank, P.scn, r.name[r.err_step], r.err);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    VRFY(r.err_step < 0, "cannot prepare %s: %s: %s", P.scn, r.name[r.err_step], r.err);
 }
 
 /* Unarmed, after a run where every step succeeded everywhere: it did
@@ -473,21 +469,21 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
 {
     char     when[200];
     unsigned seed  = (unsigned)(n * 7 + kind * 1000 + frank * 100000);
-    long     fails = rl_fail;
-    snprintf(when, sizeof when, "%s %s np%d %s rank %d N=%ld", P.scn, P.chan, rl_size, kind_name[kind], frank, n);
-    rl_step(WATCH_S, "%s", when);
+    long     fails = t_fails;
+    snprintf(when, sizeof when, "%s %s np%d %s rank %d N=%ld", P.scn, P.chan, t_size, kind_name[kind], frank, n);
+    t_step(WATCH_S, "%s", when);
 
     make_fapl();
     prepare();
     MPI_Barrier(MPI_COMM_WORLD);
     rec_t r;
     rec_init(&r);
-    h5sf_sites_arm(kind, rl_rank == frank ? n : 0, EIO);
+    h5sf_sites_arm(kind, t_rank == frank ? n : 0, EIO);
     run(&r, seed);
     bool fired = h5sf_sites_fired(kind), skipped = h5sf_sites_vetoed(kind);
     h5sf_sites_arm(kind, 0, 0);
-    bool reached = rl_count(rl_rank == frank && (fired || skipped)) > 0;
-    bool vetoed  = rl_count(skipped) > 0;
+    bool reached = t_count(t_rank == frank && (fired || skipped)) > 0;
+    bool vetoed  = t_count(skipped) > 0;
     int  lost    = 0;
 
     /* Collective steps end alike everywhere: the same ones ran, and each
@@ -515,12 +511,12 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
         CHECK(reached, "%s: %s failed without a fault: %s", when, r.name[r.err_step], r.err);
         /* ioc/merge.c says "no memory for a transfer buffer". */
         bool named = strstr(r.err, P.cause[kind]) || (kind == H5SF_SITE_ALLOC && strstr(r.err, "no memory"));
-        lost       = !named && cause_lost_in_hdf5(r.err, rl_rank == frank);
+        lost       = !named && cause_lost_in_hdf5(r.err, t_rank == frank);
         CHECK(lost || named, "%s: %s failed without naming the cause \"%s\": %s", when, r.name[r.err_step],
               P.cause[kind], r.err);
     }
-    lost           = rl_count(lost);
-    int any_failed = rl_count(r.err_step >= 0);
+    lost           = t_count(lost);
+    int any_failed = t_count(r.err_step >= 0);
     if (!any_failed) {
         char why[300];
         bool ok = verify(&r, seed, why, sizeof why);
@@ -537,9 +533,7 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
     if (!alike) {
         /* The ranks went different ways: what comes next cannot be trusted
          * (a collective call some ranks skip hangs).  Stop here. */
-        fprintf(stderr, "[t_sweep rank %d] %s: stopping after a divergent outcome\n", rl_rank, when);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        VRFY(0, "%s: stopping after a divergent outcome", when);
     }
 
     /* After a failure, a fresh file still works (a run that succeeded
@@ -551,7 +545,7 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
     check_quiet(when);
 
     t->runs++;
-    if (rl_fail > fails)
+    if (t_fails > fails)
         t->defects++;
     else if (vetoed)
         t->vetoed++;
@@ -564,17 +558,10 @@ static bool iteration(int kind, int frank, long n, tally_t *t)
     return reached;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void sweep(int kind, int frank, long stride)
 {
     tally_t t  = {0};
-    double  t0 = now_s();
+    double  t0 = t_now_s();
     long    n = 1, last = 0, to = LONG_MAX;
     /* T_SWEEP_N=from[:to]: only those N (to look at one iteration). */
     const char *only = getenv("T_SWEEP_N");
@@ -588,14 +575,14 @@ static void sweep(int kind, int frank, long stride)
     }
     /* The sites the scenario has: the last one reached, or its count in a
      * run that reached none when every site was tried. */
-    if (rl_rank == 0)
+    if (t_rank == 0)
         printf("t_sweep: %-12s %-6s np%d %-7s rank %d: %s%ld sites; %ld runs: %ld failed naming the cause, %ld "
                "succeeded, %ld failed with the cause lost in HDF5, %ld not failed (HDF5 diverges), %ld with defects; "
                "%.1f s\n",
-               P.scn, P.chan, rl_size, kind_name[kind], frank, stride > 1 ? ">= " : "", stride > 1 ? last : n - 1,
-               t.runs, t.failed, t.succeeded, t.lost, t.vetoed, t.defects, now_s() - t0);
+               P.scn, P.chan, t_size, kind_name[kind], frank, stride > 1 ? ">= " : "", stride > 1 ? last : n - 1,
+               t.runs, t.failed, t.succeeded, t.lost, t.vetoed, t.defects, t_now_s() - t0);
     int why = atomic_exchange(&vetoed_why, -1);
-    if (rl_rank == 0 && t.vetoed && why >= 0)
+    if (t_rank == 0 && t.vetoed && why >= 0)
         printf("t_sweep:   not failed: sites under %s: %s\n", hdf5_diverges[why].frame, hdf5_diverges[why].why);
     fflush(stdout);
 }
@@ -612,9 +599,9 @@ static struct {
 static int arm_at_finalize(MPI_Comm c, int key, void *attr, void *extra)
 {
     (void)c, (void)key, (void)attr, (void)extra;
-    h5sf_sites_arm(FIN.kind, rl_rank == FIN.rank ? FIN.n : 0, EIO);
-    rl_step(WATCH_S, "finalize %s np%d %s rank %d N=%ld: MPI_Finalize", P.chan, rl_size, kind_name[FIN.kind], FIN.rank,
-            FIN.n);
+    h5sf_sites_arm(FIN.kind, t_rank == FIN.rank ? FIN.n : 0, EIO);
+    t_step(WATCH_S, "finalize %s np%d %s rank %d N=%ld: MPI_Finalize", P.chan, t_size, kind_name[FIN.kind], FIN.rank,
+           FIN.n);
     return MPI_SUCCESS;
 }
 
@@ -623,17 +610,15 @@ static int finalize_launch(int kind, int frank, long n)
     FIN.kind = kind;
     FIN.rank = frank;
     FIN.n    = n;
-    rl_step(WATCH_S, "finalize %s np%d %s rank %d N=%ld: before MPI_Finalize", P.chan, rl_size, kind_name[kind], frank,
-            n);
+    t_step(WATCH_S, "finalize %s np%d %s rank %d N=%ld: before MPI_Finalize", P.chan, t_size, kind_name[kind], frank,
+           n);
     make_fapl();
     unsigned char *buf = malloc(PER);
-    rl_fill(buf, (uint64_t)rl_rank * PER, PER, 9);
+    t_fill(buf, PER, 9, (uint64_t)t_rank * PER);
     hid_t f = H5Fcreate(P.file, H5F_ACC_TRUNC, H5P_DEFAULT, P.fapl);
-    hid_t d = f >= 0 ? rl_dset_create(f, "d", P.total) : -1;
-    if (d < 0 || rl_io(d, 1, (hsize_t)rl_rank * PER, PER, buf, P.dxpl, NULL) < 0) {
-        fprintf(stderr, "[t_sweep rank %d] finalize: cannot create and write %s\n", rl_rank, P.file);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    hid_t d = f >= 0 ? t_dset_create(f, "d", P.total) : -1;
+    VRFY(d >= 0 && t_dset_io(d, 1, (hsize_t)t_rank * PER, PER, buf, P.dxpl, NULL) >= 0,
+         "finalize: cannot create and write %s", P.file);
     free(buf);
     free_fapl();
     /* The file and its dataset stay open. */
@@ -649,7 +634,7 @@ static int finalize_launch(int kind, int frank, long n)
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, arm_at_finalize, &key, NULL);
     MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
     MPI_Finalize();
-    alarm(0);
+    t_step_done();
     bool fired = h5sf_sites_fired(kind);
     h5sf_sites_arm(kind, 0, 0);
     int  h = 0, bad = 0;
@@ -659,18 +644,18 @@ static int finalize_launch(int kind, int frank, long n)
         nanosleep(&ts, NULL);
     }
     live = h5sf_alloc_live();
-    if (rl_rank == frank)
+    if (t_rank == frank)
         printf("t_sweep finalize: reached=%d sites=%ld\n", fired, h5sf_sites_passed(kind));
     fflush(stdout);
     /* MPI is gone: every rank speaks for itself. */
     if (h) {
-        fprintf(stderr, "[t_sweep rank %d] FAIL finalize N=%ld: %d h5sf thread(s) left after MPI_Finalize\n", rl_rank,
-                n, h);
+        fprintf(stderr, "[t_sweep rank %d] FAIL finalize N=%ld: %d h5sf thread(s) left after MPI_Finalize\n", t_rank, n,
+                h);
         bad = 1;
     }
     if (live != P.base_live) {
         fprintf(stderr, "[t_sweep rank %d] FAIL finalize N=%ld: %ld h5sf blocks live after MPI_Finalize, %ld before\n",
-                rl_rank, n, live, P.base_live);
+                t_rank, n, live, P.base_live);
         bad = 1;
     }
     return bad;
@@ -687,7 +672,7 @@ static int finalize_verify(void)
     CHECK(v.err_step < 0 && !v.bad_bytes, "the file left open at MPI_Finalize reads back %s",
           v.bad_bytes ? "wrong bytes" : v.err);
     free_fapl();
-    return rl_finish();
+    return t_finish();
 }
 
 /* ---- main -------------------------------------------------------------- */
@@ -703,39 +688,26 @@ static int kind_of(const char *s)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_sweep");
-    /* Deeper stacks than t_reliability.h's: h5sf's frames lie under
-     * HDF5's. */
-    snprintf(rl_stack_cmd, sizeof rl_stack_cmd,
-             "command -v gdb >/dev/null && gdb -nx -batch -p %ld -ex 'thread apply all bt 40' 2>/dev/null | "
-             "grep -E '^(Thread|#[0-9]+ )' | grep -v -E 'libevent|libpmix|clone3|start_thread|libopen-pal|libmpi' | "
-             "sed 's/^/[t_sweep rank %d] /' | cut -c1-200",
-             (long)getpid(), rl_rank);
-    if (argc < 4) {
-        fprintf(stderr, "usage: t_sweep DIR SCENARIO CHANNEL [KINDS [RANKS [STRIDE]]]\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    t_init(&argc, &argv, "t_sweep");
+    t_stack_frames = 40; /* h5sf's frames lie under HDF5's */
+    VRFY(argc >= 4, "usage: t_sweep DIR SCENARIO CHANNEL [KINDS [RANKS [STRIDE]]]");
     P.dir  = argv[1];
     P.scn  = argv[2];
     P.chan = argv[3];
-    rl_mkdir(P.dir);
+    t_mkdir_world(P.dir);
     snprintf(P.cfg, sizeof P.cfg, "stripe_size=%d,stripe_count=3,ioc=total:2,channel=%s,timeout=5", STRIPE, P.chan);
     snprintf(P.file, sizeof P.file, "%s/%s.h5", P.dir, P.scn);
     snprintf(P.plain, sizeof P.plain, "%s/%s_plain.h5", P.dir, P.scn);
     snprintf(P.fresh, sizeof P.fresh, "%s/%s_fresh.h5", P.dir, P.scn);
-    P.total = (hsize_t)rl_size * PER;
+    P.total = (hsize_t)t_size * PER;
     snprintf(P.cause[H5SF_SITE_ALLOC], sizeof P.cause[0], "out of memory");
     snprintf(P.cause[H5SF_SITE_SYSCALL], sizeof P.cause[0], "%s", strerror(EIO));
     int len = 0;
     MPI_Error_string(MPI_ERR_NO_MEM, P.cause[H5SF_SITE_MPI], &len);
-    if (getenv("H5SF_FAULT")) {
-        fprintf(stderr, "t_sweep: H5SF_FAULT must not be set\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    VRFY(!getenv("H5SF_FAULT"), "H5SF_FAULT must not be set");
 
     if (!strcmp(P.scn, "finalize")) {
-        if (argc != 7)
-            MPI_Abort(MPI_COMM_WORLD, 2);
+        VRFY(argc == 7, "usage: t_sweep DIR finalize CHANNEL KIND RANK N");
         P.base_live = h5sf_alloc_live();
         return finalize_launch(kind_of(argv[4]), atoi(argv[5]), atol(argv[6]));
     }
@@ -752,7 +724,7 @@ int main(int argc, char **argv)
         stride = 1;
 
     /* Baseline: h5sf used once and closed again, as after each iteration. */
-    rl_step(WATCH_S, "%s %s np%d: setup", P.scn, P.chan, rl_size);
+    t_step(WATCH_S, "%s %s np%d: setup", P.scn, P.chan, t_size);
     make_fapl();
     prepare_once();
     check_fresh("setup", 5);
@@ -771,8 +743,8 @@ int main(int argc, char **argv)
         int kind = kind_of(k);
         if (strstr(ranks, "first"))
             sweep(kind, 0, stride);
-        if (strstr(ranks, "last") && rl_size > 1)
-            sweep(kind, rl_size - 1, stride);
+        if (strstr(ranks, "last") && t_size > 1)
+            sweep(kind, t_size - 1, stride);
     }
-    return rl_finish();
+    return t_finish();
 }

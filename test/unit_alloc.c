@@ -9,17 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../common/alloc.h"
-
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_alloc: %s:%d: ", __FILE__, __LINE__);                                                \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#include "h5sf_test.h"
 
 #define THREADS 4
 #define EACH    20000
@@ -45,6 +35,7 @@ static void *churn(void *arg)
 
 int main(void)
 {
+    t_start("unit_alloc");
     long base = h5sf_alloc_live();
 
     /* Counted blocks, every kind of call; size 0 still a block. */
@@ -95,9 +86,5 @@ int main(void)
     CHECK(h5sf_alloc_live() == base, "live %ld after the threads, base %ld", h5sf_alloc_live(), base);
     h5sf_sites_arm(H5SF_SITE_ALLOC, 0, 0);
 
-    if (fails)
-        fprintf(stderr, "unit_alloc: %d failures\n", fails);
-    else
-        printf("unit_alloc: ok\n");
-    return fails ? 1 : 0;
+    return t_verdict();
 }

@@ -30,17 +30,8 @@
 #include <unistd.h>
 #include "../common/alloc.h"
 #include "../common/sysio.h"
+#include "h5sf_test.h"
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_sysio: %s:%d: ", __FILE__, __LINE__);                                                \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 #define NV   3000 /* iovecs: more than IOV_MAX (1024) */
 #define VLEN 7
@@ -48,8 +39,6 @@ static int fails;
 static char          path[4096];
 static unsigned char buf[NV * VLEN], back[NV * VLEN];
 static struct iovec  iov[NV], orig[NV];
-
-static unsigned char pat(size_t i) { return (unsigned char)(i * 13 + 5); }
 
 /* iov[0..NV) over b, VLEN bytes each; orig keeps a copy. */
 static void make_iov(unsigned char *b)
@@ -64,10 +53,8 @@ static void make_iov(unsigned char *b)
 static int fresh_file(void)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) {
-        perror(path);
-        exit(2);
-    }
+    if (fd < 0)
+        t_die_io("create", path);
     return fd;
 }
 
@@ -82,10 +69,7 @@ static ssize_t one(bool wr, int fd, const struct iovec *v, int n, off_t off)
         errno = EINTR;
         return -1;
     }
-    if (n > 1024) {
-        fprintf(stderr, "unit_sysio: %d iovecs in one call\n", n);
-        fails++;
-    }
+    CHECK(n <= 1024, "%d iovecs in one call", n);
     size_t len = v[0].iov_len < 5 ? v[0].iov_len : 5;
     return wr ? pwrite(fd, v[0].iov_base, len, off) : pread(fd, v[0].iov_base, len, off);
 }
@@ -99,10 +83,7 @@ static ssize_t zero_pwritev(int fd, const struct iovec *v, int n, off_t off)
 static ssize_t count_pwritev(int fd, const struct iovec *v, int n, off_t off)
 {
     calls++;
-    if (n > 1024) {
-        fprintf(stderr, "unit_sysio: %d iovecs in one call\n", n);
-        fails++;
-    }
+    CHECK(n <= 1024, "%d iovecs in one call", n);
     return pwritev(fd, v, n, off);
 }
 
@@ -111,7 +92,7 @@ static void write_check(int fd, uint64_t off, int rank, const char *what)
 {
     h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = rank};
     for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = pat(i);
+        buf[i] = t_pat(1, i);
     make_iov(buf);
     CHECK(h5sf_sysio_xferv(&x, iov, NV, off) == 0, "%s: write failed: %s", what, strerror(errno));
     CHECK(!memcmp(iov, orig, sizeof iov), "%s: iovecs not given back as they came", what);
@@ -130,8 +111,8 @@ static void read_check(int fd, uint64_t off, const char *what)
     CHECK(h5sf_sysio_xferv(&x, iov, NV, off) == 0, "%s: read failed: %s", what, strerror(errno));
     CHECK(!memcmp(iov, orig, sizeof iov), "%s: iovecs not given back as they came", what);
     for (size_t i = 0; i < sizeof back; i++)
-        if (back[i] != pat(i)) {
-            CHECK(0, "%s: byte %zu is %u, not %u", what, i, back[i], pat(i));
+        if (back[i] != t_pat(1, i)) {
+            CHECK(0, "%s: byte %zu is %u, not %u", what, i, back[i], t_pat(1, i));
             break;
         }
 }
@@ -165,7 +146,7 @@ static void mode_calls(void)
     CHECK(h5sf_sysio_xferv(&x, iov, NV, 333) == 0, "read past EOF failed: %s", strerror(errno));
     CHECK(!memcmp(iov, orig, sizeof iov), "read past EOF: iovecs changed");
     for (size_t i = 0; i < sizeof back; i++)
-        if (back[i] != (i < 100 ? pat(i) : 0)) {
+        if (back[i] != (i < 100 ? t_pat(1, i) : 0)) {
             CHECK(0, "read past EOF: byte %zu is %u", i, back[i]);
             break;
         }
@@ -219,7 +200,7 @@ static void mode_fault(void)
         write_check(fd, 0, rank, "another rank's write");
     h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = 3};
     for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = pat(i);
+        buf[i] = t_pat(1, i);
     make_iov(buf);
     CHECK(h5sf_sysio_xferv(&x, iov, 4, 0) == 0, "first write of rank 3 (after=1) failed");
     errno = 0;
@@ -318,7 +299,7 @@ static void mode_sites(void)
 
     /* A transfer: one site per system call; the second refused fails it. */
     for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = pat(i);
+        buf[i] = t_pat(1, i);
     make_iov(buf);
     h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = -1};
     h5sf_sites_arm(H5SF_SITE_SYSCALL, 0, 0);
@@ -336,6 +317,7 @@ static void mode_sites(void)
 
 int main(int argc, char **argv)
 {
+    t_start("unit_sysio");
     if (argc != 3) {
         fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr|sites\n");
         return 2;
@@ -367,9 +349,5 @@ int main(int argc, char **argv)
         return 2;
     }
     unlink(path);
-    if (fails)
-        fprintf(stderr, "unit_sysio %s: %d failures\n", m, fails);
-    else
-        printf("unit_sysio %s: ok\n", m);
-    return fails ? 1 : 0;
+    return t_verdict();
 }

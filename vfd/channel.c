@@ -235,10 +235,12 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
 
 int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 {
-    int N       = f->layout.stripe_count;
-    f->chan     = h5sf_calloc((size_t)N, sizeof *f->chan);
+    int N = f->layout.stripe_count;
+    /* Test-only: both tables fail on one rank (H5SF_FAULT op=nomem-chan). */
+    bool nomem  = h5sf_fault("nomem-chan", f->rank) != 0;
+    f->chan     = nomem ? NULL : h5sf_calloc((size_t)N, sizeof *f->chan);
     f->chan_eoa = h5sf_calloc((size_t)N, sizeof *f->chan_eoa);
-    f->fd       = h5sf_malloc((size_t)N * sizeof *f->fd);
+    f->fd       = nomem ? NULL : h5sf_malloc((size_t)N * sizeof *f->fd);
     f->jobs     = h5sf_calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
     f->js       = h5sf_calloc((size_t)N, sizeof *f->js);
     int failed =
@@ -254,11 +256,11 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
     return compute_eof(f, e);
 }
 
+/* Every rank reaches the agreement at the end, even one that has neither
+ * table (an open that failed allocating them): the others wait in it. */
 int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int failed = 0;
-    if (!f->chan && !f->fd)
-        return 0;
     if (f->ctx && !f->mpi_dead) {
         MPI_Barrier(f->comm); /* no request of any rank is outstanding */
         for (int s = 0; s < f->layout.stripe_count; s++)
@@ -294,9 +296,8 @@ int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
         close_fds(f, &ignored, e);
         return -1;
     }
-    /* Nothing is posted on them unless the caller left a COBEGIN bracket
-     * open: its requests are not waited for (docs/reliability.md, Known
-     * gaps). */
+    /* Nothing is posted on them: the hook waited for a COBEGIN bracket
+     * left open before the IOCs stopped (h5sf.c, on_mpi_finalize). */
     for (int s = 0; s < N; s++)
         if (f->chan[s])
             H5FDclose(f->chan[s]);
@@ -619,14 +620,18 @@ int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
     h5sf_errbuf_t        t;
     if (!b)
         return 0;
-    /* IOC channels: COEND waits for their requests, each within the
-     * timeout.  After MPI_Finalize began nothing may wait on MPI. */
+    /* IOC channels first (by subfile), then this rank's own transfers (in
+     * post order): the first failure found is the one reported
+     * (include/h5sf.h).  COEND waits for the IOC requests, each within the
+     * timeout; the MPI_Finalize hook drains every bracket before its IOCs
+     * stop (h5sf.c), after which nothing may wait on MPI. */
     hid_t keep = stack_keep();
     for (int s = 0; s < f->layout.stripe_count; s++) {
         if (!b->begun[s])
             continue;
         b->begun[s] = 0;
-        if (f->chan[s] && !h5sf_mpi_finalizing() && H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
+        if (f->chan && f->chan[s] && !h5sf_mpi_finalizing() &&
+            H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
             h5sf_err_capture(&t, "channel I/O failed");
             bracket_fail(b, &t);
         }
@@ -680,6 +685,11 @@ static int dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
     const bool posting = post && f->co;
     const bool co      = ioc && (nt > 1 || posting);
 
+    if (f->co_finalized)
+        return h5sf_fail(e, 0,
+                         "MPI was finalized while a COBEGIN bracket was open on %s (MPI_Finalize waited for its "
+                         "transfers); nothing but H5FDclose can follow",
+                         f->name);
     if (f->xcur) { /* one more round of the running call (its report) */
         f->xcur->rounds++;
         f->xcur->pieces_in += p->pieces_in;

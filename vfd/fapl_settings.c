@@ -95,10 +95,10 @@ int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
 
 /* ---- environment switches outside the struct -------------------------- */
 
-static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
+static int bool_env(h5sf_var_t var, bool *on, h5sf_errbuf_t *e)
 {
-    const char *v = getenv(name);
-    *on           = true;
+    const char *v = h5sf_var(var), *name = h5sf_runtime_vars[var].env;
+    *on = true;
     if (!v || !*v || !strcmp(v, "1"))
         return 0;
     if (!strcmp(v, "0")) {
@@ -110,8 +110,8 @@ static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
 
 int h5sf_samenode_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
 {
-    const char *v = getenv("H5SF_IOC_LOCAL_WRITES");
-    if (bool_env("H5SF_IOC_LOCAL_READS", reads, e) < 0)
+    const char *v = h5sf_var(H5SF_VAR_IOC_LOCAL_WRITES);
+    if (bool_env(H5SF_VAR_IOC_LOCAL_READS, reads, e) < 0)
         return -1;
     if (!v || !*v || !strcmp(v, "1"))
         *writes = H5SF_LOCAL_ALL;
@@ -126,7 +126,7 @@ int h5sf_samenode_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
 
 int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e)
 {
-    const char *v = getenv("H5SF_POOL_THREADS");
+    const char *v = h5sf_var(H5SF_VAR_POOL_THREADS);
     int32_t     n = H5SF_POOL_MAX_THREADS;
     if (v && *v && h5sf_parse_int(v, 0, H5SF_POOL_MAX_THREADS, &n, e, "H5SF_POOL_THREADS") < 0)
         return -1;

@@ -90,7 +90,10 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e);
 /* True once MPI_Finalize has started: nothing may call MPI after that. */
 bool h5sf_mpi_finalizing(void);
 bool h5sf_mpi_usable(void); /* initialized, not finalized or finalizing */
-int  h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, h5sf_errbuf_t *e);
+/* The fapl's communicator (driver info, else MPI parameters), else
+ * MPI_COMM_SELF for a fapl that names none (*named false: a serial open). */
+int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, bool *named,
+                   h5sf_errbuf_t *e);
 /* Register a callback run (once) from the MPI_COMM_SELF delete-attribute hook. */
 void h5sf_mpi_on_finalize(void (*fn)(void));
 /* Collective: if any rank failed, every rank fails with the message of the
@@ -168,6 +171,8 @@ struct h5sf_file {
         MPI_Comm comm; /* our dup of the file's communicator      */
         MPI_Info info;
         int      rank, size;
+        bool     serial; /* the fapl named no communicator: MPI_COMM_SELF,
+                            HDF5 sees a serial driver (h5sf_query) */
     };
     struct {          /* placement, chosen at open */
         int  channel; /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
@@ -210,6 +215,9 @@ struct h5sf_file {
     struct {                           /* the caller's COBEGIN/COEND bracket */
         struct h5sf_bracket *co;       /* open bracket (channel.c), or NULL       */
         int                  co_depth; /* nested COBEGINs; the outermost COEND waits */
+        /* The bracket was open at MPI_Finalize, whose hook waited for it
+         * (h5sf.c): every later call but close fails, saying so. */
+        bool co_finalized;
     };
     struct { /* accounting */
         h5sf_stats_t stats;

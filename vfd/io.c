@@ -100,7 +100,7 @@ static uint64_t round_limit(void)
     uint64_t                l = atomic_load(&limit);
     if (l)
         return l;
-    const char *v = getenv("H5SF_TEST_MAX_PIECES");
+    const char *v = h5sf_var(H5SF_VAR_TEST_MAX_PIECES);
     char       *end;
     l = H5SF_MAX_PIECES;
     if (v && *v) {
