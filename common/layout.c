@@ -270,8 +270,12 @@ int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbu
     struct stat st;
     if (h5sf_config_path(l, cfg, sizeof cfg, e) < 0)
         return -1;
-    if (h5sf_sysio_stat(cfg, &st) == 0 || errno != ENOENT)
+    if (h5sf_sysio_stat(cfg, &st) == 0)
         return h5sf_config_file_read(l, e) < 0 ? -1 : 0;
+    /* Not known to be missing: say why, rather than fail reading it with
+     * another cause (ENOENT). */
+    if (errno != ENOENT)
+        return h5sf_fail(e, errno, "cannot stat config file %s: %s", cfg, strerror(errno));
     /* No config file: a plain HDF5 file, unless the stub says otherwise. */
     if (h5sf_stub_lacks_root(stub_fd) || stub_has_sf_drvinfo(stub_fd))
         return h5sf_fail(e, ENOENT,
