@@ -518,17 +518,39 @@ void h5sf_ioc_end_parked(void)
     }
 }
 
+/* Start c's barrier.  A start that fails (MPI out of memory on this rank
+ * alone) is tried again for up to the context's timeout: the other ranks
+ * wait in theirs until this one joins.  Given up, nothing is waited for
+ * here, and the others are left waiting: said on stderr. */
+static void barrier_start(h5sf_ioc_ctx_t *c)
+{
+    uint64_t t0 = ioc_now_ns(), limit = (uint64_t)atomic_load(&c->timeout_s) * 1000000000u;
+    int      rc;
+    for (unsigned idle = 0;; ioc_backoff(&idle)) {
+        c->fin_req = MPI_REQUEST_NULL;
+        if ((rc = IOC_MPI(h5sf_mpi_ibarrier(c->comm, &c->fin_req))) == MPI_SUCCESS)
+            return;
+        if (ioc_now_ns() - t0 > limit)
+            break;
+    }
+    char why[MPI_MAX_ERROR_STRING];
+    c->fin_req = MPI_REQUEST_NULL;
+    fprintf(stderr, "h5sf: rank %d: MPI_Ibarrier at MPI_Finalize failed for %d s (%s); the other ranks may wait\n",
+            c->rank, atomic_load(&c->timeout_s), h5sf_mpi_errstr(rc, why));
+}
+
 /* Every IOC of every context with files open gets here too (MPI_Finalize
  * is collective); until all have, our daemons serve their late requests,
  * taking turns with us one MPI call at a time (IOC_MPI).  Each context
- * keeps its own request: nothing to allocate, so no rank can skip its
- * barrier and leave the others polling theirs for good. */
+ * keeps its own request: nothing to allocate, and a start that fails is
+ * tried again, so no rank skips its barrier and leaves the others polling
+ * theirs for good. */
 static void barrier_gated(void)
 {
     for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next) {
         c->fin_req = MPI_REQUEST_NULL;
-        if (c->refs > 0 && c->comm != MPI_COMM_NULL && IOC_MPI(h5sf_mpi_ibarrier(c->comm, &c->fin_req)) != MPI_SUCCESS)
-            c->fin_req = MPI_REQUEST_NULL; /* nothing to wait for then */
+        if (c->refs > 0 && c->comm != MPI_COMM_NULL)
+            barrier_start(c);
     }
     for (unsigned idle = 0;;) {
         int done = 1;
