@@ -4,7 +4,7 @@
 # (no hang, collective steps alike on every rank, the cause named, no leak
 # of h5sf's blocks or threads, a fresh file works afterwards).
 #   t_sweep_<scenario>_<channel>_np<2|3>  label sweep: every site, in one
-#       job (create, read, plain, delete, cobracket; direct, and ioc with
+#       job (create, read, plain, delete, delete_plain, cobracket; direct, and ioc with
 #       the same-node shortcuts off); under MPICH every 7th at 3 ranks
 #   t_sweep_finalize_<channel>_np<2|3>  label sweep: a file left open at
 #       MPI_Finalize, one launch per site (t_sweep_finalize.sh)
@@ -39,43 +39,20 @@ foreach(np 2 3)
     if(ch STREQUAL "ioc")
       list(APPEND env ${_sweep_ioc_env})
     endif()
-    foreach(scn create read plain delete cobracket)
+    foreach(scn create read plain delete delete_plain cobracket)
       set(name t_sweep_${scn}_${ch}_np${np})
       h5sf_mpi_test(${name} t_sweep ${np} ${_sweep_work}/${name} ${scn} ${ch} alloc,syscall,mpi first,last ${stride}
                     ENV ${env})
       set_tests_properties(${name} PROPERTIES LABELS "mpi;sweep" TIMEOUT 600)
     endforeach()
-    # Issue 41, item 4: H5Fdelete of a plain file fails on every rank even
-    # without a fault ("cannot open config file"); on once it is fixed.
-    set(name t_sweep_delete_plain_${ch}_np${np})
-    h5sf_mpi_test(${name} t_sweep ${np} ${_sweep_work}/${name} delete_plain ${ch} ENV ${env})
-    set_tests_properties(${name} PROPERTIES LABELS "mpi;sweep" TIMEOUT 600 DISABLED TRUE)
-    # A file left open at MPI_Finalize: one launch per site (the IOC
-    # channel's system calls only, below).
+    # A file left open at MPI_Finalize: one launch per site.
     set(name t_sweep_finalize_${ch}_np${np})
-    set(kinds alloc,syscall,mpi)
-    if(ch STREQUAL "ioc")
-      set(kinds syscall)
-    endif()
     add_test(NAME ${name}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t_sweep_finalize.sh ${MPIEXEC_EXECUTABLE} "${_h5sf_flags}"
-                     $<TARGET_FILE:t_sweep> ${_sweep_work}/${name} ${np} ${ch} ${kinds})
+                     $<TARGET_FILE:t_sweep> ${_sweep_work}/${name} ${np} ${ch} alloc,syscall,mpi)
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};${env}" LABELS "mpi;sweep"
                          TIMEOUT 900)
   endforeach()
-endforeach()
-
-# Issue 41, item 1: on the IOC channel the finalize gate's barrier fails on
-# one rank alone when its allocation or its MPI_Ibarrier does, and the
-# others wait for it forever.  Until that is fixed, the IOC channel's
-# finalize sweep fails the system calls only; these two cover the rest.
-foreach(np 2 3)
-  set(name t_sweep_finalize_ioc_gate_np${np})
-  add_test(NAME ${name}
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t_sweep_finalize.sh ${MPIEXEC_EXECUTABLE} "${_h5sf_flags}"
-                   $<TARGET_FILE:t_sweep> ${_sweep_work}/${name} ${np} ioc alloc,mpi)
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV};${_sweep_env};${_sweep_ioc_env}"
-                       LABELS "mpi;sweep" TIMEOUT 900 DISABLED TRUE)
 endforeach()
 
 # The fast subset, also under ASan with LeakSanitizer on: a leaked block
