@@ -50,10 +50,10 @@ PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-$MPI"
 # the higher); MPICH is reached by its own names (mpicc.mpich,
 # mpiexec.mpich) or through scripts/env.sh.  Slurm and munge are for the
 # single-machine test cluster (scripts/slurm-cluster.sh); no daemon is
-# started here.
+# started here.  m4 is for netCDF-C's build (scripts/client-suites.sh).
 PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev slurm-wlm munge libuv1-dev
       zlib1g-dev dpkg-dev clang libclang-rt-14-dev clang-format iproute2 gnuplot-nox xz-utils python3 fuse3 libfuse3-dev
-      gdb)
+      gdb m4)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
