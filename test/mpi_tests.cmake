@@ -3,7 +3,8 @@
 #                 settings; compared with a pattern and an MPI-IO reference
 #   t_interop     h5sf <-> HDF5's built-in subfiling driver, both directions
 #   t_config      fapl struct, config strings, environment, bad values
-#   t_envdriver   HDF5_DRIVER=h5sf / HDF5_DRIVER_CONFIG with H5P_DEFAULT only
+#   t_envdriver   HDF5_DRIVER=h5sf / HDF5_DRIVER_CONFIG with H5P_DEFAULT only;
+#                 t_envdriver_quiet: with plain MPI_Init h5sf prints nothing
 #   t_errstack    h5sf's error stack entries name the raising file, function, line
 #   t_plain       plain HDF5 files (MPI-IO's, sec2's) read and written through h5sf
 # Executables land in ${CMAKE_BINARY_DIR}/bin (CMAKE_RUNTIME_OUTPUT_DIRECTORY).
@@ -89,6 +90,14 @@ set_tests_properties(t_plain_h5dump PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}
 foreach(np 1 3)
   h5sf_mpi_test(t_envdriver_np${np} t_envdriver ${np}
                 ENV "HDF5_DRIVER=h5sf" "HDF5_DRIVER_CONFIG=stripe_size=65536,stripe_count=3")
+endforeach()
+# h5sf prints nothing on success: with plain MPI_Init, channel=auto takes the
+# direct channel without a word (programs such as netCDF-C's tst_warn compare
+# their output byte for byte); H5SF_LOG=debug says why.
+foreach(np 1 3)
+  h5sf_mpi_test(t_envdriver_quiet_np${np} t_envdriver ${np}
+                ENV "HDF5_DRIVER=h5sf" "T_ENVDRIVER_MPI_INIT=plain")
+  set_tests_properties(t_envdriver_quiet_np${np} PROPERTIES FAIL_REGULAR_EXPRESSION "h5sf: ")
 endforeach()
 
 # The demo (scripts/demo.sh runs it with 4 ranks).

@@ -329,19 +329,11 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
 
     /* Channel: the IOC needs MPI_THREAD_MULTIPLE (its progress thread calls
-     * MPI while the application does). */
+     * MPI while the application does).  The fallback is silent (programs
+     * compare their output byte for byte); H5SF_LOG says why. */
     f->channel = f->cfg.channel;
-    if (f->channel == H5FD_H5SF_CHANNEL_AUTO) {
+    if (f->channel == H5FD_H5SF_CHANNEL_AUTO)
         f->channel = provided == MPI_THREAD_MULTIPLE ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
-        static bool said;
-        if (f->channel == H5FD_H5SF_CHANNEL_DIRECT && f->rank == 0 && !said) {
-            said = true;
-            fprintf(stderr,
-                    "h5sf: MPI_THREAD_MULTIPLE is not available (thread level %d); "
-                    "using the direct channel (no I/O concentrators)\n",
-                    provided);
-        }
-    }
     else if (f->channel == H5FD_H5SF_CHANNEL_IOC && provided != MPI_THREAD_MULTIPLE)
         H5SF_GOTO(NULL, H5E_VFL, H5E_UNSUPPORTED,
                   "channel=ioc needs MPI_THREAD_MULTIPLE, but MPI provides thread level %d; "
