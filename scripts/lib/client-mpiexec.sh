@@ -12,8 +12,9 @@
 #
 # The variables reach the ranks only (Open MPI's -x, MPICH Hydra's -genv),
 # never mpiexec itself.  With H5SF_CLIENT_LAUNCHES set, every launch appends
-# one line to that file (way, exit status, config files it created, the
-# arguments), so the caller can tell a subfiled run from one through MPI-IO.
+# one line to that file (way, exit status, config files it created, subfiles
+# it wrote, the arguments), so the caller can tell a subfiled run from one
+# through MPI-IO.
 # A launch is killed after H5SF_CLIENT_LAUNCH_TIMEOUT seconds (default 300).
 # Needs scripts/env.sh sourced (H5SF_MPI, H5SF_BUILD_DIR, H5SF_MPIEXEC_FLAGS).
 set -uo pipefail
@@ -47,20 +48,22 @@ done
 if ((${H5SF_CLIENT_MAX_NP:-0} > 0 && np > H5SF_CLIENT_MAX_NP)); then
     echo "client-mpiexec.sh: left out, $np ranks > H5SF_CLIENT_MAX_NP=$H5SF_CLIENT_MAX_NP: $*" >&2
     [[ -z ${H5SF_CLIENT_LAUNCHES:-} ]] ||
-        echo "way=$way rc=0 configs=0 skipped dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
+        echo "way=$way rc=0 configs=0 written=0 skipped dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
     exit 0
 fi
 if [[ -z ${H5SF_CLIENT_LAUNCHES:-} ]]; then
     # shellcheck disable=SC2086
     exec timeout "${H5SF_CLIENT_LAUNCH_TIMEOUT:-300}" "$H5SF_MPI_BIN/mpiexec" $H5SF_MPIEXEC_FLAGS "${args[@]}" "$@"
 fi
-# Counted: the exit status, and the config files (one per subfiled file
-# created) that appeared in the working directory during the launch.
+# Counted: the exit status, the config files (one per subfiled file
+# created) and the subfiles written in the working directory during the
+# launch (those still there at its end).
 stamp=$(mktemp) || exit 2
 # shellcheck disable=SC2086
 timeout "${H5SF_CLIENT_LAUNCH_TIMEOUT:-300}" "$H5SF_MPI_BIN/mpiexec" $H5SF_MPIEXEC_FLAGS "${args[@]}" "$@"
 rc=$?
 configs=$(find . -maxdepth 1 -name '*.subfile_*.config' -newer "$stamp" | wc -l)
+written=$(find . -maxdepth 1 -name '*.subfile_*_of_*' -newer "$stamp" | wc -l)
 rm -f "$stamp"
-echo "way=$way rc=$rc configs=$configs dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
+echo "way=$way rc=$rc configs=$configs written=$written dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
 exit "$rc"
