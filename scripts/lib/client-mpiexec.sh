@@ -13,8 +13,8 @@
 # The variables reach the ranks only (Open MPI's -x, MPICH Hydra's -genv),
 # never mpiexec itself.  With H5SF_CLIENT_LAUNCHES set, every launch appends
 # one line to that file (way, exit status, config files it created, subfiles
-# it wrote, the arguments), so the caller can tell a subfiled run from one
-# through MPI-IO.
+# it wrote, seconds, the arguments), so the caller can tell a subfiled run
+# from one through MPI-IO.
 # A launch is killed after H5SF_CLIENT_LAUNCH_TIMEOUT seconds (default 300).
 # Needs scripts/env.sh sourced (H5SF_MPI, H5SF_BUILD_DIR, H5SF_MPIEXEC_FLAGS).
 set -uo pipefail
@@ -44,7 +44,7 @@ done
 if [[ -n ${H5SF_CLIENT_LEAVE_OUT:-} ]] && [[ "$*" =~ $H5SF_CLIENT_LEAVE_OUT ]]; then
     echo "client-mpiexec.sh: left out (H5SF_CLIENT_LEAVE_OUT='$H5SF_CLIENT_LEAVE_OUT'): $*" >&2
     [[ -z ${H5SF_CLIENT_LAUNCHES:-} ]] ||
-        echo "way=$way rc=0 configs=0 written=0 skipped dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
+        echo "way=$way rc=0 configs=0 written=0 secs=0 skipped dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
     exit 0
 fi
 if [[ -z ${H5SF_CLIENT_LAUNCHES:-} ]]; then
@@ -55,11 +55,12 @@ fi
 # created) and the subfiles written in the working directory during the
 # launch (those still there at its end).
 stamp=$(mktemp) || exit 2
+start=$SECONDS
 # shellcheck disable=SC2086
 timeout "${H5SF_CLIENT_LAUNCH_TIMEOUT:-300}" "$H5SF_MPI_BIN/mpiexec" $H5SF_MPIEXEC_FLAGS "${args[@]}" "$@"
 rc=$?
 configs=$(find . -maxdepth 1 -name '*.subfile_*.config' -newer "$stamp" | wc -l)
 written=$(find . -maxdepth 1 -name '*.subfile_*_of_*' -newer "$stamp" | wc -l)
 rm -f "$stamp"
-echo "way=$way rc=$rc configs=$configs written=$written dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
+echo "way=$way rc=$rc configs=$configs written=$written secs=$((SECONDS - start)) dir=$PWD launch=$*" >>"$H5SF_CLIENT_LAUNCHES"
 exit "$rc"
