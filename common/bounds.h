@@ -1,9 +1,9 @@
 /*
  * bounds.h -- the limits and defaults of h5sf's settings, each defined once.
  *
- * Numbers only: no types, no calls.  config.c checks
+ * Numbers only: no types, no calls.  settings.c checks
  * settings against them, layout.c the config file, iocmap.c the default
- * subfile count, the tools their options; vfd/settings.c asserts at compile
+ * subfile count, the tools their options; vfd/fapl_settings.c asserts at compile
  * time that the public struct (include/h5sf.h) has the same lengths.  The
  * address and piece limits are the stripe arithmetic's (stripe.h).
  */
@@ -15,8 +15,8 @@
 #define H5SF_DEFAULT_STRIPE_SIZE ((int64_t)32 * 1024 * 1024)
 #define H5SF_DEFAULT_THREADS     4
 /* Subfiles per IOC of a new file when stripe_count is left at 0, at most
- * (common/iocmap.h, h5sf_iocmap_default_count; measured in
- * docs/performance.md, "The default subfile count"). */
+ * (common/iocmap.h, h5sf_iocmap_default_count; measured:
+ * docs/performance.md, Figures behind constants, default subfile count). */
 #define H5SF_DEFAULT_SUBFILES_PER_IOC 4
 #define H5SF_DEFAULT_TIMEOUT          300
 /* Subfile descriptors an IOC, and a rank's same-node shortcut, keep open

@@ -4,7 +4,7 @@
  * h5sf_settings_format(), whose output parses back to the same settings.
  *
  * Owns keys, separators, quoting and escapes; values go through the
- * option setters (config.c).  Must not read the environment.
+ * option setters (settings.c).  Must not read the environment.
  */
 #define _XOPEN_SOURCE 700
 #include <ctype.h>
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "config_impl.h"
+#include "settings_impl.h"
 
 /* ---- config strings ---------------------------------------------------- */
 

@@ -14,7 +14,7 @@
 #define H5SF_IOCMAP_H
 
 #include <stdint.h>
-#include "config.h"
+#include "settings.h"
 #include "errbuf.h"
 
 /* lead[r] is the lowest rank on rank r's node (0 <= lead[r] <= r).

@@ -18,7 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bounds.h"
+#include "bytes.h"
 #include "layout.h"
+#include "superblock.h"
 
 
 /* The built-in's templates (H5FD_SUBFILING_FILENAME_TEMPLATE and
@@ -205,41 +207,72 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
     return 0;
 }
 
-/* Little-endian unsigned of n bytes (HDF5's encoding of addresses). */
-static uint64_t le_u(const unsigned char *p, unsigned n)
+static ssize_t pread_at(void *fd, uint64_t off, void *buf, size_t len)
 {
-    uint64_t v = 0;
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
+    return pread(*(const int *)fd, buf, len, (off_t)off);
+}
+
+/* The stub's superblock (superblock.c) and its size; -1 if there is none
+ * it accepts. */
+static int stub_superblock(int fd, h5sf_superblock_t *sb, uint64_t *size)
+{
+    unsigned char raw[H5SF_SB_MAX];
+    struct stat   st;
+    if (fstat(fd, &st) < 0)
+        return -1;
+    *size = (uint64_t)st.st_size;
+    return h5sf_superblock_read(pread_at, &fd, *size, sb, raw, NULL);
 }
 
 int h5sf_stub_lacks_root(int fd)
 {
-    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    unsigned char              b[12 + 4 * 8], h[4];
-    struct stat                st;
-    if (fstat(fd, &st) < 0)
+    h5sf_superblock_t sb;
+    uint64_t          size;
+    unsigned char     h[4];
+    if (stub_superblock(fd, &sb, &size) < 0 || sb.version < 2)
         return 0;
-    /* The superblock is at 0 or after a user block of 512, 1024, 2048 ... */
-    for (uint64_t at = 0; at + sizeof b <= (uint64_t)st.st_size; at = at ? at * 2 : 512) {
-        if (pread(fd, b, sizeof b, (off_t)at) != (ssize_t)sizeof b)
-            return 0;
-        if (memcmp(b, sig, sizeof sig))
-            continue;
-        unsigned so = b[9]; /* size of offsets */
-        if (b[8] < 2 || (so != 4 && so != 8))
-            return 0;
-        /* v2/v3: signature, version, offset and length sizes, flags, then
-         * base, extension, end-of-file and root object header addresses. */
-        uint64_t root = le_u(b + 12, so) + le_u(b + 12 + 3 * so, so);
-        if (root + sizeof h > (uint64_t)st.st_size)
-            return 1;
-        if (pread(fd, h, sizeof h, (off_t)root) != (ssize_t)sizeof h)
-            return 0;
-        return !h[0] && !h[1] && !h[2] && !h[3];
-    }
-    return 0;
+    /* Past the stub's end (or undefined): not here. */
+    if (sb.base_addr > size || sb.root_addr > size - sb.base_addr || size - sb.base_addr - sb.root_addr < sizeof h)
+        return 1;
+    if (pread(fd, h, sizeof h, (off_t)(sb.base_addr + sb.root_addr)) != (ssize_t)sizeof h)
+        return 0;
+    return !h[0] && !h[1] && !h[2] && !h[3];
+}
+
+/* 1 if the stub's superblock (versions 0 and 1) points at a driver-info
+ * block, in the stub, of the subfiling drivers ("Subfilin").  The block
+ * holds version, 3 reserved bytes, its size (4), then the driver's 8-byte
+ * name. */
+static int stub_has_sf_drvinfo(int fd)
+{
+    h5sf_superblock_t sb;
+    uint64_t          size;
+    unsigned char     id[8];
+    if (stub_superblock(fd, &sb, &size) < 0 || sb.version > 1 || sb.driver_addr == H5SF_SB_UNDEF)
+        return 0;
+    if (sb.base_addr > size || sb.driver_addr > size - sb.base_addr ||
+        size - sb.base_addr - sb.driver_addr < 8 + sizeof id ||
+        pread(fd, id, sizeof id, (off_t)(sb.base_addr + sb.driver_addr + 8)) != (ssize_t)sizeof id)
+        return 0;
+    return !memcmp(id, SF_NAME, sizeof id);
+}
+
+int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbuf_t *e)
+{
+    char        cfg[2 * H5SF_LAYOUT_PATH_MAX];
+    struct stat st;
+    if (h5sf_config_path(l, cfg, sizeof cfg, e) < 0)
+        return -1;
+    if (stat(cfg, &st) == 0 || errno != ENOENT)
+        return h5sf_config_file_read(l, e) < 0 ? -1 : 0;
+    /* No config file: a plain HDF5 file, unless the stub says otherwise. */
+    if (h5sf_stub_lacks_root(stub_fd) || stub_has_sf_drvinfo(stub_fd))
+        return h5sf_fail(e, ENOENT,
+                         "%s is a subfiled file, but its config file %s does not exist (set config_dir / "
+                         "H5SF_CONFIG_DIR to where it is)",
+                         name, cfg);
+    h5sf_layout_set_plain(l);
+    return 1;
 }
 
 /* ---- the config file ---------------------------------------------------- */
@@ -576,34 +609,6 @@ done:
 
 /* ---- driver info -------------------------------------------------------- */
 
-/* Little-endian, as HDF5's UINT32ENCODE / INT64ENCODE. */
-static unsigned char *put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        *p++ = (unsigned char)(v >> (8 * i));
-    return p;
-}
-static unsigned char *put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        *p++ = (unsigned char)(v >> (8 * i));
-    return p;
-}
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 static size_t prefix_len(const h5sf_layout_t *l)
 {
     const char *z = memchr(l->config_dir, '\0', sizeof l->config_dir);
@@ -620,13 +625,15 @@ int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf
         plen > sizeof l->config_dir || h5sf_drvinfo_size(l) > H5SF_DRVINFO_MAX)
         return -1; /* the built-in could not read it back either */
     memcpy(name, SF_NAME, 9);
+    /* Little-endian, as HDF5's UINT32ENCODE / INT64ENCODE. */
     unsigned char *p = buf;
-    p                = put_u32(p, SF_MAGIC);
-    p                = put_u32(p, SF_VERSION);
-    p                = put_u32(p, 1); /* require_ioc: the built-in always requires it */
-    p                = put_u64(p, (uint64_t)l->stripe_size);
-    p                = put_u64(p, (uint64_t)(int64_t)l->stripe_count);
-    p                = put_u64(p, (uint64_t)plen);
+    h5sf_put_u32(p, SF_MAGIC);
+    h5sf_put_u32(p + 4, SF_VERSION);
+    h5sf_put_u32(p + 8, 1); /* require_ioc: the built-in always requires it */
+    h5sf_put_u64(p + 12, (uint64_t)l->stripe_size);
+    h5sf_put_u64(p + 20, (uint64_t)(int64_t)l->stripe_count);
+    h5sf_put_u64(p + 28, (uint64_t)plen);
+    p += SF_FIXED;
     if (plen) {
         memcpy(p, l->config_dir, plen);
         p += plen;
@@ -635,11 +642,11 @@ int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf
     memset(p, 0, 9);
     memcpy(p, IOC_NAME, sizeof IOC_NAME);
     p += 9;
-    p = put_u32(p, IOC_MAGIC);
-    p = put_u32(p, IOC_VERSION);
-    p = put_u32(p, (uint32_t)IOC_THREADS);
-    p = put_u64(p, (uint64_t)l->stripe_size);
-    put_u64(p, (uint64_t)(int64_t)l->stripe_count);
+    h5sf_put_u32(p, IOC_MAGIC);
+    h5sf_put_u32(p + 4, IOC_VERSION);
+    h5sf_put_u32(p + 8, (uint32_t)IOC_THREADS);
+    h5sf_put_u64(p + 12, (uint64_t)l->stripe_size);
+    h5sf_put_u64(p + 20, (uint64_t)(int64_t)l->stripe_count);
     return 0;
 }
 
@@ -688,9 +695,9 @@ int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, 
         return h5sf_fail(e, EINVAL, "driver info name \"%s\" is not \"%s\"", show, SF_NAME);
     }
     TAKE(q, &r, SF_FIXED, "the Subfilin header");
-    uint32_t magic = get_u32(q), version = get_u32(q + 4), require_ioc = get_u32(q + 8);
-    int64_t  size = (int64_t)get_u64(q + 12), count = (int64_t)get_u64(q + 20);
-    uint64_t plen = get_u64(q + 28);
+    uint32_t magic = h5sf_get_u32(q), version = h5sf_get_u32(q + 4), require_ioc = h5sf_get_u32(q + 8);
+    int64_t  size = (int64_t)h5sf_get_u64(q + 12), count = (int64_t)h5sf_get_u64(q + 20);
+    uint64_t plen = h5sf_get_u64(q + 28);
     if (magic != SF_MAGIC)
         return h5sf_fail(e, EINVAL, "driver info: bad magic 0x%08" PRIx32 " (expected 0x%08x)", magic, SF_MAGIC);
     if (version != SF_VERSION)
@@ -723,8 +730,8 @@ int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, 
         return h5sf_fail(e, EINVAL, "driver info: nested block \"%s\" is not \"%s\"", show, IOC_NAME);
     }
     TAKE(q, &r, IOC_FIXED, "the IOC block");
-    uint32_t imagic = get_u32(q), iversion = get_u32(q + 4);
-    int64_t  isize = (int64_t)get_u64(q + 12), icount = (int64_t)get_u64(q + 20);
+    uint32_t imagic = h5sf_get_u32(q), iversion = h5sf_get_u32(q + 4);
+    int64_t  isize = (int64_t)h5sf_get_u64(q + 12), icount = (int64_t)h5sf_get_u64(q + 20);
     if (imagic != IOC_MAGIC)
         return h5sf_fail(e, EINVAL, "driver info: IOC block has bad magic 0x%08" PRIx32 " (expected 0x%08x)", imagic,
                          IOC_MAGIC);

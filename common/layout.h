@@ -58,8 +58,19 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
  * 2 and 3) names a root object header that the stub does not hold (zeros:
  * the objects are in the subfiles).  0 for a plain file, or when it cannot
  * tell (versions 0 and 1 keep their driver-info block in the stub itself,
- * which the superblock decode checks).  Reads at most 52 bytes twice. */
+ * which the driver's sb_decode checks; a superblock that superblock.c
+ * rejects, e.g. for its checksum, is left for HDF5 to report). */
 int h5sf_stub_lacks_root(int fd);
+
+/* Read the layout of an existing file whose stub is open on stub_fd (l's
+ * stub, inode and config_dir set): 0 with the config file read into l; 1
+ * for a plain HDF5 file (no config file, and the stub is no subfiled
+ * file's: neither h5sf_stub_lacks_root nor a subfiling driver-info block
+ * in a version 0/1 superblock), l made plain; -1 with e naming the config
+ * file if it is missing from a subfiled file (`name`: the stub as the
+ * caller knows it) or cannot be read.  The one decision open, delete and
+ * H5FD_h5sf_get_files share. */
+int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbuf_t *e);
 
 /* Write the config file (atomically: temp file + rename), built-in format. */
 int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e);

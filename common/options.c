@@ -1,14 +1,20 @@
 /*
  * options.c -- the settings table: every option's config-string key,
  * environment variables, default, syntax and help, and the runtime
- * variables that are not options.  Data only; h5sf-options prints it and
- * docs/configuration.md is generated from it.
+ * variables that are not options.  h5sf-options prints it and
+ * docs/configuration.md is generated from it.  Besides the data, the two
+ * lookups by row that read the environment (h5sf_var, h5sf_option_env)
+ * and the getenv under them and under settings.c's overrides: every H5SF_*
+ * variable is read here, so none escapes the generated list.
  *
- * Must stay in the row order of config.c's setters[] (H5SF_NOPTIONS rows);
- * parses nothing.
+ * Must stay in the row order of settings.c's setters[] (H5SF_NOPTIONS rows);
+ * parses nothing, calls nothing of common/ (the bottom of its layers, so
+ * that sysio.c may read H5SF_FAULT through it).
  */
 #include <stddef.h>
-#include "config_impl.h"
+#include <stdlib.h>
+#include <string.h>
+#include "settings_impl.h"
 
 /* A limit of bounds.h as text, so the docs show the number the code checks. */
 #define NUM_(x) #x
@@ -60,103 +66,146 @@ const h5sf_option_t h5sf_options[] = {
 };
 
 const h5sf_option_t h5sf_runtime_vars[] = {
-    {
-        "-",
-        "H5SF_STATS",
-        NULL,
-        "0",
-        "0 | 1 | transfers",
-        "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
-        "rank (the statistics are collected collectively).  transfers: the same, and every rank with this value "
-        "prints one line per raw-data read or write call (H5FD_h5sf_get_last_transfer's report).",
-    },
-    {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
-     "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
-     "prints one JSON object per open."},
-    {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
-     "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
-     "workers, half for received request messages and what their pieces cost (64 bytes a piece; clients "
-     "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most 2^20 "
-     "pieces).  "
-     "Beyond it the IOC stops taking requests and clients wait (back-pressure).  Read when the first file on a "
-     "communicator is opened; a change applies "
-     "from the next open when no file of that communicator is open."},
-    {"-", "H5SF_IOC_SHM", NULL, "16MiB", "0, or bytes with optional unit, at least 1MiB",
-     "Shared memory per rank for requests to an I/O concentrator on the rank's own node: a write's "
-     "pieces are copied into it and the IOC writes them from there, a read's land there and are copied "
-     "out, so the payload never travels as MPI messages.  Requests are cut to half of it, so one is "
-     "filled while the IOC writes the other.  Costs up to this much times the ranks of a node in /dev/shm, "
-     "mapped when the first file on a communicator is opened (the smallest value of the node's ranks "
-     "applies) and reserved by each rank when it first sends a payload through it; if /dev/shm cannot "
-     "hold it, or with 0, requests travel as MPI messages.  A change applies "
-     "from the next open when no file of that communicator is open."},
-    {"-", "H5SF_IOC_MAX_FDS", NULL, "256", "integer 1..1048576",
-     "Most subfiles an I/O concentrator keeps open at once; beyond it the least recently used idle one "
-     "is closed and reopened when a request needs it.  Also the most a rank keeps open for its own "
-     "reads and writes of subfiles on its node (all files together)."},
-    {"-", "H5SF_IOC_MERGE_WAIT", NULL, "5000 (bounded by 2 per piece)", "microseconds 0..10000000",
-     "How long an IOC worker holding a request with gaps between its pieces (a strided selection) waits "
-     "for other ranks' requests that fill the gaps, to write or read all of them as contiguous runs.  It "
-     "stops waiting as soon as the gaps are filled.  By default the wait is also at most 2 us per piece; "
-     "an explicit value drops that bound.  A default-length wait nobody joined is not repeated on that "
-     "subfile for 100 ms, and a file opened by one rank alone never waits.  0 turns waiting off "
-     "(requests already queued are still merged)."},
-    {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
-     "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
-     "instead of two).  0: every read goes through the IOC."},
-    {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1 | dense",
-     "1: with the IOC channel, a rank writes to subfiles whose IOC runs on its own node directly (one "
-     "copy instead of two, no round trip), strided selections included.  dense: the same, except sparse "
-     "requests (16 or more pieces of at most 256 KiB on average with gaps between them: strided "
-     "selections), which go through the IOC so that it merges them with other ranks' into contiguous "
-     "runs.  0: every write goes through the IOC."},
-    {"-", "H5SF_IOC_AFFINITY", NULL, "node", "node | inherit",
-     "CPUs the threads of an I/O concentrator (progress thread, workers) may run on.  node: every CPU "
-     "the process may use on its node, so they do not wait behind their rank's main thread when the "
-     "launcher binds ranks to cores.  inherit: the rank's own binding (for sites that keep the other "
-     "cores for something else)."},
-    {"-", "H5SF_POOL_THREADS", NULL, "15", "integer 0..15",
-     "Threads that run one call's subfile transfers a rank does itself (direct channel, and the IOC "
-     "channel's same-node reads and writes) beside the calling thread, so that at most this + 1 subfiles "
-     "are read or written at once.  0: one subfile after another on the calling thread.  Calls of under "
-     "64 KiB per subfile and sparse writes run one after another whatever the value, except inside a "
-     "caller's COBEGIN/COEND bracket, where every call's transfers go to the threads.  The threads are "
-     "shared by the process and started on demand."},
-    {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
-     "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
-    {"-", "H5SF_ALLOW_UNTESTED_HDF5", NULL, "0", "0 | 1",
-     "1: load the plugin into an HDF5 outside the tested range (1.14.5 .. 2.2.x) or other than the major.minor "
-     "it was built with, instead of refusing with an HDF5 error.  At your own risk: h5sf uses HDF5's private "
-     "API context (docs/architecture.md, Private HDF5 calls)."},
-    {"-", "H5SF_TEST_NO_PRIVATE_HDF5", NULL, "(unset)", "1",
-     "Test-only: behave as if HDF5 did not export its private API context functions (the fallback path).  "
-     "Never set it in production."},
-    {"-", "H5SF_TEST_TAG_UB", NULL, "(unset)", "integer",
-     "Test-only: pretend MPI_TAG_UB is this small, so the test suite can show that IOC replies are "
-     "never confused when tags repeat.  Never set it in production."},
-    {"-", "H5SF_TEST_MAX_PIECES", NULL, "(unset)", "integer 1..1048575",
-     "Test-only: plan and run a transfer in rounds of this many pieces instead of the built-in limit "
-     "(2^20), so that small transfers take many rounds; other values are ignored.  Never set it in production."},
-    {"-", "H5SF_TEST_BELL_WAIT_S", NULL, "(unset)", "seconds",
-     "Test-only: an idle I/O concentrator whose clients are all on its node sleeps this long at most on its "
-     "doorbell instead of 50 ms, so that the test suite shows no request relies on that wake-up.  Never set "
-     "it in production."},
-    {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1 | subfiling",
-     "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf (1) or, "
-     "for comparisons, to HDF5's built-in subfiling driver (subfiling). A subfiled file opened with the "
-     "default driver (one rank reading back alone) is opened by the same driver on MPI_COMM_SELF."},
-    {"-", "H5SF_PRELOAD_THREAD_MULTIPLE", NULL, "(unset)", "0 | 1",
-     "Used by the LD_PRELOAD shim: 1 turns the program's plain MPI_Init into "
-     "MPI_Init_thread(MPI_THREAD_MULTIPLE), so programs that never ask for threads can use I/O "
-     "concentrators."},
-    {"-", "HDF5_DRIVER", NULL, "(unset)", "h5sf",
-     "HDF5's own variable (listed for completeness): HDF5_DRIVER=h5sf selects this driver for "
-     "default file access property lists, loaded as a plugin."},
-    {"-", "HDF5_DRIVER_CONFIG", NULL, "(unset)", "key=value,key=value",
-     "HDF5's own variable (listed for completeness): the driver config string, parsed like "
-     "H5Pset_driver_by_name's string (see the options above)."},
-    {NULL, NULL, NULL, NULL, NULL, NULL},
+    [H5SF_VAR_STATS] =
+        {
+            "-",
+            "H5SF_STATS",
+            NULL,
+            "0",
+            "0 | 1 | transfers",
+            "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
+            "rank (the statistics are collected collectively).  transfers: the same, and every rank with this value "
+            "prints one line per raw-data read or write call (H5FD_h5sf_get_last_transfer's report).",
+        },
+    [H5SF_VAR_LOG] = {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
+                      "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
+                      "prints one JSON object per open."},
+    [H5SF_VAR_IOC_MEMORY] =
+        {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
+         "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
+         "workers, half for received request messages and what their pieces cost (64 bytes a piece; clients "
+         "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most "
+         "2^20 "
+         "pieces).  "
+         "Beyond it the IOC stops taking requests and clients wait (back-pressure).  Read when the first file on a "
+         "communicator is opened; a change applies "
+         "from the next open when no file of that communicator is open."},
+    [H5SF_VAR_IOC_SHM] =
+        {"-", "H5SF_IOC_SHM", NULL, "16MiB", "0, or bytes with optional unit, at least 1MiB",
+         "Shared memory per rank for requests to an I/O concentrator on the rank's own node: a write's "
+         "pieces are copied into it and the IOC writes them from there, a read's land there and are copied "
+         "out, so the payload never travels as MPI messages.  Requests are cut to half of it, so one is "
+         "filled while the IOC writes the other.  Costs up to this much times the ranks of a node in /dev/shm, "
+         "mapped when the first file on a communicator is opened (the smallest value of the node's ranks "
+         "applies) and reserved by each rank when it first sends a payload through it; if /dev/shm cannot "
+         "hold it, or with 0, requests travel as MPI messages.  A change applies "
+         "from the next open when no file of that communicator is open."},
+    [H5SF_VAR_IOC_MAX_FDS] =
+        {"-", "H5SF_IOC_MAX_FDS", NULL, "256", "integer 1..1048576",
+         "Most subfiles an I/O concentrator keeps open at once; beyond it the least recently used idle one "
+         "is closed and reopened when a request needs it.  Also the most a rank keeps open for its own "
+         "reads and writes of subfiles on its node (all files together)."},
+    [H5SF_VAR_IOC_MERGE_WAIT] =
+        {"-", "H5SF_IOC_MERGE_WAIT", NULL, "5000 (bounded by 2 per piece)", "microseconds 0..10000000",
+         "How long an IOC worker holding a request with gaps between its pieces (a strided selection) waits "
+         "for other ranks' requests that fill the gaps, to write or read all of them as contiguous runs.  It "
+         "stops waiting as soon as the gaps are filled.  By default the wait is also at most 2 us per piece; "
+         "an explicit value drops that bound.  A default-length wait nobody joined is not repeated on that "
+         "subfile for 100 ms, and a file opened by one rank alone never waits.  0 turns waiting off "
+         "(requests already queued are still merged)."},
+    [H5SF_VAR_IOC_LOCAL_READS] =
+        {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
+         "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
+         "instead of two).  0: every read goes through the IOC."},
+    [H5SF_VAR_IOC_LOCAL_WRITES] =
+        {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1 | dense",
+         "1: with the IOC channel, a rank writes to subfiles whose IOC runs on its own node directly (one "
+         "copy instead of two, no round trip), strided selections included.  dense: the same, except sparse "
+         "requests (16 or more pieces of at most 256 KiB on average with gaps between them: strided "
+         "selections), which go through the IOC so that it merges them with other ranks' into contiguous "
+         "runs.  0: every write goes through the IOC."},
+    [H5SF_VAR_IOC_AFFINITY] =
+        {"-", "H5SF_IOC_AFFINITY", NULL, "node", "node | inherit",
+         "CPUs the threads of an I/O concentrator (progress thread, workers) may run on.  node: every CPU "
+         "the process may use on its node, so they do not wait behind their rank's main thread when the "
+         "launcher binds ranks to cores.  inherit: the rank's own binding (for sites that keep the other "
+         "cores for something else)."},
+    [H5SF_VAR_POOL_THREADS] =
+        {"-", "H5SF_POOL_THREADS", NULL, "15", "integer 0..15",
+         "Threads that run one call's subfile transfers a rank does itself (direct channel, and the IOC "
+         "channel's same-node reads and writes) beside the calling thread, so that at most this + 1 subfiles "
+         "are read or written at once.  0: one subfile after another on the calling thread.  Calls of under "
+         "64 KiB per subfile and sparse writes run one after another whatever the value, except inside a "
+         "caller's COBEGIN/COEND bracket, where every call's transfers go to the threads.  The threads are "
+         "shared by the process and started on demand."},
+    [H5SF_VAR_FAULT] = {"-", "H5SF_FAULT", NULL, "(unset)", "test-specific",
+                        "Test-only fault injection used by the h5sf test suite.  Never set it in production."},
+    [H5SF_VAR_ALLOW_UNTESTED_HDF5] =
+        {"-", "H5SF_ALLOW_UNTESTED_HDF5", NULL, "0", "0 | 1",
+         "1: load the plugin into an HDF5 outside the tested range (1.14.5 .. 2.2.x) or other than the major.minor "
+         "it was built with, instead of refusing with an HDF5 error.  At your own risk: h5sf uses HDF5's private "
+         "API context (docs/architecture.md, Private HDF5 calls)."},
+    [H5SF_VAR_TEST_NO_PRIVATE_HDF5] =
+        {"-", "H5SF_TEST_NO_PRIVATE_HDF5", NULL, "(unset)", "1",
+         "Test-only: behave as if HDF5 did not export its private API context functions (the fallback path).  "
+         "Never set it in production."},
+    [H5SF_VAR_TEST_TAG_UB] =
+        {"-", "H5SF_TEST_TAG_UB", NULL, "(unset)", "integer",
+         "Test-only: pretend MPI_TAG_UB is this small, so the test suite can show that IOC replies are "
+         "never confused when tags repeat.  Never set it in production."},
+    [H5SF_VAR_TEST_MAX_PIECES] =
+        {"-", "H5SF_TEST_MAX_PIECES", NULL, "(unset)", "integer 1..1048575",
+         "Test-only: plan and run a transfer in rounds of this many pieces instead of the built-in limit "
+         "(2^20), so that small transfers take many rounds; other values are ignored.  Never set it in production."},
+    [H5SF_VAR_TEST_BELL_WAIT_S] =
+        {"-", "H5SF_TEST_BELL_WAIT_S", NULL, "(unset)", "seconds",
+         "Test-only: an idle I/O concentrator whose clients are all on its node sleeps this long at most on its "
+         "doorbell instead of 50 ms, so that the test suite shows no request relies on that wake-up.  Never set "
+         "it in production."},
+    [H5SF_VAR_REDIRECT_MPIO] =
+        {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1 | subfiling",
+         "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf (1) or, "
+         "for comparisons, to HDF5's built-in subfiling driver (subfiling). A subfiled file opened with the "
+         "default driver (one rank reading back alone) is opened by the same driver on MPI_COMM_SELF."},
+    [H5SF_VAR_PRELOAD_THREAD_MULTIPLE] =
+        {"-", "H5SF_PRELOAD_THREAD_MULTIPLE", NULL, "(unset)", "0 | 1",
+         "Used by the LD_PRELOAD shim: 1 turns the program's plain MPI_Init into "
+         "MPI_Init_thread(MPI_THREAD_MULTIPLE), so programs that never ask for threads can use I/O "
+         "concentrators."},
+    [H5SF_VAR_HDF5_DRIVER] = {"-", "HDF5_DRIVER", NULL, "(unset)", "h5sf",
+                              "HDF5's own variable (listed for completeness): HDF5_DRIVER=h5sf selects this driver for "
+                              "default file access property lists, loaded as a plugin."},
+    [H5SF_VAR_HDF5_DRIVER_CONFIG] =
+        {"-", "HDF5_DRIVER_CONFIG", NULL, "(unset)", "key=value,key=value",
+         "HDF5's own variable (listed for completeness): the driver config string, parsed like "
+         "H5Pset_driver_by_name's string (see the options above)."},
+    [H5SF_NVARS] = {NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 _Static_assert(sizeof h5sf_options / sizeof h5sf_options[0] == H5SF_NOPTIONS + 1,
                "h5sf_options[] must have H5SF_NOPTIONS rows and a terminator");
+_Static_assert(sizeof h5sf_runtime_vars / sizeof h5sf_runtime_vars[0] == H5SF_NVARS + 1,
+               "h5sf_runtime_vars[] must have H5SF_NVARS rows and a terminator");
+
+/* ---- the environment, by row ------------------------------------------- */
+
+const char *h5sf_var(h5sf_var_t v)
+{
+    return (unsigned)v < H5SF_NVARS && h5sf_runtime_vars[v].env ? getenv(h5sf_runtime_vars[v].env) : NULL;
+}
+
+const char *h5sf_env_value(const char *name)
+{
+    const char *v = name ? getenv(name) : NULL;
+    return v && *v ? v : NULL;
+}
+
+const char *h5sf_option_env(const char *key)
+{
+    for (const h5sf_option_t *o = h5sf_options; key && o->key; o++)
+        if (strcmp(o->key, key) == 0) {
+            const char *v = h5sf_env_value(o->env);
+            return v ? v : h5sf_env_value(o->fallback);
+        }
+    return NULL;
+}

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "settings.h"
 #include "sysio.h"
 
 /* ---- the table ---------------------------------------------------------- */
@@ -83,7 +84,7 @@ static int errno_by_name(const char *s)
 /* Read H5SF_FAULT once per process. */
 static void parse(void)
 {
-    const char *s = getenv("H5SF_FAULT");
+    const char *s = h5sf_var(H5SF_VAR_FAULT);
     char        buf[256], *save = NULL;
     if (!s || !*s)
         return;

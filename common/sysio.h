@@ -2,7 +2,7 @@
  * sysio.h -- the one layer between h5sf and the system calls on subfiles:
  * open, close, size, truncate, sync, and the pwritev/preadv loops of the
  * IOC workers (ioc/run.c) and of the transfers a rank does itself
- * (vfd/pool.c), with the test-only fault injection (H5SF_FAULT) they share.
+ * (vfd/threadpool.c), with the test-only fault injection (H5SF_FAULT) they share.
  *
  * No HDF5, no MPI: a rank is passed in as an int (-1: no fault applies).
  * Owns the table of system calls (sysio.c), what a short transfer, EINTR
@@ -64,8 +64,8 @@ uint64_t h5sf_sysio_iov_add(struct iovec *iov, int *k, int cap, void *p, uint64_
 /* A transfer of `count` pieces, `total` bytes over `extent` bytes of a
  * subfile, is sparse: many small pieces with gaps, one system call each
  * unless other ranks' pieces fill the gaps.  The IOC waits a moment to
- * merge such requests into runs (ioc/group.c); clients on its node write
- * everything else themselves (vfd/local.c). */
+ * merge such requests into runs (ioc/merge.c); clients on its node write
+ * everything else themselves (vfd/samenode.c). */
 bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
 
 /* ---- fault injection (H5SF_FAULT, test only) ----------------------------
@@ -73,10 +73,14 @@ bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
  *   H5SF_FAULT="op=pwrite,errno=EIO,rank=1,after=2,count=1"
  *
  *   op     open | pwrite | pread | fsync | stall | hang | stuck | overlap |
- *          nomem-topo | nomem-plan | nomem-ctx (an allocation at open fails:
- *          choosing the IOCs, the stripe plan, a new IOC context) |
+ *          nomem-topo | nomem-plan | nomem-ctx | nomem-chan (an allocation
+ *          at open fails: choosing the IOCs, the stripe plan, a new IOC
+ *          context, the channel tables -- both the IOC channels' and the
+ *          descriptors') |
  *          nomem-accept (an allocation fails while the IOC's progress
- *          thread accepts a request: the IOC refuses it)
+ *          thread accepts a request: the IOC refuses it) |
+ *          nomem-finalize (the allocations of the MPI_Finalize hook fail;
+ *          rank: in MPI_COMM_WORLD)
  *   errno  EIO | ENOSPC | EINTR | EACCES | short   (short: half a transfer)
  *   rank   only calls made for this rank (in the file's communicator): the
  *          IOC's, or the rank's own on the direct channel; default all
@@ -85,7 +89,7 @@ bool h5sf_sparse(uint64_t count, uint64_t extent, uint64_t total);
  *   ms     for stall: delay every request by this many milliseconds;
  *          for stuck: how long a pwrite blocks (default an hour);
  *          for overlap: how long each subfile transfer h5sf runs itself
- *          together with others waits for all of them to start (vfd/pool.c)
+ *          together with others waits for all of them to start (vfd/threadpool.c)
  *
  * hang never answers but lets the daemon stop; stuck blocks a worker in its
  * pwrite as a file system that stopped answering does, deaf to the stop

@@ -6,7 +6,7 @@
  * where <what> is the config-string key or the environment variable, so a
  * user can always tell which setting to fix.  Pure functions of their
  * arguments: must not read the environment, know the option table or the
- * settings struct, or call any other file of common/ (config.c and
+ * settings struct, or call any other file of common/ (settings.c and
  * cfgstring.c call down to here).
  */
 #define _XOPEN_SOURCE 700

@@ -3,7 +3,7 @@
  * bounded integers, booleans, rank lists (values.c).
  *
  * The bottom of the settings code: knows no option, no settings struct and
- * no environment, so the option setters (config.c), the config-string
+ * no environment, so the option setters (settings.c), the config-string
  * grammar (cfgstring.c), ioc/ and the tools all build on it.  Every error
  * message has the form   <what>="<value>": <reason>.
  */

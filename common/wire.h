@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bytes.h" /* the fields are read and written with its helpers */
 #include "errbuf.h"
 #include "stripe.h"
 
@@ -90,37 +91,5 @@ typedef struct h5sf_wire_reply {
 } h5sf_wire_reply_t;
 void h5sf_wire_reply_encode(const h5sf_wire_reply_t *r, unsigned char *buf);
 int  h5sf_wire_reply_decode(const unsigned char *buf, size_t len, h5sf_wire_reply_t *r, h5sf_errbuf_t *e);
-
-/* Little-endian helpers. */
-static inline void h5sf_put_u16(unsigned char *p, uint16_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-static inline void h5sf_put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline void h5sf_put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline uint16_t h5sf_get_u16(const unsigned char *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t h5sf_get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static inline uint64_t h5sf_get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
 
 #endif

@@ -31,7 +31,10 @@ extern "C" {
  * _vector and _selection forms) posts its subfile transfers and returns
  * without waiting; COEND waits for all of them and fails, naming subfile,
  * offset and cause, if any failed (an IOC that does not answer fails it
- * after the `timeout` setting).  Until COEND returns:
+ * after the `timeout` setting).  If several failed, it names one: not
+ * necessarily the first in time, but the first h5sf finds when it waits --
+ * requests to IOCs, by subfile, before the transfers the calling rank runs
+ * itself, in the order they were posted.  Until COEND returns:
  *   - every buffer given to a bracketed call must stay valid and unchanged
  *     (reads land in them as the transfers complete);
  *   - the transfers of the bracket are not ordered with respect to each
@@ -43,8 +46,11 @@ extern "C" {
  * mode) inside a bracket first completes what the bracket posted, then runs
  * as outside one.  H5FDflush, H5FDtruncate and H5FDclose inside a bracket
  * complete what it posted first and fail if that failed (close still
- * closes).  The bracket belongs to the file, not the thread (HDF5 runs one
- * call at a time).  HDF5 1.14 defines no IGNORE_IF_UNKNOWN flag: without
+ * closes).  A bracket still open when MPI_Finalize starts is waited for
+ * there (a failure is said on stderr); every later call on that file then
+ * fails saying so -- COEND and H5FDclose with the bracket's outcome -- and
+ * only H5FDclose frees it.  The bracket belongs to the file, not the thread
+ * (HDF5 runs one call at a time).  HDF5 1.14 defines no IGNORE_IF_UNKNOWN flag: without
  * H5FD_CTL_FAIL_IF_UNKNOWN_FLAG an unknown opcode is ignored. */
 #define H5FD_H5SF_CTL_COBEGIN      595 /* start posting requests without waiting  */
 #define H5FD_H5SF_CTL_COEND        596 /* wait for all posted requests            */
@@ -90,7 +96,7 @@ typedef struct H5FD_h5sf_config_t {
     int32_t              timeout;                         /* seconds a client waits for an IOC (default 300) */
     char                 subfile_dir[H5FD_H5SF_PATH_MAX]; /* default: stub's directory */
     char                 config_dir[H5FD_H5SF_PATH_MAX];  /* default: stub's directory */
-    MPI_Comm             comm;                            /* MPI_COMM_NULL: fapl's MPI params, else MPI_COMM_WORLD */
+    MPI_Comm             comm;                            /* NULL: the fapl's MPI params, else MPI_COMM_SELF (serial) */
     MPI_Info             info;                            /* duplicated by H5Pset_fapl_h5sf, as H5Pset_fapl_mpio does */
 } H5FD_h5sf_config_t;
 
@@ -190,8 +196,10 @@ typedef struct H5FD_h5sf_transfer_t {
  * docs/user-guide.md, "What H5Pget_mpio_actual_io_mode says". */
 H5_DLL herr_t H5FD_h5sf_get_last_transfer(hid_t file_id, H5FD_h5sf_transfer_t *transfer);
 
-/* List the physical files of a subfiled file: stub, config, subfiles.
- * Serial, needs no MPI.  Free with H5FD_h5sf_free_files(). */
+/* List the physical files of a subfiled file: stub, config, subfiles; of
+ * a plain HDF5 file (no config file, as h5sf opens it), the file alone.
+ * Fails naming the config file if a subfiled file's is missing.  Serial,
+ * needs no MPI.  Free with H5FD_h5sf_free_files(). */
 H5_DLL herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, char ***files, size_t *count);
 H5_DLL void   H5FD_h5sf_free_files(char **files, size_t count);
 

@@ -6,7 +6,8 @@
  * process's binding.  The progress thread and the workers of an IOC would
  * then share one core with their rank's main thread -- which spins inside
  * MPI whenever it waits -- and run only when the scheduler's tick preempts
- * it: 4 ms per request instead of tens of microseconds.  So by default they
+ * it (measured: docs/performance.md, Figures behind constants, IOC thread
+ * affinity).  So by default they
  * may run on every CPU this process is allowed to use on the node (the
  * kernel intersects the request with the job's cpuset), and go where a core
  * is idle.  H5SF_IOC_AFFINITY=inherit keeps the rank's binding, for sites

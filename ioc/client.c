@@ -278,9 +278,13 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     uint64_t        total  = 0;
     void          **bases  = NULL;
     int            *counts = NULL;
+    bool            sent   = false; /* handed to MPI: q and its region cannot be taken back */
+    int             ret    = -1;
 
-    if (!q)
-        return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+    if (!q) {
+        h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+        goto done;
+    }
     for (size_t i = 0; i < count; i++)
         total += lens[i];
     uint64_t id   = atomic_fetch_add(&ctx->next_id, 1);
@@ -307,24 +311,23 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     q->reply_req = MPI_REQUEST_NULL;
     if (ctx->dead[ioc]) {
         /* Waiting again would only add another timeout per call. */
-        req_free(q);
-        return h5sf_fail(e, ETIMEDOUT,
-                         "IOC rank %d did not answer within the timeout (%d s) earlier; no more requests are sent "
-                         "to it (subfile %u)",
-                         ioc, ctx->timeout_s, subfile);
+        h5sf_fail(e, ETIMEDOUT,
+                  "IOC rank %d did not answer within the timeout (%d s) earlier; no more requests are sent "
+                  "to it (subfile %u)",
+                  ioc, atomic_load(&ctx->timeout_s), subfile);
+        goto done;
     }
     if (count > H5SF_WIRE_MAX_COUNT) {
-        req_free(q);
-        return h5sf_fail(e, EOVERFLOW, "IOC request with %zu pieces is too large for one message", count);
+        h5sf_fail(e, EOVERFLOW, "IOC request with %zu pieces is too large for one message", count);
+        goto done;
     }
     if (ioc == ctx->rank && ctx->serving) {
-        if (post_local(ctx, q, &h, count, offs, lens, bufs, e) < 0) {
-            req_free(q);
-            return -1;
-        }
+        if (post_local(ctx, q, &h, count, offs, lens, bufs, e) < 0)
+            goto done;
         count_inflight(ctx);
         *out = q;
-        return 0;
+        ret  = 0;
+        goto done;
     }
 
     if (op == H5SF_WIRE_WRITE && total <= H5SF_WIRE_INLINE_MAX)
@@ -334,10 +337,8 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         shm_place(ctx, q, &h, count, lens, bufs);
     msz = h5sf_wire_msg_size(&h);
     if (msz > (size_t)INT_MAX || !(q->hdr = malloc(msz))) {
-        if (q->shm)
-            ioc_shm_give(ctx, q, true);
-        req_free(q);
-        return h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
+        h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
+        goto done;
     }
     h5sf_wire_encode(&h, offs, lens, q->hdr);
     if (h.flags & H5SF_WIRE_INLINE) {
@@ -355,54 +356,57 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         bases           = malloc(most * sizeof *bases);
         counts          = malloc(most * sizeof *counts);
         if (!q->data || !q->dts || !bases || !counts) {
-            free(bases);
-            free(counts);
-            req_free(q);
-            return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+            h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+            goto done;
         }
         for (uint64_t k = 0; k < most; k++) {
             q->data[k] = MPI_REQUEST_NULL;
             q->dts[k]  = MPI_BYTE;
         }
-        if ((op == H5SF_WIRE_WRITE ? payload_copy : payload_msgs)(q, count, lens, bufs, bases, counts, e) < 0) {
-            free(bases);
-            free(counts);
-            req_free(q);
-            return -1;
-        }
+        if ((op == H5SF_WIRE_WRITE ? payload_copy : payload_msgs)(q, count, lens, bufs, bases, counts, e) < 0)
+            goto done;
     }
 
     /* Receives first, so the IOC never waits for us to post them. */
     int rc = MPI_SUCCESS;
+    sent   = true;
     if (op == H5SF_WIRE_READ)
         for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
-            rc = MPI_Irecv(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_RDATA(h.tag), ctx->comm, &q->data[k]);
+            rc = IOC_MPI(MPI_Irecv(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_RDATA(h.tag), ctx->comm, &q->data[k]));
     if (rc == MPI_SUCCESS)
-        rc = MPI_Irecv(q->reply, (int)sizeof q->reply, MPI_BYTE, ioc, h.tag, ctx->comm, &q->reply_req);
+        rc = IOC_MPI(MPI_Irecv(q->reply, (int)sizeof q->reply, MPI_BYTE, ioc, h.tag, ctx->comm, &q->reply_req));
     if (rc == MPI_SUCCESS)
-        rc = MPI_Isend(q->hdr, (int)msz, MPI_BYTE, ioc, H5SF_TAG_REQ, ctx->comm, &q->hdr_req);
+        rc = IOC_MPI(MPI_Isend(q->hdr, (int)msz, MPI_BYTE, ioc, H5SF_TAG_REQ, ctx->comm, &q->hdr_req));
     if (op == H5SF_WIRE_WRITE)
         for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
-            rc = MPI_Isend(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(h.tag), ctx->comm, &q->data[k]);
-    free(bases);
-    free(counts);
-    if (rc == MPI_SUCCESS)
-        ioc_bell_ring(ctx, ioc, false);
-    if (rc != MPI_SUCCESS) { /* what was posted cannot be taken back: leak q */
-        if (q->shm)
-            ioc_shm_give(ctx, q, false);
-        return h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
+            rc = IOC_MPI(MPI_Isend(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(h.tag), ctx->comm, &q->data[k]));
+    if (rc != MPI_SUCCESS) {
+        h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
+        goto done;
     }
+    ioc_bell_ring(ctx, ioc, false);
     count_inflight(ctx);
     posted_add(ctx, q);
     *out = q;
-    return 0;
+    ret  = 0;
+done:
+    free(bases);
+    free(counts);
+    if (ret < 0 && q) {
+        /* Once sent, what was posted cannot be taken back: q is leaked and
+         * its shared-memory region stays busy (the IOC may still use it). */
+        if (q->shm)
+            ioc_shm_give(ctx, q, !sent);
+        if (!sent)
+            req_free(q);
+    }
+    return ret;
 }
 
 static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 {
     h5sf_ioc_ctx_t *ctx   = q->ctx;
-    uint64_t        limit = (uint64_t)ctx->timeout_s * 1000000000u, t0 = ioc_now_ns();
+    uint64_t        limit = (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u, t0 = ioc_now_ns();
     int             ret = 0;
     uv_mutex_lock(&ctx->lock);
     /* A worker runs it, never this thread: a file system call that stalls
@@ -432,7 +436,8 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
         return h5sf_fail(e, ETIMEDOUT,
                          "no answer from IOC rank %d (this rank) to a %s of %llu bytes on subfile %u after %d s "
                          "(timeout setting); the IOC is stalled",
-                         ctx->rank, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+                         ctx->rank, opname(q->op), (unsigned long long)q->total, q->subfile,
+                         atomic_load(&ctx->timeout_s));
     }
     if (q->local.rep.status != 0)
         ret = h5sf_fail(e, q->local.rep.status > 0 ? q->local.rep.status : 0, "%s", q->local.rep.msg);
@@ -452,7 +457,7 @@ static bool sends_done(h5sf_ioc_req_t *q, uint64_t deadline)
     int      flag = 0;
     if (!q->ndata)
         return true;
-    while (MPI_Testall((int)q->ndata, q->data, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS) {
+    while (IOC_MPI(MPI_Testall((int)q->ndata, q->data, &flag, MPI_STATUSES_IGNORE)) == MPI_SUCCESS) {
         if (flag)
             return true;
         if (ioc_now_ns() > deadline)
@@ -469,7 +474,7 @@ static int finish(h5sf_ioc_req_t *q)
 {
     h5sf_ioc_ctx_t   *ctx = q->ctx;
     h5sf_errbuf_t    *e   = &q->err;
-    uint64_t          t0 = ioc_now_ns(), limit = (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t          t0 = ioc_now_ns(), limit = (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     unsigned          idle = 0;
     int               flag = 0, ret = 0;
     h5sf_wire_reply_t rep;
@@ -479,7 +484,7 @@ static int finish(h5sf_ioc_req_t *q)
     /* The reply comes last; once it is here, the payload has moved too (or,
      * after a failed read, never will). */
     while (!flag) {
-        if (MPI_Test(&q->reply_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        if (IOC_MPI(MPI_Test(&q->reply_req, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
             ret = h5sf_fail(e, 0, "MPI failed waiting for IOC rank %d", q->ioc);
             goto abandon;
         }
@@ -490,7 +495,8 @@ static int finish(h5sf_ioc_req_t *q)
                 ret               = h5sf_fail(e, ETIMEDOUT,
                                               "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
                                                             "(timeout setting); the IOC is stalled or gone",
-                                              q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile, ctx->timeout_s);
+                                              q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile,
+                                              atomic_load(&ctx->timeout_s));
                 goto abandon;
             }
             /* In case our request left only after the IOC looked. */
@@ -513,11 +519,11 @@ static int finish(h5sf_ioc_req_t *q)
         if (q->op == H5SF_WIRE_READ)
             for (uint64_t k = 0; k < q->ndata; k++)
                 if (q->data[k] != MPI_REQUEST_NULL) {
-                    MPI_Cancel(&q->data[k]);
-                    MPI_Wait(&q->data[k], MPI_STATUS_IGNORE);
+                    IOC_MPI(MPI_Cancel(&q->data[k]));
+                    IOC_MPI(MPI_Wait(&q->data[k], MPI_STATUS_IGNORE));
                 }
     }
-    MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE); /* received: it was answered */
+    IOC_MPI(MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE)); /* received: it was answered */
     if (q->op == H5SF_WIRE_WRITE && !sends_done(q, t0 + limit)) {
         /* A later request on this tag could take these bytes: no more
          * requests to this IOC. */
@@ -526,12 +532,12 @@ static int finish(h5sf_ioc_req_t *q)
         ret               = h5sf_fail(e, rep.status > 0 ? rep.status : ETIMEDOUT,
                                       "IOC rank %d did not take the payload of a %llu-byte write on subfile %u within the timeout "
                                                     "(%d s)%s%s; no more requests are sent to it",
-                                      q->ioc, (unsigned long long)q->total, q->subfile, ctx->timeout_s,
+                                      q->ioc, (unsigned long long)q->total, q->subfile, atomic_load(&ctx->timeout_s),
                         rep.status ? " after refusing it: " : "", rep.status ? why.msg : "");
         goto abandon;
     }
     if (q->ndata)
-        MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE);
+        IOC_MPI(MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE));
     if (q->shm) { /* the IOC is done with the region */
         if (rep.status == 0 && q->op == H5SF_WIRE_READ)
             shm_copy_out(q);
@@ -550,14 +556,14 @@ abandon:
      * after we return.  Sends leave from h5sf's own copy (payload_copy): they
      * and q stay alive, leaked, rather than free what MPI may still use. */
     if (q->reply_req != MPI_REQUEST_NULL) {
-        MPI_Cancel(&q->reply_req);
-        MPI_Request_free(&q->reply_req);
+        IOC_MPI(MPI_Cancel(&q->reply_req));
+        IOC_MPI(MPI_Request_free(&q->reply_req));
     }
     if (q->op == H5SF_WIRE_READ)
         for (uint64_t k = 0; k < q->ndata; k++)
             if (q->data[k] != MPI_REQUEST_NULL) {
-                MPI_Cancel(&q->data[k]);
-                MPI_Wait(&q->data[k], MPI_STATUS_IGNORE);
+                IOC_MPI(MPI_Cancel(&q->data[k]));
+                IOC_MPI(MPI_Wait(&q->data[k], MPI_STATUS_IGNORE));
             }
     if (q->shm) /* the IOC may still use it: never again */
         ioc_shm_give(ctx, q, false);

@@ -36,9 +36,10 @@ void ioc_backoff(unsigned *idle)
 
 /* The progress thread with nothing received: as ioc_backoff, then, after
  * ~20 ms of 200 us sleeps, up to 1 ms.  Ranks on the IOC's node do most of
- * their I/O themselves (vfd/local.c), so the IOC sits idle through whole
+ * their I/O themselves (vfd/samenode.c), so the IOC sits idle through whole
  * phases, and 5000 wake-ups a second then cost the ranks sharing its cores
- * (docs/performance.md, "Figures behind constants in the code").  The
+ * (measured: docs/performance.md, Figures behind constants, idle
+ * back-off).  The
  * price: at most 1 ms more for the first request after such a pause. */
 void ioc_backoff_idle(unsigned *idle)
 {

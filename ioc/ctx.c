@@ -10,12 +10,11 @@
  * of torn down if its communicator is congruent with MPI_COMM_WORLD (so
  * there is at most one parked context, the same on every rank): its
  * daemon threads sleep on a condition variable and use no CPU, its transfer
- * slots are freed after a second (a file opened sooner reuses them: a fresh
- * 8 MiB buffer is 2048 page faults, ~28 ms on a VM whose faults cost
- * 13 us), and the next file opened on those ranks skips the
- * communicator duplication and the start and stop of five threads -- about
- * a millisecond per open/close pair at 4 ranks, which a code writing a file
- * per time step pays every step.  A parked context ends at MPI_Finalize,
+ * slots are freed after a second (a file opened sooner reuses them, and
+ * fresh ones cost page faults), and the next file opened on those ranks
+ * skips the communicator duplication and the start and stop of five
+ * threads, which a code writing a file per time step pays every step
+ * (measured: docs/performance.md, Figures behind constants, parked slots).  A parked context ends at MPI_Finalize,
  * when HDF5 closes the driver, or at the next open if the H5SF_IOC_*
  * settings changed meanwhile.  Contexts of other communicators, and any
  * that saw a failure, end with their last file as before.
@@ -27,7 +26,8 @@
  * keeps MPICH's global mutex locked, and MPI_Finalize aborts when it
  * destroys it ("pthread_mutex_destroy: Device or resource busy").  A
  * daemon that polls meanwhile also slows that collective under MPICH's lock.
- * MPI_Finalize with files still open: h5sf_ioc_finalize_begin.
+ * MPI_Finalize with files still open: h5sf_ioc_finalize_begin and _stop,
+ * with the finalize gate (gate.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../common/config.h"
+#include "../common/settings.h"
 
 /* H5SF_IOC_MEMORY: bytes an IOC rank may hold for payload and queued
  * requests; half for transfer slots, half for received messages, and the
@@ -72,7 +72,7 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
     const char *v;
     env->memory  = IOC_MEMORY_DEFAULT;
     env->max_fds = IOC_MAX_FDS_DEFAULT;
-    if ((v = getenv("H5SF_IOC_MEMORY")) && *v) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_MEMORY)) && *v) {
         int64_t n;
         if (h5sf_parse_size(v, &n, e, "H5SF_IOC_MEMORY") < 0)
             return -1;
@@ -84,9 +84,9 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
         env->memory = (uint64_t)n;
     }
     env->shm = IOC_SHM_DEFAULT;
-    if ((v = getenv("H5SF_IOC_SHM")) && !strcmp(v, "0"))
+    if ((v = h5sf_var(H5SF_VAR_IOC_SHM)) && !strcmp(v, "0"))
         env->shm = 0;
-    if ((v = getenv("H5SF_IOC_SHM")) && *v && strcmp(v, "0") != 0) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_SHM)) && *v && strcmp(v, "0") != 0) {
         int64_t n;
         if (h5sf_parse_size(v, &n, e, "H5SF_IOC_SHM") < 0)
             return -1;
@@ -94,18 +94,18 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
             return h5sf_fail(e, EINVAL, "H5SF_IOC_SHM=\"%.200s\": must be 0 (off) or at least 1 MiB", v);
         env->shm = (uint64_t)n;
     }
-    if ((v = getenv("H5SF_IOC_MAX_FDS")) && *v &&
+    if ((v = h5sf_var(H5SF_VAR_IOC_MAX_FDS)) && *v &&
         h5sf_parse_int(v, 1, 1 << 20, &env->max_fds, e, "H5SF_IOC_MAX_FDS") < 0)
         return -1;
     env->merge_wait_us  = IOC_MERGE_WAIT_DEFAULT_US;
     env->merge_wait_set = false;
-    if ((v = getenv("H5SF_IOC_MERGE_WAIT")) && *v) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_MERGE_WAIT)) && *v) {
         if (h5sf_parse_int(v, 0, 10000000, &env->merge_wait_us, e, "H5SF_IOC_MERGE_WAIT") < 0)
             return -1;
         env->merge_wait_set = true;
     }
     env->affinity_node = true;
-    if ((v = getenv("H5SF_IOC_AFFINITY")) && *v) {
+    if ((v = h5sf_var(H5SF_VAR_IOC_AFFINITY)) && *v) {
         if (!strcmp(v, "inherit"))
             env->affinity_node = false;
         else if (strcmp(v, "node"))
@@ -116,15 +116,15 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
 
 static h5sf_ioc_ctx_t *contexts;
 
-/* Wait until no IOC thread of ctx is in an ungated MPI stretch and, if
- * `asleep`, its progress thread sleeps parked: at most the timeout.  No MPI. */
-static bool wait_out(h5sf_ioc_ctx_t *ctx, bool asleep)
+/* Wait until no IOC thread of ctx is in a stretch of MPI calls and its
+ * progress thread sleeps parked: at most the timeout.  No MPI. */
+static bool wait_out(h5sf_ioc_ctx_t *ctx)
 {
-    uint64_t deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t deadline = ioc_now_ns() + (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     bool     ok       = true;
     atomic_store(&ctx->quieting, true);
     uv_mutex_lock(&ctx->lock);
-    while (atomic_load(&ctx->in_mpi) > 0 || (asleep && !ctx->asleep)) {
+    while (atomic_load(&ctx->in_mpi) > 0 || !ctx->asleep) {
         uint64_t now = ioc_now_ns();
         if (now >= deadline) {
             ok = false;
@@ -151,7 +151,7 @@ static void say_abandoned(const h5sf_ioc_ctx_t *ctx)
             "h5sf: IOC rank %d: a worker thread did not stop within the timeout (%d s): stuck in a "
             "file system call, or still ending transfers that other ranks gave up; left behind with its "
             "memory so that close and MPI_Finalize can return\n",
-            ctx->rank, ctx->timeout_s);
+            ctx->rank, atomic_load(&ctx->timeout_s));
 }
 
 /* Stop and join the workers (the progress thread is gone or never ran);
@@ -231,10 +231,10 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
         h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
         return NULL;
     }
-    ctx->comm           = MPI_COMM_NULL;
-    ctx->rank           = rank;
-    ctx->size           = size;
-    ctx->timeout_s      = timeout_s;
+    ctx->comm = MPI_COMM_NULL;
+    ctx->rank = rank;
+    ctx->size = size;
+    atomic_init(&ctx->timeout_s, timeout_s);
     ctx->tag_ub         = 32767;
     ctx->mem_cap        = env.memory;
     ctx->peer_cap       = env.memory;
@@ -321,7 +321,7 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     if (flag)
         ctx->tag_ub = *ub;
     /* Test only: a small tag space, as some MPI libraries have. */
-    const char *tub = getenv("H5SF_TEST_TAG_UB");
+    const char *tub = h5sf_var(H5SF_VAR_TEST_TAG_UB);
     if (tub && atoi(tub) >= H5SF_TAG_FIRST + 4 && atoi(tub) < ctx->tag_ub)
         ctx->tag_ub = atoi(tub);
     ctx->next = contexts;
@@ -353,7 +353,7 @@ static void unpark(h5sf_ioc_ctx_t *ctx)
     atomic_store(&ctx->served, 0);
     atomic_store(&ctx->queue_wait_ns, 0);
     atomic_store(&ctx->io_ns, 0);
-    atomic_store(&ctx->groups, 0);
+    atomic_store(&ctx->batches, 0);
     atomic_store(&ctx->merged, 0);
     atomic_store(&ctx->merge_waits, 0);
     atomic_store(&ctx->syscalls, 0);
@@ -398,8 +398,9 @@ int h5sf_ioc_ctx_acquire(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5s
         if (ctx_create(comm, timeout_s, &found, e) < 0)
             return -1;
     }
-    if (timeout_s > found->timeout_s)
-        found->timeout_s = timeout_s;
+    /* Atomic: the IOC threads of a context already serving read it. */
+    if (timeout_s > atomic_load(&found->timeout_s))
+        atomic_store(&found->timeout_s, timeout_s);
     found->refs++;
     *out = found;
     return 0;
@@ -429,7 +430,7 @@ static bool park(h5sf_ioc_ctx_t *ctx)
     if (!ctx->serving)
         return true;
     ioc_bell_ring(ctx, ctx->rank, true); /* it may sleep on its bell */
-    return wait_out(ctx, true);
+    return wait_out(ctx);
 }
 
 int h5sf_ioc_ctx_release(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
@@ -484,7 +485,7 @@ void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out)
     out->requests_served = atomic_load(&c->served);
     out->queue_wait_ns   = atomic_load(&c->queue_wait_ns);
     out->io_ns           = atomic_load(&c->io_ns);
-    out->groups          = atomic_load(&c->groups);
+    out->batches         = atomic_load(&c->batches);
     out->merged          = atomic_load(&c->merged);
     out->merge_waits     = atomic_load(&c->merge_waits);
     out->syscalls        = atomic_load(&c->syscalls);
@@ -510,45 +511,45 @@ void h5sf_ioc_end_parked(void)
 
 /* Every IOC of every context with files open gets here too (MPI_Finalize
  * is collective); until all have, our daemons serve their late requests,
- * one MPI call at a time with ours. */
+ * taking turns with us one MPI call at a time (IOC_MPI).  Each context
+ * keeps its own request: nothing to allocate, so no rank can skip its
+ * barrier and leave the others polling theirs for good. */
 static void barrier_gated(void)
 {
-    int          n = 0;
-    MPI_Request *reqs;
-    for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
-        n++;
-    if (!n || !(reqs = calloc((size_t)n, sizeof *reqs)))
-        return;
-    n = 0;
-    ioc_gate_lock();
-    for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
-        if (c->refs > 0 && c->comm != MPI_COMM_NULL && MPI_Ibarrier(c->comm, &reqs[n]) == MPI_SUCCESS)
-            n++;
+    for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next) {
+        c->fin_req = MPI_REQUEST_NULL;
+        if (c->refs > 0 && c->comm != MPI_COMM_NULL && IOC_MPI(MPI_Ibarrier(c->comm, &c->fin_req)) != MPI_SUCCESS)
+            c->fin_req = MPI_REQUEST_NULL; /* nothing to wait for then */
+    }
     for (unsigned idle = 0;;) {
         int done = 1;
-        for (int i = 0; i < n; i++) { /* a completed one is MPI_REQUEST_NULL: flag 1 */
-            int flag = 1;
-            if (MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                reqs[i] = MPI_REQUEST_NULL, flag = 1; /* nothing to wait for then */
+        for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next) {
+            int flag = 1; /* a completed one is MPI_REQUEST_NULL: flag 1 */
+            if (c->fin_req != MPI_REQUEST_NULL &&
+                IOC_MPI(MPI_Test(&c->fin_req, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+                c->fin_req = MPI_REQUEST_NULL, flag = 1;
             done &= flag;
         }
         if (done)
             break;
-        ioc_gate_unlock();
         ioc_backoff(&idle);
-        ioc_gate_lock();
     }
-    ioc_gate_unlock();
-    free(reqs);
 }
 
 void h5sf_ioc_finalize_begin(void)
 {
     /* Close the gate before any MPI call here, and wait (no MPI) for the
-     * IOC threads that entered MPI before it closed. */
-    ioc_gate_close();
+     * calls already inside MPI without it: single calls, so the longest
+     * timeout is a generous bound. */
+    int most = 0;
     for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next)
-        wait_out(c, false);
+        if (atomic_load(&c->timeout_s) > most)
+            most = atomic_load(&c->timeout_s);
+    ioc_gate_close((uint64_t)most * 1000000000u);
+}
+
+void h5sf_ioc_finalize_stop(void)
+{
     barrier_gated();
     /* Nothing more can arrive: stop the daemons (their last MPI calls take
      * the gate), and fail whatever would still ask them at once. */

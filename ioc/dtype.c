@@ -91,8 +91,8 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     MPI_Get_address(bufs[first], &origin);
     for (size_t k = 0; k < nblk; k++)
         disp[k] = MPI_Aint_diff(disp[k], origin);
-    if (MPI_Type_create_hindexed((int)nblk, bl, disp, MPI_BYTE, dt) != MPI_SUCCESS ||
-        MPI_Type_commit(dt) != MPI_SUCCESS) {
+    if (IOC_MPI(MPI_Type_create_hindexed((int)nblk, bl, disp, MPI_BYTE, dt)) != MPI_SUCCESS ||
+        IOC_MPI(MPI_Type_commit(dt)) != MPI_SUCCESS) {
         *dt = MPI_BYTE;
         h5sf_fail(e, 0, "MPI_Type_create_hindexed failed for %zu pieces", n);
         goto done;
@@ -109,6 +109,6 @@ done:
 void ioc_dtype_free(MPI_Datatype *dt)
 {
     if (*dt != MPI_BYTE && *dt != MPI_DATATYPE_NULL)
-        MPI_Type_free(dt);
+        IOC_MPI(MPI_Type_free(dt));
     *dt = MPI_BYTE;
 }

@@ -5,18 +5,20 @@
  *   client.c    the requesting side: post, wait, control requests
  *   dtype.c     MPI derived datatypes over (buffer, length) pieces
  *   clock.c     monotonic clock and the back-off of polling loops
- *   gate.c      the finalize gate: IOC threads and MPI_Finalize take turns in MPI
+ *   gate.c      the finalize gate: h5sf's threads and MPI_Finalize take turns
+ *               in MPI, one call at a time (IOC_MPI)
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
  *   worker.c    the libuv worker threads, the ready queue, submission, and
- *               releasing what a finished group held back (calls group.c
+ *               releasing what a finished batch held back (calls merge.c
  *               and run.c; neither calls it)
- *   group.c     forming groups: which ready requests run together
- *   run.c       running a group: merged pwritev/preadv (common/sysio.c),
+ *   merge.c     forming batches: which ready requests run together
+ *   run.c       running a batch: merged pwritev/preadv (common/sysio.c),
  *               payload chunks, replies
  *   slots.c     the pool of transfer slots
  *   subfile.c   the table of subfile descriptors this rank serves (capped)
  *   shm.c       the node's shared-memory area: same-node payloads, doorbells
+ *   payload.c   the MPI messages of a payload chunk: parts, or one datatype
  *   fault.c     test-only stall and hang faults (H5SF_FAULT; the others and
  *               the parsing: common/sysio.c)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
@@ -147,18 +149,20 @@ typedef struct ioc_env {
     bool     affinity_node;
 } ioc_env_t;
 struct h5sf_ioc_ctx {
-    MPI_Comm    comm; /* private dup                          */
-    int         rank, size;
-    int         refs;
-    int         timeout_s;
+    MPI_Comm comm; /* private dup                          */
+    int      rank, size;
+    int      refs;
+    /* Seconds a wait may last: the largest of its files' (raised by a
+     * later open while the IOC threads read it). */
+    atomic_int  timeout_s;
     ioc_env_t   env;       /* settings it was made with            */
     bool        world;     /* comm is congruent with MPI_COMM_WORLD */
     atomic_bool parked;    /* no file open: the daemon sleeps      */
     uv_cond_t   park_cond; /* ... on this, until a file opens      */
     bool        asleep;    /* its thread sleeps parked, or is gone (lock) */
-    /* IOC threads of this context inside a stretch of MPI calls entered
-     * without the finalize gate (ioc_mpi_enter), and whether someone waits
-     * for that count to reach 0 (then leaving wakes park_cond). */
+    /* IOC threads of this context inside a stretch of MPI calls
+     * (ioc_mpi_enter), and whether someone waits for that count to reach 0
+     * (then leaving wakes park_cond). */
     atomic_int           in_mpi;
     atomic_bool          quieting;
     unsigned char       *dead; /* dead[r]: IOC r missed a timeout      */
@@ -169,6 +173,7 @@ struct h5sf_ioc_ctx {
     struct h5sf_ioc_req *posted_head, *posted_tail;
     uint64_t             nposted;
     int                  tag_ub;
+    MPI_Request          fin_req; /* its barrier at MPI_Finalize (ctx.c)    */
     uv_mutex_t           lock;
     uv_cond_t            cond;      /* workers: ready queue non-empty; close: sf idle */
     uv_cond_t            done_cond; /* local requests completed             */
@@ -205,7 +210,7 @@ struct h5sf_ioc_ctx {
     uint64_t use_clock;
     /* counters */
     atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
-    atomic_uint_fast64_t groups, merged, merge_waits, syscalls, reopens;
+    atomic_uint_fast64_t batches, merged, merge_waits, syscalls, reopens;
     h5sf_ioc_ctx_t      *next;
 };
 
@@ -224,22 +229,22 @@ bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r);
  * (the caller checks payload_pending before running them). */
 void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **ready_tail);
 
-/* ---- groups: formed by group.c, run by run.c ------------------------------
+/* ---- batches: formed by merge.c, run by run.c ----------------------------
  *
- * A worker runs a *group*: the request it took plus other ready requests of
+ * A worker runs a *batch*: the request it took plus other ready requests of
  * the same kind on the same subfile whose extents touch it -- typically the
  * interleaved strided pieces of several ranks.  Ready requests never
  * conflict (the scheduler saw to that), so their pieces can be sorted by
  * offset and written or read as merged runs: one pwritev per contiguous run
  * instead of one per piece per rank.
  *
- * The group moves in rounds: in round k every member's chunk k is in memory
+ * The batch moves in rounds: in round k every member's chunk k is in memory
  * (its own slot, its inline payload, or for local requests the client's
  * buffers), the pieces of those chunks are sorted into runs, and the runs go
  * to the disk.  Equal-sized requests of an interleaved pattern thus meet
- * chunk by chunk.  A lone request is a group of one, in its own piece order.
+ * chunk by chunk.  A lone request is a batch of one, in its own piece order.
  */
-#define GROUP_MAX 16 /* members of one group                      */
+#define BATCH_MAX 16 /* members of one batch                      */
 
 typedef struct member {
     ioc_req_t        *r;
@@ -284,29 +289,29 @@ static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
 }
 
 /* Bytes of r can be addressed without a slot: local, inline, or empty.
- * (Local requests still get a slot when a worker runs them: group.c.) */
+ * (Local requests still get a slot when a worker runs them: merge.c.) */
 static inline bool     ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
 static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
 
-/* group.c (lock held) */
+/* merge.c (lock held) */
 /* The first ready request no lingering worker has claimed, unlinked; NULL
  * if there is none. */
-ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx);
-/* q could join the group a waiting worker has claimed. */
-bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
+ioc_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx);
+/* q could join the batch a waiting worker has claimed. */
+bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
 /* Unlink q (after prev; NULL: the head) from the ready queue. */
 void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
-/* Form a group around r (unlinked) in mb[0..GROUP_MAX); returns its size.
+/* Form a batch around r (unlinked) in mb[0..BATCH_MAX); returns its size.
  * May wait on ctx->cond for companions.  Each local member gets a slot (see
  * ioc_local_t). */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
+int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
 
-/* run.c (lock not held), for a worker: the group's I/O, leaving each
+/* run.c (lock not held), for a worker: the batch's I/O, leaving each
  * member's answer in mb[j].rep (*segs, capacity *cap, is the worker's
  * reusable workspace); then, once worker.c has released the requests that
- * waited for the group, the answers: replies sent, requests freed. */
-void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap);
-void ioc_group_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm);
+ * waited for the batch, the answers: replies sent, requests freed. */
+void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap);
+void ioc_run_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm);
 
 /* slots.c (lock held): a slot, waiting for one if `wait`, else NULL when
  * none is free; give one back (NULL is ignored); free the idle ones. */
@@ -374,20 +379,31 @@ void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always);
 int  ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e);
 void ioc_progress_stop(h5sf_ioc_ctx_t *ctx);
 
-/* gate.c: IOC threads bracket every stretch of MPI calls (a progress step, a
- * group run) with these.  Normally they only count (ctx->in_mpi), so that
- * parking can wait until no IOC thread is inside MPI.  Once MPI_Finalize has
- * begun (h5sf_ioc_finalize_begin) they also take a process-wide gate that
- * the finalizing thread holds around its own MPI calls: MPICH stops
- * serializing threads there, so h5sf does.  Returns whether it took the
- * gate; pass that to ioc_mpi_leave. */
-bool ioc_mpi_enter(h5sf_ioc_ctx_t *ctx);
-void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx, bool gated);
-/* The finalizing thread's side: close the gate for good, hold it around
- * its own MPI calls. */
-void ioc_gate_close(void);
-void ioc_gate_lock(void);
-void ioc_gate_unlock(void);
+/* gate.c.  Every MPI call of ioc/ that may run beside the IOC threads goes
+ * through IOC_MPI: once MPI_Finalize has begun (h5sf_ioc_finalize_begin)
+ * it holds a process-wide gate for that one call, so that only one thread
+ * is inside MPI at a time (MPICH stops serializing threads there); before,
+ * it only counts itself.  Never hold the gate across anything but one
+ * call.  (MPI_Get_address and MPI_Aint_diff, address arithmetic that
+ * touches no MPI state, are left out.) */
+bool ioc_call_enter(void);
+void ioc_call_leave(bool gated);
+#define IOC_MPI(call)                                                                                                  \
+    __extension__({                                                                                                    \
+        bool ioc_gated_ = ioc_call_enter();                                                                            \
+        int  ioc_rc_    = (call);                                                                                      \
+        ioc_call_leave(ioc_gated_);                                                                                    \
+        ioc_rc_;                                                                                                       \
+    })
+/* The finalizing thread: close the gate for good, then wait (no MPI) at
+ * most limit_ns for the calls already inside MPI without it; false if
+ * some were still inside. */
+bool ioc_gate_close(uint64_t limit_ns);
+/* IOC threads also bracket every stretch of MPI calls (a progress step, a
+ * batch run), counted in ctx->in_mpi: parking waits until no IOC thread
+ * is inside one (ctx.c). */
+void ioc_mpi_enter(h5sf_ioc_ctx_t *ctx);
+void ioc_mpi_leave(h5sf_ioc_ctx_t *ctx);
 
 /* subfile.c (lock held) */
 ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile);

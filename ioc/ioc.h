@@ -82,7 +82,7 @@ typedef struct h5sf_ioc_counters {
     uint64_t requests_served; /* requests executed by this rank's daemon       */
     uint64_t queue_wait_ns;   /* total time served requests waited in the queue */
     uint64_t io_ns;           /* total time executing requests (I/O and transfer) */
-    uint64_t groups;          /* worker executions (a request and those merged)  */
+    uint64_t batches;         /* worker executions (a request and those merged)  */
     uint64_t merged;          /* requests merged into another's execution        */
     uint64_t merge_waits;     /* times a worker waited for other ranks' requests */
     uint64_t syscalls;        /* pwritev/preadv calls                            */
@@ -93,12 +93,16 @@ typedef struct h5sf_ioc_counters {
 void h5sf_ioc_get_counters(const h5sf_ioc_ctx_t *ctx, h5sf_ioc_counters_t *out);
 
 /* MPI_Finalize has begun (the MPI_COMM_SELF delete-attribute callback), on
- * every rank: make the calling thread the only one that calls MPI.  Waits
- * (without MPI) for IOC threads inside MPI, serves late requests until every
- * rank of each context with files open is here, then stops every daemon and
- * marks its IOCs dead, so that requests still made fail at once.  Call it
- * before any other MPI call there. */
+ * every rank.  begin: from now on h5sf's threads take turns inside MPI,
+ * one MPI call at a time (the finalize gate, ioc/gate.c): waits without
+ * MPI for calls already inside; call it before any other MPI call there.
+ * The daemons keep serving, so this rank may still wait for requests it
+ * posted (a COBEGIN bracket left open).  stop: serves late requests until
+ * every rank of each context with files open is here too, then stops
+ * every daemon and marks its IOCs dead, so that requests still made fail
+ * at once. */
 void h5sf_ioc_finalize_begin(void);
+void h5sf_ioc_finalize_stop(void);
 /* Called when MPI is being finalized with contexts still alive (from the
  * MPI_COMM_SELF delete-attribute callback): stop all daemons without MPI
  * collectives and drop contexts.  Safe to call more than once. */

@@ -12,9 +12,9 @@
  * over the parts, forces Open MPI's ob1 onto its pipelined protocol: the
  * sender packs fragments, the receiver unpacks them, and every fragment
  * waits for both sides to call into MPI.  A client that sleeps between
- * polls then stalls the transfer: 8 MiB as two 4 MiB blocks took 28 ms as
- * one datatype message and 2.3 ms as two messages (receiver polling every
- * 200 us, CMA).  A chunk of many small parts (a strided selection) still
+ * polls then stalls the transfer (measured: docs/performance.md, Figures
+ * behind constants, one message per part).  A chunk of many small parts
+ * (a strided selection) still
  * moves as one datatype message: thousands of messages would cost more.
  *
  * Client and IOC both derive the messages from the piece lengths in the

@@ -13,8 +13,9 @@
  * While its context is parked (no file open) it sleeps; while nothing
  * arrives it polls less and less often, or, when every client is on its
  * node, sleeps until one rings its doorbell (shm.c).  Its MPI calls are
- * bracketed (ioc_mpi_enter), its sleeps are not: parking and MPI_Finalize
- * wait for it to leave MPI, never for a sleep.
+ * bracketed (ioc_mpi_enter), its sleeps are not: parking waits for it to
+ * leave MPI, never for a sleep; once MPI_Finalize has begun each call takes
+ * the finalize gate for itself alone (IOC_MPI, gate.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +28,8 @@
 /* Idle polls before it sleeps on its doorbell, where it has one: the point
  * where ioc_backoff_idle's sleeps grow past 200 us (after ~20 ms idle).
  * Sooner costs strided writes, whose requests then ring an IOC that sleeps
- * between them (docs/performance.md, "Figures behind constants in the code"). */
+ * between them (measured: docs/performance.md, Figures behind constants,
+ * doorbell). */
 #define IOC_BELL_AFTER 264
 
 typedef struct progress {
@@ -160,10 +162,10 @@ static void receive_held(progress_t *pg, int len, bool accept)
     unsigned char *buf = malloc(len > 0 ? (size_t)len : 1);
     pg->held           = false;
     if (!buf) {
-        MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE); /* truncates: drops it */
+        IOC_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE)); /* truncates: drops it */
         return;
     }
-    MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE);
+    IOC_MPI(MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE));
     if (accept)
         accept_msg(pg, buf, (size_t)len, pg->st.MPI_SOURCE);
     else
@@ -183,12 +185,12 @@ static int step(progress_t *pg, unsigned idle, uint32_t *seq)
     MPI_Message     msg;
     MPI_Status      st;
     if (!pg->held) {
-        if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS)
+        if (IOC_MPI(MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st)) != MPI_SUCCESS)
             return STEP_FAIL;
         if (!flag && idle >= IOC_BELL_AFTER && ioc_bell_arm(ctx, seq)) {
             /* Armed: a request sent before is seen by this probe, one
              * sent after rings.  Stopping and parking ring too (ctx.c). */
-            if (MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st) != MPI_SUCCESS) {
+            if (IOC_MPI(MPI_Improbe(MPI_ANY_SOURCE, H5SF_TAG_REQ, ctx->comm, &flag, &msg, &st)) != MPI_SUCCESS) {
                 ioc_bell_disarm(ctx);
                 return STEP_FAIL;
             }
@@ -200,7 +202,7 @@ static int step(progress_t *pg, unsigned idle, uint32_t *seq)
             return STEP_NONE;
         pg->held = true, pg->msg = msg, pg->st = st;
     }
-    MPI_Get_count(&pg->st, MPI_BYTE, &count);
+    IOC_MPI(MPI_Get_count(&pg->st, MPI_BYTE, &count));
     if (!fits(ctx, count))
         return STEP_FULL;
     receive_held(pg, count, true);
@@ -249,11 +251,11 @@ static void progress_main(void *arg)
             ioc_backoff(&idle);
             continue;
         }
-        /* Sleeps stay outside the MPI stretch: a parker or the finalize
-         * gate never waits for them. */
-        bool gated = ioc_mpi_enter(ctx);
-        int  got   = step(pg, idle, &seq);
-        ioc_mpi_leave(ctx, gated);
+        /* Sleeps stay outside the MPI stretch: a parker never waits for
+         * them. */
+        ioc_mpi_enter(ctx);
+        int got = step(pg, idle, &seq);
+        ioc_mpi_leave(ctx);
         if (got == STEP_FAIL)
             break;
         if (got == STEP_BELL)
@@ -266,11 +268,11 @@ static void progress_main(void *arg)
             idle = 0;
     }
     if (pg->held) { /* stopping: let its sender's send end */
-        int  count = 0;
-        bool gated = ioc_mpi_enter(ctx);
-        MPI_Get_count(&pg->st, MPI_BYTE, &count);
+        int count = 0;
+        ioc_mpi_enter(ctx);
+        IOC_MPI(MPI_Get_count(&pg->st, MPI_BYTE, &count));
         receive_held(pg, count, false);
-        ioc_mpi_leave(ctx, gated);
+        ioc_mpi_leave(ctx);
     }
     /* Gone for good (stopped, or MPI failed): a parker need not wait. */
     uv_mutex_lock(&ctx->lock);

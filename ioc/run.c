@@ -1,21 +1,21 @@
 /*
- * run.c -- executing a group of IOC requests: the pwritev/preadv of its
+ * run.c -- executing a batch of IOC requests: the pwritev/preadv of its
  * merged runs, the chunked payload messages with the clients, the replies.
  *
  * Large payloads move in chunks (H5SF_IOC_CHUNK) through transfer slots
  * (slots.c): receive chunk k, write its pieces, receive chunk k+1 ...;
  * reads mirror it.  A client's sends wait in MPI until a slot takes them,
  * which is the back-pressure on clients.  Pieces are written as runs of
- * contiguous bytes (one pwritev each), merged across the group's members,
+ * contiguous bytes (one pwritev each), merged across the batch's members,
  * looped over short transfers and EINTR.  Reads past EOF give zeros, as
  * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI:
  * the worker copies their bytes through a slot (local_copy), so a client
  * that times out gets its memory back at once.  The answer goes through
  * ctx->done_cond.  The system calls are common/sysio.c's.
  *
- * Owns what happens to a group once formed: its I/O, then its answers.
+ * Owns what happens to a batch once formed: its I/O, then its answers.
  * Must not choose members nor touch the ready queue, nor release the
- * requests a finished group held back (group.c and worker.c own those):
+ * requests a finished batch held back (merge.c and worker.c own those):
  * worker.c calls in here, never the other way round.
  */
 #include <errno.h>
@@ -25,7 +25,7 @@
 #include <sys/uio.h>
 #include "internal.h"
 
-#define SEGS_KEEP 4096 /* sort workspace a worker keeps between groups (128 KiB) */
+#define SEGS_KEEP 4096 /* sort workspace a worker keeps between batches (128 KiB) */
 
 void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
 {
@@ -51,12 +51,13 @@ static int abandon_req(MPI_Request *req)
     int      flag = 0;
     unsigned idle = 0;
     uint64_t t0   = ioc_now_ns();
-    MPI_Cancel(req);
-    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag && ioc_now_ns() - t0 < STOP_GRACE_NS)
+    IOC_MPI(MPI_Cancel(req));
+    while (IOC_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !flag &&
+           ioc_now_ns() - t0 < STOP_GRACE_NS)
         ioc_backoff(&idle);
     if (flag)
         return -1;
-    MPI_Request_free(req);
+    IOC_MPI(MPI_Request_free(req));
     return -2;
 }
 
@@ -67,7 +68,7 @@ static int wait_req(h5sf_ioc_ctx_t *ctx, MPI_Request *req)
 {
     int      flag = 0;
     unsigned idle = 0;
-    while (MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
+    while (IOC_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !flag) {
         if (atomic_load(&ctx->stop))
             return abandon_req(req);
         ioc_backoff(&idle);
@@ -78,7 +79,7 @@ static int wait_req(h5sf_ioc_ctx_t *ctx, MPI_Request *req)
 static int send_bytes(h5sf_ioc_ctx_t *ctx, const void *buf, uint64_t n, int dest, int tag)
 {
     MPI_Request req;
-    if (MPI_Isend(buf, (int)n, MPI_BYTE, dest, tag, ctx->comm, &req) != MPI_SUCCESS)
+    if (IOC_MPI(MPI_Isend(buf, (int)n, MPI_BYTE, dest, tag, ctx->comm, &req)) != MPI_SUCCESS)
         return -1;
     return wait_req(ctx, &req);
 }
@@ -104,7 +105,7 @@ static bool payload_messages(const h5sf_wire_hdr_t *h)
  * bounded by the timeout and the stop all the same. */
 int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, h5sf_errbuf_t *e)
 {
-    uint64_t       got = 0, deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t       got = 0, deadline = ioc_now_ns() + (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     unsigned char *scratch = NULL;
     size_t         cap     = 0;
     unsigned       idle    = 0;
@@ -113,20 +114,20 @@ int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source,
         int         flag = 0, n = 0, rc;
         MPI_Message m;
         MPI_Status  st;
-        if (MPI_Improbe(source, H5SF_TAG_WDATA(h->tag), ctx->comm, &flag, &m, &st) != MPI_SUCCESS) {
+        if (IOC_MPI(MPI_Improbe(source, H5SF_TAG_WDATA(h->tag), ctx->comm, &flag, &m, &st)) != MPI_SUCCESS) {
             ret = h5sf_fail(e, 0, "MPI failed probing for its payload");
             goto done;
         }
         if (!flag) {
             if (atomic_load(&ctx->stop) || ioc_now_ns() >= deadline) {
                 ret = h5sf_fail(e, ETIMEDOUT, "only %llu of its %llu payload bytes arrived within %d s",
-                                (unsigned long long)got, (unsigned long long)h->total, ctx->timeout_s);
+                                (unsigned long long)got, (unsigned long long)h->total, atomic_load(&ctx->timeout_s));
                 goto done;
             }
             ioc_backoff(&idle);
             continue;
         }
-        MPI_Get_count(&st, MPI_BYTE, &n);
+        IOC_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
         if ((size_t)n > cap) {
             free(scratch);
             cap     = (size_t)n;
@@ -134,8 +135,8 @@ int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source,
             if (!scratch)
                 cap = 0;
         }
-        rc = scratch ? MPI_Mrecv(scratch, n, MPI_BYTE, &m, MPI_STATUS_IGNORE)
-                     : MPI_Mrecv(NULL, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+        rc = scratch ? IOC_MPI(MPI_Mrecv(scratch, n, MPI_BYTE, &m, MPI_STATUS_IGNORE))
+                     : IOC_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE));
         if (rc != MPI_SUCCESS && (scratch || n == 0)) {
             ret = h5sf_fail(e, 0, "MPI failed receiving its payload");
             goto done;
@@ -237,7 +238,7 @@ static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
  * contiguous segments, one pwritev/preadv per run of up to
  * H5SF_SYSIO_BATCH buffers (common/sysio.c).  A failure fails the members
  * with a segment in that run; the segments of failed members are skipped. */
-static void runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
+static void transfer_runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
 {
     struct iovec      iov[H5SF_SYSIO_BATCH];
     h5sf_sysio_xfer_t x = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank, .stuck = true};
@@ -288,8 +289,8 @@ static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
     for (size_t j = 0; j < np; p += plen[j], j++) {
         MPI_Request *q  = &m->req[ix][m->nreq[ix]];
         int          rc = r->h.op == H5SF_WIRE_WRITE
-                              ? MPI_Irecv(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag), ctx->comm, q)
-                              : MPI_Isend(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_RDATA(r->h.tag), ctx->comm, q);
+                              ? IOC_MPI(MPI_Irecv(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_WDATA(r->h.tag), ctx->comm, q))
+                              : IOC_MPI(MPI_Isend(p, (int)plen[j], MPI_BYTE, r->source, H5SF_TAG_RDATA(r->h.tag), ctx->comm, q));
         if (rc != MPI_SUCCESS)
             return -1;
         m->nreq[ix]++;
@@ -358,7 +359,9 @@ static bool local_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
     return true;
 }
 
-static void lose(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
+/* An MPI transfer with member m's client failed (what: which one): stop
+ * moving its bytes; the reply names the cause unless it has one already. */
+static void mark_peer_lost(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
 {
     m->lost = true;
     if (m->rep.status)
@@ -368,7 +371,7 @@ static void lose(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
 }
 
 /* The client of a local request stopped waiting (timeout): stop. */
-static void left(h5sf_ioc_ctx_t *ctx, member_t *m)
+static void mark_client_gone(h5sf_ioc_ctx_t *ctx, member_t *m)
 {
     m->lost = true;
     if (m->rep.status)
@@ -377,14 +380,16 @@ static void left(h5sf_ioc_ctx_t *ctx, member_t *m)
     snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: its own client stopped waiting", ctx->rank);
 }
 
-static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
+/* The I/O of batch mb[0..nm), round by round (internal.h, "batches"): each
+ * member's chunk k in memory, its pieces sorted into runs, the runs to disk. */
+static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 {
     int       op = mb[0].r->h.op;
     ioc_sf_t *sf = mb[0].r->sf;
     for (int j = 0; j < nm; j++) {
         mb[j].nreq[0] = mb[j].nreq[1] = 0;
         if (op == H5SF_WIRE_WRITE && !ioc_addressable(mb[j].r) && mb[j].nk > 0 && post_chunk(ctx, &mb[j], 0) < 0)
-            lose(ctx, &mb[j], "write payload from");
+            mark_peer_lost(ctx, &mb[j], "write payload from");
     }
     for (;;) {
         size_t ns   = 0;
@@ -403,7 +408,7 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
             if (bounced(m)) {
                 m->buf = m->slot;
                 if (op == H5SF_WIRE_WRITE && !m->failed && !local_copy(ctx, m, false)) {
-                    left(ctx, m);
+                    mark_client_gone(ctx, m);
                     continue;
                 }
             }
@@ -414,13 +419,13 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
                 /* Writes: this round's chunk must be in; reads: the send
                  * that last used this buffer must be out. */
                 if (settle(ctx, m, round_ix(m, m->k)) < 0) {
-                    lose(ctx, m, op == H5SF_WIRE_WRITE ? "write payload from" : "connection to");
+                    mark_peer_lost(ctx, m, op == H5SF_WIRE_WRITE ? "write payload from" : "connection to");
                     continue;
                 }
                 /* With two buffers, ask for the next chunk now: it arrives
                  * while this one is written. */
                 if (op == H5SF_WIRE_WRITE && m->slot2 && m->k + 1 < m->nk && post_chunk(ctx, m, m->k + 1) < 0) {
-                    lose(ctx, m, "write payload from");
+                    mark_peer_lost(ctx, m, "write payload from");
                     continue;
                 }
             }
@@ -432,7 +437,7 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
             break;
         if (nm > 1)
             qsort(segs, ns, sizeof *segs, seg_cmp);
-        runs(ctx, sf, op, mb, segs, ns);
+        transfer_runs(ctx, sf, op, mb, segs, ns);
         if (atomic_load(&ctx->abandoned))
             return; /* given up on while in the I/O: no more MPI */
         for (int j = 0; j < nm; j++) {
@@ -442,7 +447,7 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
             uint64_t k = m->k++;
             if (bounced(m)) {
                 if (op == H5SF_WIRE_READ && !m->failed && !local_copy(ctx, m, true))
-                    left(ctx, m);
+                    mark_client_gone(ctx, m);
                 continue;
             }
             if (ioc_addressable(m->r))
@@ -450,7 +455,7 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
             if (op == H5SF_WIRE_WRITE) {
                 /* One buffer: it is free again, ask for the next chunk. */
                 if (!m->slot2 && m->k < m->nk && post_chunk(ctx, m, m->k) < 0)
-                    lose(ctx, m, "write payload from");
+                    mark_peer_lost(ctx, m, "write payload from");
                 continue;
             }
             /* The client cancels its receives after an error reply. */
@@ -462,7 +467,7 @@ static void run_group(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
     for (int j = 0; j < nm; j++)
         for (int i = 0; i < 2; i++)
             if (settle(ctx, &mb[j], i) < 0)
-                lose(ctx, &mb[j], "connection to");
+                mark_peer_lost(ctx, &mb[j], "connection to");
 }
 
 /* Truncate, size and fsync: barriers, always alone. */
@@ -514,9 +519,9 @@ static void drain_refused(h5sf_ioc_ctx_t *ctx, member_t *m)
         snprintf(m->rep.msg + l, sizeof m->rep.msg - l, "; its payload was not taken: %.160s", eb.msg);
 }
 
-/* Run a group formed by ioc_group_take() (lock not held): the I/O; the
- * answers stay in the members for ioc_group_answer. */
-void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap)
+/* Run a batch formed by ioc_merge_take() (lock not held): the I/O; the
+ * answers stay in the members for ioc_run_answer. */
+void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size_t *cap)
 {
     uint64_t t0 = ioc_now_ns(), npieces = 0, maxk = 0;
     for (int j = 0; j < nm; j++) {
@@ -527,7 +532,7 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
         maxk = mb[j].nk > maxk ? mb[j].nk : maxk;
         atomic_fetch_add(&ctx->queue_wait_ns, t0 - r->t_arrive);
     }
-    atomic_fetch_add(&ctx->groups, 1);
+    atomic_fetch_add(&ctx->batches, 1);
     atomic_fetch_add(&ctx->merged, (uint64_t)(nm - 1));
     ioc_fault_delay(ctx);
     ioc_req_t  *r0  = mb[0].r;
@@ -560,7 +565,7 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
         if (mb[0].failed && r0->h.op == H5SF_WIRE_WRITE && !ioc_addressable(r0))
             drain_refused(ctx, &mb[0]); /* no buffer for it */
         else
-            run_group(ctx, mb, nm, *segs);
+            run_rounds(ctx, mb, nm, *segs);
     }
     else
         control(ctx, r0, &mb[0].rep);
@@ -568,7 +573,7 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     atomic_fetch_add(&ctx->served, (uint64_t)nm);
 
     /* A workspace grown for a long piece list was paid for by the members'
-     * budget (ioc_msg_cost), which they give back with the group: so does it. */
+     * budget (ioc_msg_cost), which they give back with the batch: so does it. */
     if (*cap > SEGS_KEEP) {
         free(*segs);
         *segs = NULL;
@@ -576,7 +581,7 @@ void ioc_group_run(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     }
 }
 
-void ioc_group_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
+void ioc_run_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
 {
     for (int j = 0; j < nm; j++) {
         if (!mb[j].r->local)

@@ -64,6 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
+#include "../common/settings.h"
 
 /* Regions one client may have in flight (a request is one region). */
 #define SHM_RING_MAX 256
@@ -330,7 +331,7 @@ void ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq)
     if (!b)
         return;
     if (t < 0) {
-        const char *v = getenv("H5SF_TEST_BELL_WAIT_S");
+        const char *v = h5sf_var(H5SF_VAR_TEST_BELL_WAIT_S);
         t             = v ? atol(v) : 0;
         atomic_store(&test_s, t);
     }

@@ -166,7 +166,7 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
      * entry to the context, which frees it once its workers have stopped. */
     /* One such wait per context: once a worker is known stuck, the other
      * subfiles' closes do not add a timeout each. */
-    uint64_t t0 = ioc_now_ns(), limit = ctx->close_stuck ? 0 : (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t t0 = ioc_now_ns(), limit = ctx->close_stuck ? 0 : (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     while ((sf->active || sf->barrier || sf->held) && ioc_now_ns() - t0 < limit)
         uv_cond_timedwait(&ctx->cond, &ctx->lock, 100u * 1000000u);
     if (sf->active || sf->barrier || sf->held) {
@@ -176,7 +176,7 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
         return h5sf_fail(e, ETIMEDOUT,
                          "subfile %s still has %zu requests running on IOC rank %d after %d s; "
                          "not closed",
-                         sf->path, n, ctx->rank, ctx->timeout_s);
+                         sf->path, n, ctx->rank, atomic_load(&ctx->timeout_s));
     }
     *pp = sf->next;
     if (sf->fd >= 0)

@@ -1,6 +1,6 @@
 /*
  * worker.c -- the IOC worker pool: libuv threads that take ready requests,
- * form a group around each (group.c), run it (run.c), release the requests
+ * form a batch around each (merge.c), run it (run.c), release the requests
  * it held back and have it answered (run.c); the ready queue and
  * submission.  Every request runs on a worker, the IOC rank's own ones
  * too: its application thread waits with the timeout (client.c), never in
@@ -31,7 +31,7 @@ static void enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
         uv_cond_signal(&ctx->cond);
 }
 
-/* A group has run (lock not held): give back its slots, complete its local
+/* A batch has run (lock not held): give back its slots, complete its local
  * members, and queue the requests that waited for its members.  False if
  * the context was given up meanwhile (leaked, MPI may be gone): then
  * nothing is touched and nobody is answered. */
@@ -67,7 +67,7 @@ static bool release(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
 static void worker_main(void *arg)
 {
     h5sf_ioc_ctx_t *ctx  = arg;
-    member_t       *mb   = calloc(GROUP_MAX, sizeof *mb);
+    member_t       *mb   = calloc(BATCH_MAX, sizeof *mb);
     seg_t          *segs = NULL;
     size_t          cap  = 0;
     for (;;) {
@@ -77,10 +77,10 @@ static void worker_main(void *arg)
             uv_mutex_unlock(&ctx->lock);
             break;
         }
-        while (!(r = ioc_group_pick(ctx)) && !atomic_load(&ctx->stop))
+        while (!(r = ioc_merge_pick(ctx)) && !atomic_load(&ctx->stop))
             uv_cond_wait(&ctx->cond, &ctx->lock);
         if (!r || !mb) {
-            if (r) { /* no memory for the group table: put it back */
+            if (r) { /* no memory for the batch table: put it back */
                 r->next    = ctx->ready;
                 ctx->ready = r;
                 if (!ctx->ready_tail)
@@ -89,13 +89,16 @@ static void worker_main(void *arg)
             uv_mutex_unlock(&ctx->lock);
             break;
         }
-        int nm = ioc_group_take(ctx, mb, r);
+        int nm = ioc_merge_take(ctx, mb, r);
         uv_mutex_unlock(&ctx->lock);
-        bool gated = ioc_mpi_enter(ctx); /* its payloads and replies */
-        ioc_group_run(ctx, mb, nm, &segs, &cap);
+        /* Its payloads and replies: counted for parking; the finalize gate
+         * is taken per MPI call inside (IOC_MPI), never for the batch --
+         * a batch may wait for a file system, a fault's delay or a peer. */
+        ioc_mpi_enter(ctx);
+        ioc_run_batch(ctx, mb, nm, &segs, &cap);
         if (release(ctx, mb, nm))
-            ioc_group_answer(ctx, mb, nm);
-        ioc_mpi_leave(ctx, gated);
+            ioc_run_answer(ctx, mb, nm);
+        ioc_mpi_leave(ctx);
     }
     free(segs);
     free(mb);
@@ -159,7 +162,7 @@ static bool workers_gone(h5sf_ioc_ctx_t *ctx, uint64_t deadline)
  * write into a reused descriptor number). */
 bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
 {
-    uint64_t deadline = ioc_now_ns() + (uint64_t)ctx->timeout_s * 1000000000u;
+    uint64_t deadline = ioc_now_ns() + (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
     uv_mutex_lock(&ctx->lock);
     uv_cond_broadcast(&ctx->cond);
     uv_cond_broadcast(&ctx->slot_cond);

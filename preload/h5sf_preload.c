@@ -13,8 +13,9 @@
  * both calls go straight to HDF5 (dlsym(RTLD_NEXT)).
  *
  * A subfiled file opened with the default (sec2) driver -- rank 0 reading
- * back alone what every rank wrote -- is opened by the same driver on
- * MPI_COMM_SELF instead, since sec2 would read the stub as the whole file.
+ * back alone what every rank wrote -- is opened by the same driver
+ * serially (MPI_COMM_SELF) instead, since sec2 would read the stub as the
+ * whole file.
  * The reverse: an existing plain HDF5 file (no config file in its config
  * directory: H5SF_CONFIG_DIR, else next to it) opened through a redirected
  * fapl is opened with MPI-IO, as asked; rank 0 of the fapl's communicator
@@ -58,6 +59,7 @@
 
 #include <mpi.h>
 #include <hdf5.h>
+#include "settings.h"
 
 #define SHIM "h5sf_preload"
 
@@ -71,7 +73,7 @@ static const char *target = "h5sf";
 /* 1: redirect, 0: pass through, -1: bad value (said once). */
 static int redirect_mode(void)
 {
-    const char *v = getenv("H5SF_REDIRECT_MPIO");
+    const char *v = h5sf_var(H5SF_VAR_REDIRECT_MPIO);
     if (!v || !*v || !strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
         return 0;
     if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
@@ -240,8 +242,8 @@ static hid_t remember_open(hid_t file, hid_t fapl)
 /* A serial open of a subfiled file: H5Fopen with a fapl that names no MPI
  * driver (typically rank 0 reading back, alone, what all ranks wrote through
  * H5Pset_fapl_mpio).  The default driver would read the stub as if it were
- * the whole file, so such an open goes to the redirect's driver on
- * MPI_COMM_SELF.  A subfiled file is a stub whose config file
+ * the whole file, so such an open goes to the redirect's driver, serially
+ * (MPI_COMM_SELF).  A subfiled file is a stub whose config file
  * <name>.subfile_<inode>.config sits in its config directory: the stub's,
  * or the one h5sf's settings name (H5SF_CONFIG_DIR, else the built-in
  * driver's H5FD_SUBFILING_CONFIG_FILE_PREFIX), as h5sf itself looks. */
@@ -252,10 +254,8 @@ typedef hid_t (*fopen_fn)(const char *, unsigned, hid_t);
 static int config_file_of(const char *name, char *cfg, size_t n)
 {
     struct stat st;
-    const char *dir = getenv("H5SF_CONFIG_DIR"), *slash;
+    const char *dir = h5sf_option_env("config_dir"), *slash;
     int         w;
-    if (!dir || !*dir)
-        dir = getenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX");
     if (!name || stat(name, &st) != 0 || !S_ISREG(st.st_mode))
         return -1;
     if (dir && *dir) {
@@ -301,10 +301,27 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
     hid_t drv = H5I_INVALID_HID, src = fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id;
     H5E_BEGIN_TRY { drv = H5Pget_driver(src); }
     H5E_END_TRY
-    /* A serial open: this process alone decides. */
+    /* A serial open: this process alone decides.  A fapl that names no
+     * communicator stays so: h5sf opens it serially, on MPI_COMM_SELF, with
+     * sec2's rules (variable-length data and all); one that names a
+     * communicator for sec2 (which ignores it) gets MPI_COMM_SELF, lest
+     * this lone open wait for the other ranks. */
     if (drv >= 0 && drv == H5FD_SEC2 && is_subfiled(name)) {
-        hid_t fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
-        if (fapl >= 0 && H5Pset_mpi_params(fapl, MPI_COMM_SELF, MPI_INFO_NULL) >= 0 && select_h5sf(fapl) >= 0)
+        hid_t    fapl = H5Pcopy(src), ret = H5I_INVALID_HID;
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPI_Info info = MPI_INFO_NULL;
+        herr_t   ok   = fapl >= 0 ? 0 : -1;
+        if (ok >= 0) {
+            H5E_BEGIN_TRY { ok = H5Pget_mpi_params(fapl, &comm, &info); }
+            H5E_END_TRY
+            if (ok >= 0 && comm != MPI_COMM_NULL)
+                ok = H5Pset_mpi_params(fapl, MPI_COMM_SELF, MPI_INFO_NULL);
+        }
+        if (comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comm);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+        if (ok >= 0 && select_h5sf(fapl) >= 0)
             ret = remember_open(real(name, flags, fapl), fapl);
         if (fapl >= 0)
             H5Pclose(fapl);
@@ -390,7 +407,7 @@ hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id)
 /* Plain MPI_Init through the profiling interface, upgraded on request. */
 int MPI_Init(int *argc, char ***argv)
 {
-    const char *v = getenv("H5SF_PRELOAD_THREAD_MULTIPLE");
+    const char *v = h5sf_var(H5SF_VAR_PRELOAD_THREAD_MULTIPLE);
     int         provided;
     if (!v || strcmp(v, "1") != 0)
         return PMPI_Init(argc, argv);

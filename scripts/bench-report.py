@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Turn h5sf-bench CSV into Markdown tables (medians, ratios) and gnuplot charts.
 
-usage: bench-report.py CSV OUTDIR MIB STRIPE REPS [CMA]
-The tables replace the text between <!-- BEGIN RESULTS --> and
-<!-- END RESULTS --> in OUTDIR/performance.md (created if missing).
+usage: bench-report.py CSV OUTDIR MIB STRIPE REPS [CMA] [COUNT] [BIND]
+Writes the tables to OUTDIR/bench-results.md and the charts to OUTDIR/img/.
+docs/performance.md's headline table comes from docs/performance-headline.csv
+instead (scripts/bench-headline.py import, then render).
 """
 import csv, os, statistics, subprocess, sys
 from collections import defaultdict
@@ -113,9 +114,6 @@ for wl in workloads:
         os.remove(dat)
 lines += ["### Charts", ""] + charts + [""]
 
-doc = os.path.join(out, "performance.md")
-text = open(doc).read() if os.path.exists(doc) else "# Performance\n\n<!-- BEGIN RESULTS -->\n<!-- END RESULTS -->\n"
-a, b = text.index("<!-- BEGIN RESULTS -->"), text.index("<!-- END RESULTS -->")
-text = text[:a] + "<!-- BEGIN RESULTS -->\n" + "\n".join(lines) + "\n" + text[b:]
-open(doc, "w").write(text)
+doc = os.path.join(out, "bench-results.md")
+open(doc, "w").write(f"# scripts/bench.sh results\n\nRaw data: {os.path.basename(path)}.\n\n" + "\n".join(lines) + "\n")
 sys.exit(1 if bad else 0)

@@ -3,20 +3,23 @@
 # MPI-IO and a POSIX file-per-process baseline; interleaved, median of reps.
 #
 #   scripts/bench.sh [--dir DIR] [--ranks "1 2 4 8"] [--mib 32] [--reps 5]
-#                    [--stripe-size BYTES] [--stripe-count N] [--out docs] [--no-cma]
+#                    [--stripe-size BYTES] [--stripe-count N] [--out DIR] [--no-cma]
 #                    [--bind MODE] [--hdf5 PREFIX]
 #                    [--workloads LIST] [--drivers LIST] [--xfer LIST] [--xfer-size LIST]
 #
-# Writes <out>/performance-data.csv, the tables in <out>/performance.md
-# (between the BEGIN/END RESULTS markers) and charts in <out>/img/.
-# Defaults to /dev/shm (tmpfs: stable numbers); --dir for a disk.
+# Writes <out>/performance-data.csv (every run), <out>/bench-results.md
+# (medians and ratios) and charts in <out>/img/; <out> defaults to bench-out/.
+# scripts/bench-headline.py imports such a CSV into docs/performance.md's
+# headline table (docs/performance.md, "Reproducing it").
+# Data defaults to /dev/shm (tmpfs: stable numbers); --dir for a disk.
 # --stripe-count: subfiles, for h5sf and the built-in driver alike (default
 # 4; 0 = each driver's default: the built-in one subfile per IOC, h5sf up to
 # 4 per IOC, docs/configuration.md).  A local file system
-# such as tmpfs writes one file at the speed of one core (docs/performance.md).
+# such as tmpfs writes one file at the speed of one core (docs/performance-history.md,
+# "Reading the numbers").
 # --bind: Open MPI --bind-to for every run; default core:overload-allowed,
 # as clusters bind ranks to cores (unbound, 4 ranks on 2 cores keep landing
-# one alone on a core and three on the other: docs/performance.md).
+# one alone on a core and three on the other: docs/performance-history.md).
 # --bind default leaves it to Open MPI.  Under MPICH (H5SF_MPI=mpich) the
 # run uses Hydra's -bind-to core (any --bind but default) and no CMA probe.
 # --hdf5: another parallel HDF5 install (e.g. 2.x built from source with
@@ -29,7 +32,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 pass=()
-dir=/dev/shm/h5sf-bench.$$ ranks="1 2 4 8" mib=32 reps=5 stripe=$((4 << 20)) count=4 out="$root/docs" cma=auto bind=core:overload-allowed
+dir=/dev/shm/h5sf-bench.$$ ranks="1 2 4 8" mib=32 reps=5 stripe=$((4 << 20)) count=4 out="$root/bench-out" cma=auto bind=core:overload-allowed
 while [ $# -gt 0 ]; do
     case "$1" in
         --dir) dir="$2/h5sf-bench.$$"; shift 2 ;;
@@ -44,7 +47,7 @@ while [ $# -gt 0 ]; do
         --hdf5) export H5SF_HDF5_PREFIX="$(cd "$2" && pwd)"
                 export H5SF_BUILD_DIR="$root/build-bench-$(basename "$H5SF_HDF5_PREFIX")"; shift 2 ;;
         --workloads|--drivers|--xfer|--xfer-size) pass+=("$1" "$2"); shift 2 ;;
-        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -86,4 +89,4 @@ for n in $ranks; do
         --reps "$reps" --stripe-size "$stripe" --stripe-count "$count" "${pass[@]}" | tail -n +2 >>"$csv"
 done
 python3 "$root/scripts/bench-report.py" "$csv" "$out" "$mib" "$stripe" "$reps" "$cma" "$count" "$bind"
-echo "bench.sh: results in $out/performance.md and $out/img/" >&2
+echo "bench.sh: results in $out/bench-results.md, $out/performance-data.csv and $out/img/" >&2

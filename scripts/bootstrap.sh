@@ -13,7 +13,12 @@
 #             $CACHE/hdf5-1.14.6+repack-2-openmpi; library and tools only
 #             (build tree $CACHE/hdf5-1.14.6+repack-2-build).
 #   H5SF_MPI=openmpi (default) or mpich: the MPI HDF5 is built with (1.14.5
-#             only); both MPIs' Debian packages are always installed.
+#             only); a full bootstrap installs both MPIs' Debian packages.
+#   H5SF_BOOTSTRAP=full (default) or minimal: minimal (scripts/demo.sh) installs
+#             only what building the plugin and running it with that MPI
+#             needs, and builds HDF5 without its test programs; a later full
+#             bootstrap installs the rest and builds the test programs in the
+#             same HDF5 build tree (the library is not rebuilt).
 # Prints nothing on stdout; the prefix is $CACHE/hdf5-<Debian version>-<MPI>.
 #
 # The deb-src line is derived at run time from the mirror URI already in the
@@ -31,6 +36,11 @@ if ! flock -n 9; then
     flock 9
 fi
 MPI="${H5SF_MPI:-openmpi}"
+MODE="${H5SF_BOOTSTRAP:-full}"
+case "$MODE" in
+    full|minimal) ;;
+    *) echo "bootstrap: H5SF_BOOTSTRAP must be full or minimal, not '$MODE'" >&2; exit 2 ;;
+esac
 case "$MPI" in
     openmpi) MPICC=mpicc.openmpi; MPISFX="" ;;
     mpich)   MPICC=mpicc.mpich; MPISFX="-mpich" ;;
@@ -51,16 +61,26 @@ PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-$MPI"
 # mpiexec.mpich) or through scripts/env.sh.  Slurm and munge are for the
 # single-machine test cluster (scripts/slurm-cluster.sh); no daemon is
 # started here.  m4 is for netCDF-C's build (scripts/client-suites.sh).
-PKGS=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev slurm-wlm munge libuv1-dev
-      zlib1g-dev dpkg-dev clang libclang-rt-14-dev clang-format iproute2 gnuplot-nox xz-utils python3 fuse3 libfuse3-dev
-      gdb m4)
+# MIN_PKGS: the compiler, CMake, libuv and zlib, and what fetching and
+# unpacking HDF5's source takes (apt-get source --download-only, tar); with
+# the packages of one MPI, that is all a minimal bootstrap installs.
+MIN_PKGS=(gcc libc6-dev make cmake pkg-config libuv1-dev zlib1g-dev xz-utils)
+OPENMPI_PKGS=(libopenmpi-dev openmpi-bin)
+MPICH_PKGS=(mpich libmpich-dev)
+PKGS=("${MIN_PKGS[@]}" "${OPENMPI_PKGS[@]}" "${MPICH_PKGS[@]}" build-essential slurm-wlm munge dpkg-dev clang
+      libclang-rt-14-dev clang-format iproute2 gnuplot-nox python3 fuse3 libfuse3-dev gdb m4)
+if [ "$MODE" = minimal ]; then
+    if [ "$MPI" = openmpi ]; then PKGS=("${MIN_PKGS[@]}" "${OPENMPI_PKGS[@]}")
+    else PKGS=("${MIN_PKGS[@]}" "${MPICH_PKGS[@]}"); fi
+    WITH_TESTS=0
+fi
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 missing=()
 for p in "${PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     log "installing: ${missing[*]}"
@@ -120,9 +140,11 @@ if [ "$WITH_TESTS" = 1 ] && [ -f "$HARNESS_PATCH" ] && ! patch -d hdf5-src -p1 -
 fi
 
 if [ "$WITH_TESTS" = 1 ] && [ -f "$PREFIX/.complete" ] && [ -f "$BUILD/CMakeCache.txt" ]; then
-    # Installed by an older bootstrap without the test programs: add them.
+    # Installed without the test programs (a minimal bootstrap, or an older
+    # one): add them to the same build tree; the library is not rebuilt.
     log "building HDF5's test programs in $BUILD"
-    cmake -S hdf5-src -B "$BUILD" -DBUILD_TESTING=ON >>"$LOGS-configure.log" 2>&1
+    cmake -S hdf5-src -B "$BUILD" -DBUILD_TESTING=ON -DHDF5_TEST_PARALLEL=ON -DHDF5_TEST_SERIAL=ON \
+        >>"$LOGS-configure.log" 2>&1 || { tail -40 "$LOGS-configure.log"; exit 1; }
     cmake --build "$BUILD" -j"$(nproc)" >"$LOGS-build.log" 2>&1 \
         || { tail -40 "$LOGS-build.log"; exit 1; }
     echo "$patch_sum" >"$BUILD/.tests-complete"
@@ -133,8 +155,11 @@ if [ "$WITH_TESTS" = 1 ]; then
     TESTING=(-DBUILD_TESTING=ON -DHDF5_TEST_PARALLEL=ON -DHDF5_TEST_SERIAL=ON)
     log "building parallel HDF5 and its test programs into $PREFIX"
 else
+    # HDF5_TEST_PARALLEL=ON without BUILD_TESTING stops HDF5's configuration
+    # (utils/subfiling_vfd copies h5fuse to the unset testpar directory);
+    # the branch above turns all three on when it adds the test programs.
     TESTING=(-DBUILD_TESTING=OFF -DHDF5_TEST_PARALLEL=OFF -DHDF5_TEST_SERIAL=OFF)
-    log "building parallel HDF5 ${HDF5_DEB_VERSION} into $PREFIX"
+    log "building parallel HDF5 ${HDF5_DEB_VERSION} (library and tools) into $PREFIX"
 fi
 rm -rf "$BUILD"
 CC=$MPICC cmake -S hdf5-src -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -144,6 +169,7 @@ CC=$MPICC cmake -S hdf5-src -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DHDF5_BUILD_HL_LIB=ON -DHDF5_ENABLE_Z_LIB_SUPPORT=ON -DHDF5_ENABLE_SZIP_SUPPORT=OFF \
     -DHDF5_BUILD_UTILS=ON >"$LOGS-configure.log" 2>&1 \
     || { tail -40 "$LOGS-configure.log"; exit 1; }
+log "configured; compiling (the longest step; progress in $LOGS-build.log)"
 cmake --build "$BUILD" -j"$(nproc)" >"$LOGS-build.log" 2>&1 \
     || { tail -40 "$LOGS-build.log"; exit 1; }
 cmake --install "$BUILD" >/dev/null

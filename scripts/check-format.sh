@@ -11,7 +11,7 @@ fix=0
 if [ "${1:-}" = "--fix" ]; then fix=1; shift; fi
 cf="$(command -v clang-format-14 || true)"
 if [ -z "$cf" ] && command -v clang-format >/dev/null &&
-   clang-format --version | grep -q 'version 14\.'; then
+   clang-format --version | grep 'version 14\.' >/dev/null; then
     cf="$(command -v clang-format)"
 fi
 [ -n "$cf" ] || { echo "check-format: clang-format 14 not found (scripts/bootstrap.sh installs it)" >&2; exit 2; }

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Build h5sf (bootstrapping HDF5 if needed), then write, read back and verify
-# a small subfiled file with 4 MPI ranks and show what it looks like on disk.
+# Build the plugin and the demo program (bootstrapping HDF5 if needed), then
+# write, read back and verify a small subfiled file with 4 MPI ranks and show
+# what it looks like on disk.
 #   scripts/demo.sh [dir]      (default dir: /tmp/h5sf-demo)
 #   H5SF_DEMO_NP=N             number of ranks (default 4)
+# Installs and builds only what it runs: a minimal bootstrap (the compiler,
+# CMake, one MPI, libuv, zlib; HDF5 without its test programs) and the
+# targets h5sf and h5sf_demo in the build directory that scripts/test.sh
+# then completes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${1:-/tmp/h5sf-demo}"
 np="${H5SF_DEMO_NP:-4}"
 
-"$root/scripts/build.sh"
+H5SF_BOOTSTRAP="${H5SF_BOOTSTRAP:-minimal}" H5SF_BUILD_TARGET="h5sf h5sf_demo" "$root/scripts/build.sh"
 source "$root/scripts/env.sh"
 
 mkdir -p "$dir"

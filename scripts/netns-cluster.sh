@@ -198,7 +198,7 @@ cmd_status() {
 # syntax of the mpiexec on PATH: MPICH's Hydra (UCX over TCP on the
 # cluster's interface) or Open MPI.
 mpi_args() {
-    if mpiexec --version 2>/dev/null | grep -q HYDRA; then
+    if mpiexec --version 2>/dev/null | grep HYDRA >/dev/null; then
         echo -f "$state/hostfile.hydra" -launcher rsh -launcher-exec "$agent" -iface eth0 \
             -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0
         return

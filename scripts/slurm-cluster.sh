@@ -96,7 +96,7 @@ is_up() {
     for i in $(seq 1 "$n"); do
         live_pid "$state/run/slurmd-$(node_name "$i").pid" >/dev/null || return 1
     done
-    scontrol ping 2>/dev/null | grep -q 'is UP'
+    scontrol ping 2>/dev/null | grep 'is UP' >/dev/null
 }
 
 write_conf() {
@@ -207,7 +207,7 @@ cmd_start() {
     wait_for 10 munge_ok || { tail -5 "$state/log/munged.log" >&2; false; }
 
     slurmctld -f "$conf" 9>&-
-    wait_for 30 sh -c 'scontrol ping | grep -q "is UP"' || { tail -20 "$state/log/slurmctld.log" >&2; false; }
+    wait_for 30 sh -c 'scontrol ping | grep "is UP" >/dev/null' || { tail -20 "$state/log/slurmctld.log" >&2; false; }
 
     for i in $(seq 1 "$n"); do
         h="$(node_name "$i")"

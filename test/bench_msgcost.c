@@ -30,25 +30,13 @@
 #include <mpi.h>
 #include <hdf5.h>
 #include "h5sf.h"
+#include "h5sf_test.h"
 
 #define STRIPE   ((haddr_t)64 << 20)
 #define MAX_SIZE ((size_t)8 << 20)
 
-static int g_rank, g_size;
-
-static void die(const char *what)
-{
-    fprintf(stderr, "[rank %d] bench_msgcost: %s failed\n", g_rank, what);
-    H5Eprint2(H5E_DEFAULT, stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+/* Not a test: a failure only stops the benchmark. */
+static void die(const char *what) { VRFY(0, "%s failed", what); }
 
 static uint64_t messages(H5FD_t *f)
 {
@@ -75,14 +63,14 @@ static void quiet_barrier(void)
 static double timed1(H5FD_t *f, int write, haddr_t stripe, size_t size, int n, char *buf)
 {
     uint64_t m0 = messages(f);
-    double   t0 = now();
+    double   t0 = t_now_s();
     for (int i = 0; i < n; i++) {
         haddr_t a = stripe * STRIPE + ((haddr_t)i * size) % (STRIPE - size + 1);
         if ((write ? H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, a, size, buf)
                    : H5FDread(f, H5FD_MEM_DRAW, H5P_DEFAULT, a, size, buf)) < 0)
             die(write ? "H5FDwrite" : "H5FDread");
     }
-    double t = (now() - t0) / n;
+    double t = (t_now_s() - t0) / n;
     if (messages(f) - m0 != (uint64_t)n) {
         fprintf(stderr, "bench_msgcost: %d calls sent %llu messages, expected one each\n", n,
                 (unsigned long long)(messages(f) - m0));
@@ -105,18 +93,18 @@ static double timed(H5FD_t *f, int write, haddr_t stripe, size_t size, int n, ch
 /* Half a round trip of size bytes between ranks a and b. */
 static double pingpong1(int a, int b, size_t size, int n, char *buf)
 {
-    double t0 = now();
+    double t0 = t_now_s();
     for (int i = 0; i < n; i++) {
-        if (g_rank == a) {
+        if (t_rank == a) {
             MPI_Send(buf, (int)size, MPI_BYTE, b, 0, MPI_COMM_WORLD);
             MPI_Recv(buf, (int)size, MPI_BYTE, b, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
-        else if (g_rank == b) {
+        else if (t_rank == b) {
             MPI_Recv(buf, (int)size, MPI_BYTE, a, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(buf, (int)size, MPI_BYTE, a, 0, MPI_COMM_WORLD);
         }
     }
-    return (now() - t0) / n / 2;
+    return (t_now_s() - t0) / n / 2;
 }
 static double pingpong(int a, int b, size_t size, int n, char *buf)
 {
@@ -132,10 +120,9 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (argc < 2 || g_size < 4) {
-        if (g_rank == 0)
+    t_start("bench_msgcost");
+    if (argc < 2 || t_size < 4) {
+        if (t_rank == 0)
             fprintf(stderr, "usage: mpiexec -n 4 (2 nodes x 2) bench_msgcost DIR\n");
         MPI_Finalize();
         return 2;
@@ -164,7 +151,7 @@ int main(int argc, char **argv)
     /* Rank 1 shares a node with IOC 0 (rank 0) and not with the other IOC,
      * as mpiexec places ranks by slot with 2 slots per node. */
     static const size_t sizes[] = {8, 4096, 65536, 1 << 20, 8 << 20};
-    if (g_rank == 0)
+    if (t_rank == 0)
         printf("%-10s %-13s %12s %12s %12s %10s\n", "bytes", "IOC", "write us", "read us", "MPI 1-way us",
                "write MB/s");
     for (int remote = 0; remote < 2; remote++)
@@ -173,18 +160,18 @@ int main(int argc, char **argv)
             int    n = s <= 65536 ? 400 : s <= (1 << 20) ? 40 : 8;
             double w = 0, r = 0, p = 0;
             quiet_barrier();
-            if (g_rank == 1) {
+            if (t_rank == 1) {
                 timed1(f, 1, (haddr_t)remote, s, n / 8 + 1, buf); /* warm up */
                 w = timed(f, 1, (haddr_t)remote, s, n, buf);
                 r = timed(f, 0, (haddr_t)remote, s, n, buf);
             }
             quiet_barrier();
-            if (g_rank == 1 || g_rank == (remote ? 2 : 0)) {
+            if (t_rank == 1 || t_rank == (remote ? 2 : 0)) {
                 pingpong1(1, remote ? 2 : 0, s, n / 8 + 1, buf);
                 p = pingpong(1, remote ? 2 : 0, s, n, buf);
             }
             quiet_barrier();
-            if (g_rank == 1)
+            if (t_rank == 1)
                 printf("%-10zu %-13s %12.1f %12.1f %12.1f %10.1f\n", s, remote ? "other node" : "same node", w * 1e6,
                        r * 1e6, p * 1e6, s / w / 1e6);
             fflush(stdout);
@@ -194,15 +181,15 @@ int main(int argc, char **argv)
     quiet_barrier();
     const int n    = 300;
     double    mine = 0, slowest = 0;
-    if (g_rank != 0) { /* rank 0 is IOC 0: its own requests skip MPI */
-        double t0 = now();
+    if (t_rank != 0) { /* rank 0 is IOC 0: its own requests skip MPI */
+        double t0 = t_now_s();
         timed1(f, 1, 0, 8, n, buf);
-        mine = now() - t0;
+        mine = t_now_s() - t0;
     }
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (g_rank == 0)
+    if (t_rank == 0)
         printf("one IOC, %d clients x %d 8-byte writes at once: %.0f requests/s served, %.1f us per request\n",
-               g_size - 1, n, (g_size - 1) * n / slowest, slowest / ((g_size - 1) * n) * 1e6);
+               t_size - 1, n, (t_size - 1) * n / slowest, slowest / ((t_size - 1) * n) * 1e6);
     if (H5FDclose(f) < 0)
         die("H5FDclose");
     H5Pclose(fapl);
@@ -223,13 +210,13 @@ int main(int argc, char **argv)
     static size_t      lens[KMAX];
     static const void *bufs[KMAX];
     static H5FD_mem_t  types[KMAX];
-    if (H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)KMAX * 4096 * (haddr_t)g_size) < 0)
+    if (H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)KMAX * 4096 * (haddr_t)t_size) < 0)
         die("H5FDset_eoa");
-    if (g_rank == 0)
+    if (t_rank == 0)
         printf("%-8s %-16s %12s %14s\n", "K", "requests/call", "write us", "us per block");
     for (int K = 1; K <= KMAX; K *= 8) {
         for (int i = 0; i < K; i++) {
-            addrs[i] = (haddr_t)i * 4096 + (haddr_t)g_rank * 512; /* stripe i, shared with the other ranks */
+            addrs[i] = (haddr_t)i * 4096 + (haddr_t)t_rank * 512; /* stripe i, shared with the other ranks */
             lens[i]  = 512;
             bufs[i]  = buf;
             types[i] = H5FD_MEM_DRAW;
@@ -238,14 +225,14 @@ int main(int argc, char **argv)
         double   best = 1e30;
         uint64_t m0   = messages(f);
         for (int b = 0; b < 5; b++) {
-            double t0 = now();
-            if (g_rank == 1 && H5FDwrite_vector(f, H5P_DEFAULT, (uint32_t)K, types, addrs, lens, bufs) < 0)
+            double t0 = t_now_s();
+            if (t_rank == 1 && H5FDwrite_vector(f, H5P_DEFAULT, (uint32_t)K, types, addrs, lens, bufs) < 0)
                 die("H5FDwrite_vector");
-            double t = now() - t0;
+            double t = t_now_s() - t0;
             best     = t < best ? t : best;
         }
         quiet_barrier();
-        if (g_rank == 1)
+        if (t_rank == 1)
             printf("%-8d %-16.1f %12.1f %14.2f\n", K, (double)(messages(f) - m0) / 5, best * 1e6, best * 1e6 / K);
         fflush(stdout);
     }

@@ -1,9 +1,10 @@
 /*
  * bench_pool.c -- where running a call's subfile transfers together
- * (vfd/pool.c) starts to pay: one call = one contiguous transfer of B bytes
+ * (vfd/threadpool.c) starts to pay: one call = one contiguous transfer of B bytes
  * to each of 4 files, in order on the caller vs together on the pool,
  * alternated, median of R calls per size.  The break-even sets
- * H5SF_POOL_MIN_BYTES (docs/performance.md).
+ * H5SF_POOL_MIN_BYTES (docs/performance.md, Figures behind constants, pool
+ * threshold).
  *
  * usage: bench_pool DIR [reps]   (prints size,op,inorder_us,together_us)
  */
@@ -13,16 +14,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../vfd/pool.h"
+#include "../vfd/threadpool.h"
+#include "h5sf_test.h"
 
 #define NF 4
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -63,9 +58,9 @@ int main(int argc, char **argv)
                         j[f]  = (h5sf_pio_t){.fd = fds[f], .is_write = w, .v = &pc[f], .n = 1, .fault_rank = -1};
                     }
                     uint64_t inflight;
-                    double   t0 = now_us();
+                    double   t0 = t_now_s() * 1e6;
                     h5sf_pool_run(j, NF, mode == 1 ? H5SF_POOL_MAX_THREADS : 0, &inflight);
-                    t[mode][r] = now_us() - t0;
+                    t[mode][r] = t_now_s() * 1e6 - t0;
                 }
             qsort(t[0], (size_t)reps, sizeof(double), cmp);
             qsort(t[1], (size_t)reps, sizeof(double), cmp);

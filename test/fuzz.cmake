@@ -3,6 +3,7 @@
 #   fuzz_config_file    the subfiling config file    corpus test/fuzz/corpus/fuzz_config_file
 #   fuzz_drvinfo        the superblock driver info   corpus test/fuzz/corpus/fuzz_drvinfo
 #   fuzz_wire           IOC requests and replies     corpus test/fuzz/corpus/wire
+#   fuzz_superblock     the HDF5 superblock          corpus test/data/superblock (files HDF5 wrote)
 # The project compiler is mpicc (gcc), which has no libFuzzer, so the targets
 # are built by calling clang directly.  Without a working clang + libFuzzer
 # runtime (Debian: clang, libclang-rt-14-dev) they are left out, with a
@@ -77,4 +78,5 @@ if(_fz_ok)
   h5sf_fuzz_target(fuzz_config_file ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_config_file)
   h5sf_fuzz_target(fuzz_drvinfo ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_drvinfo)
   h5sf_fuzz_target(fuzz_wire ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/wire)
+  h5sf_fuzz_target(fuzz_superblock ${CMAKE_CURRENT_SOURCE_DIR}/data/superblock)
 endif()

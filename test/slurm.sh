@@ -82,7 +82,7 @@ ensure_cluster() {
 }
 
 need_pmi() {
-    srun --mpi=list 2>&1 | grep -qw "$pmi" && return 0
+    srun --mpi=list 2>&1 | grep -w "$pmi" >/dev/null && return 0
     echo "SKIP: srun has no '$pmi' plugin, which $mpi needs for srun (srun --mpi=list: $(srun --mpi=list 2>&1 | tr '\n' ' '))"
     exit 77
 }

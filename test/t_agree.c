@@ -19,53 +19,24 @@
  * every byte with the pattern.  While the file is open every rank checks
  * that the channel and stripe layout are rank 0's.  Before rank 0's
  * settings were shared, differing ranks took different collective paths and
- * hung: the watchdog (alarm) turns that into a failure naming the case.
+ * hung: the watchdog (t_step) turns that into a failure naming the case.
  * usage: t_agree DIR [CASE]   (H5SF_CHANNEL=ioc|direct in the environment;
  *        CASE runs that case alone)
  */
 #include <hdf5.h>
 #include <mpi.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "h5sf.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define SLAB 70000 /* bytes per rank: not a multiple of any stripe size */
 #define STEP 60    /* seconds any one case may take */
 
 static const char *the_channel, *other_channel, *dir;
-static char        step[128];
 
-static void on_alarm(int sig)
-{
-    char msg[256];
-    int  n = snprintf(msg, sizeof msg, "rank %d: FAIL: case \"%s\" hung (watchdog expired)\n", rank, step);
-    (void)sig;
-    if (n > 0 && write(2, msg, (size_t)n) < 0)
-        _exit(3);
-    _exit(3);
-}
-
-static unsigned char pat(uint64_t off)
-{
-    uint64_t x = (off + 7) * 0x9E3779B97F4A7C15ull;
-    x ^= x >> 29;
-    return (unsigned char)(x ^ (x >> 11));
-}
-
-static hid_t fapl(void)
-{
-    hid_t p = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_mpi_params(p, MPI_COMM_WORLD, MPI_INFO_NULL);
-    if (H5FD_h5sf_init() < 0 || H5Pset_driver_by_name(p, "h5sf", "") < 0) {
-        fprintf(stderr, "rank %d: cannot select h5sf\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    return p;
-}
 
 static void set(const char *var, const char *value) { setenv(var, value, 1); }
 
@@ -81,18 +52,18 @@ static void set_case(const char *c)
 {
     bool all = !strcmp(c, "all");
     if (all || !strcmp(c, "fsync"))
-        set("H5SF_FSYNC", rank % 2 == 0 ? "1" : "0");
+        set("H5SF_FSYNC", t_rank % 2 == 0 ? "1" : "0");
     if (all || !strcmp(c, "stats"))
-        set("H5SF_STATS", rank == 0 ? "1" : "0");
+        set("H5SF_STATS", t_rank == 0 ? "1" : "0");
     if (all || !strcmp(c, "channel"))
-        set("H5SF_CHANNEL", rank % 2 ? other_channel : the_channel);
+        set("H5SF_CHANNEL", t_rank % 2 ? other_channel : the_channel);
     if (all || !strcmp(c, "stripe")) {
-        set_int("H5SF_STRIPE_SIZE", rank == 0 ? 65536 : 4096L * (rank + 1));
-        set_int("H5SF_STRIPE_COUNT", rank == 0 ? 3 : rank + 1);
+        set_int("H5SF_STRIPE_SIZE", t_rank == 0 ? 65536 : 4096L * (t_rank + 1));
+        set_int("H5SF_STRIPE_COUNT", t_rank == 0 ? 3 : t_rank + 1);
     }
     if (all || !strcmp(c, "ioc")) {
-        set("H5SF_IOC", rank == 0 ? "total:1" : "every:1");
-        set_int("H5SF_THREADS", rank == 0 ? 2 : 3);
+        set("H5SF_IOC", t_rank == 0 ? "total:1" : "every:1");
+        set_int("H5SF_THREADS", t_rank == 0 ? 2 : 3);
     }
 }
 
@@ -127,11 +98,11 @@ static void check_layout(const char *c, hid_t f)
 
 static void write_case(const char *c, const char *path)
 {
-    hsize_t        n = (hsize_t)SLAB * (hsize_t)size, start = (hsize_t)SLAB * (hsize_t)rank, count = SLAB;
+    hsize_t        n = (hsize_t)SLAB * (hsize_t)t_size, start = (hsize_t)SLAB * (hsize_t)t_rank, count = SLAB;
     unsigned char *buf = malloc(SLAB);
     for (hsize_t i = 0; i < count; i++)
-        buf[i] = pat(start + i);
-    hid_t p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
+        buf[i] = t_pat(7, start + i);
+    hid_t p = t_fapl(""), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
     CHECK(f >= 0, "%s: H5Fcreate failed", c);
     if (f >= 0) {
         check_layout(c, f);
@@ -151,15 +122,15 @@ static void write_case(const char *c, const char *path)
 
 static void read_case(const char *c, const char *path)
 {
-    size_t         n   = (size_t)SLAB * (size_t)size;
+    size_t         n   = (size_t)SLAB * (size_t)t_size;
     unsigned char *buf = malloc(n);
-    hid_t          p = fapl(), f = H5Fopen(path, H5F_ACC_RDONLY, p), d = -1;
+    hid_t          p = t_fapl(""), f = H5Fopen(path, H5F_ACC_RDONLY, p), d = -1;
     CHECK(f >= 0, "%s: reopening with the same settings everywhere failed", c);
     if (f >= 0 && (d = H5Dopen2(f, "d", H5P_DEFAULT)) >= 0 &&
         H5Dread(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0) {
         for (size_t i = 0; i < n; i++)
-            if (buf[i] != pat(i)) {
-                CHECK(0, "%s: byte %zu (rank %zu's slab) is %u, want %u", c, i, i / SLAB, buf[i], pat(i));
+            if (buf[i] != t_pat(7, i)) {
+                CHECK(0, "%s: byte %zu (rank %zu's slab) is %u, want %u", c, i, i / SLAB, buf[i], t_pat(7, i));
                 break;
             }
     }
@@ -178,11 +149,10 @@ int main(int argc, char **argv)
     static const char *cases[] = {"fsync", "stats", "channel", "stripe", "ioc", "all"};
     int                provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_agree");
     the_channel = getenv("H5SF_CHANNEL");
     if (argc < 2 || argc > 3 || !the_channel || (strcmp(the_channel, "ioc") && strcmp(the_channel, "direct"))) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: H5SF_CHANNEL=ioc|direct t_agree DIR [CASE]\n");
         MPI_Finalize();
         return 2;
@@ -190,23 +160,19 @@ int main(int argc, char **argv)
     the_channel   = strcmp(the_channel, "ioc") ? "direct" : "ioc"; /* a copy: setenv may free it */
     other_channel = strcmp(the_channel, "ioc") ? "ioc" : "direct";
     dir           = argv[1];
-    signal(SIGALRM, on_alarm);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[4200];
         if (argc == 3 && strcmp(argv[2], cases[i]))
             continue;
         snprintf(path, sizeof path, "%s/agree_%s.h5", dir, cases[i]);
-        snprintf(step, sizeof step, "%s: write with rank-dependent settings", cases[i]);
-        alarm(STEP);
+        t_step(STEP, "%s: write with rank-dependent settings", cases[i]);
         set_case(cases[i]);
         write_case(cases[i], path);
-        snprintf(step, sizeof step, "%s: read back with uniform settings", cases[i]);
         reset_env();
-        alarm(STEP);
+        t_step(STEP, "%s: read back with uniform settings", cases[i]);
         read_case(cases[i], path);
     }
-    alarm(0);
-    int rc = t_verdict("t_agree");
+    int rc = t_verdict();
     MPI_Finalize();
     return rc;
 }

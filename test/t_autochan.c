@@ -21,18 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "h5sf.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define N 20000 /* ints per rank: 80000 bytes, 20 stripes of 4 KiB */
 
 static int provided;
-
-static int value(MPI_Comm comm, int64_t i)
-{
-    int r;
-    MPI_Comm_rank(comm, &r);
-    return (int)((uint64_t)(i + 1) * 2654435761u) ^ (r << 20);
-}
 
 static int32_t channel_of(hid_t f, const char *what)
 {
@@ -59,7 +52,7 @@ static void one_case(MPI_Comm comm, const char *path, const char *cfg, int32_t w
     start    = (hsize_t)N * (hsize_t)r;
     int *buf = malloc(N * sizeof *buf), *got = malloc(N * sizeof *got);
     for (int64_t i = 0; i < N; i++)
-        buf[i] = value(comm, i);
+        buf[i] = t_pat_int((uint64_t)r, (uint64_t)i);
 
     hid_t p = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_mpi_params(p, comm, MPI_INFO_NULL);
@@ -119,24 +112,23 @@ static void cases(MPI_Comm comm, const char *dir, const char *tag)
 int main(int argc, char **argv)
 {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_autochan");
     if (argc != 2) {
         fprintf(stderr, "usage: t_autochan DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    if (rank == 0)
+    if (t_rank == 0)
         t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     cases(MPI_COMM_WORLD, argv[1], "world");
     /* A split communicator: even and odd ranks, each its own files. */
     MPI_Comm half;
     char     tag[32];
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-    snprintf(tag, sizeof tag, "half%d", rank % 2);
+    MPI_Comm_split(MPI_COMM_WORLD, t_rank % 2, t_rank, &half);
+    snprintf(tag, sizeof tag, "half%d", t_rank % 2);
     cases(half, argv[1], tag);
     MPI_Comm_free(&half);
-    int rc = t_verdict("t_autochan");
+    int rc = t_verdict();
     H5close();
     MPI_Finalize();
     return rc;

@@ -13,7 +13,10 @@
  * usage: mpiexec -n 4 t_badinput DIR [CHANNEL]   (CHANNEL: ioc (default) or direct;
  *        with direct, only the cases that reach the file system)
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 typedef struct bad {
     char        kind;  /* 'c': config-string key, 'e': environment variable */
@@ -147,29 +150,29 @@ static void expand(const char *s, char *out, size_t n)
 
 /* Create a small file; 1 if it worked on every rank, 0 if it failed on every
  * rank; a split outcome is a failure (and the file is closed). */
-static int try_create(const char *path, const char *cfg, rl_errtext_t *t, int *split)
+static int try_create(const char *path, const char *cfg, t_errtext_t *t, int *split)
 {
-    hid_t fapl = rl_fapl(cfg);
+    hid_t fapl = t_fapl(cfg);
     hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0)
-        rl_errors(t);
-    int n  = rl_count(f >= 0);
-    *split = n != 0 && n != rl_size;
+        t_errors(t);
+    int n  = t_count(f >= 0);
+    *split = n != 0 && n != t_size;
     if (f >= 0) {
-        hid_t d = rl_dset_create(f, "d", 4096);
+        hid_t d = t_dset_create(f, "d", 4096);
         H5Dclose(d);
         H5Fclose(f);
     }
     H5Pclose(fapl);
-    return n == rl_size;
+    return n == t_size;
 }
 
 static void control(const char *when)
 {
-    rl_errtext_t t;
-    char         path[4200];
-    int          split;
-    rl_step(60, "positive control %s", when);
+    t_errtext_t t;
+    char        path[4200];
+    int         split;
+    t_step(60, "positive control %s", when);
     snprintf(path, sizeof path, "%s/control_%s.h5", dir, when);
     CHECK(try_create(path, base_cfg, &t, &split), "the base settings \"%s\" do not work (%s):\n%s", base_cfg, when,
           t.buf);
@@ -179,7 +182,7 @@ static void run_case(size_t i)
 {
     const bad_t *b = &cases[i];
     char         val[4200], must[4200], cfg[8600], path[4200], show[8700];
-    rl_errtext_t t;
+    t_errtext_t  t;
     int          split;
 
     expand(b->value, val, sizeof val);
@@ -197,7 +200,7 @@ static void run_case(size_t i)
         setenv(b->name, val, 1);
         snprintf(show, sizeof show, "%s=\"%s\"", b->name, val);
     }
-    rl_step(30, "case %zu: %s", i, show);
+    t_step(30, "case %zu: %s", i, show);
     int ok = try_create(path, cfg, &t, &split);
     if (b->kind == 'e')
         unsetenv(b->name);
@@ -206,13 +209,13 @@ static void run_case(size_t i)
     CHECK(!ok, "%s was accepted: H5Fcreate succeeded", show);
     if (!ok && !split) {
         CHECK(strstr(t.buf, must) != NULL, "%s: the error does not name \"%s\":\n%s", show, must, t.buf);
-        if (rl_rank == 0) {
+        if (t_rank == 0) {
             /* The innermost h5sf entry is the reason; show it for the docs. */
             const char *why = strstr(t.buf, "h5sf_open(): ");
             printf("  %-60.60s -> %.*s\n", show, why ? (int)strcspn(why, "\n") : 60, why ? why : t.buf);
         }
     }
-    if (b->early && rl_rank == 0 && !ok)
+    if (b->early && t_rank == 0 && !ok)
         CHECK(access(path, F_OK) != 0, "%s: a stub %s was left behind by a create that should fail before any I/O",
               show, path);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -221,17 +224,17 @@ static void run_case(size_t i)
 /* A bad value on one rank only: every rank must fail, none may hang. */
 static void one_rank_case(void)
 {
-    rl_errtext_t t;
-    char         path[4200];
-    int          split;
+    t_errtext_t t;
+    char        path[4200];
+    int         split;
     snprintf(path, sizeof path, "%s/onerank.h5", dir);
-    rl_step(30, "H5SF_STRIPE_SIZE=bad on rank %d only", rl_size - 1);
-    if (rl_rank == rl_size - 1)
+    t_step(30, "H5SF_STRIPE_SIZE=bad on rank %d only", t_size - 1);
+    if (t_rank == t_size - 1)
         setenv("H5SF_STRIPE_SIZE", "bad", 1);
     int ok = try_create(path, base_cfg, &t, &split);
     unsetenv("H5SF_STRIPE_SIZE");
     CHECK(!split && !ok, "a bad H5SF_STRIPE_SIZE on rank %d only did not fail the create everywhere (split %d)",
-          rl_size - 1, split);
+          t_size - 1, split);
     if (!ok)
         CHECK(strstr(t.buf, "H5SF_STRIPE_SIZE") != NULL, "one-rank case: the error does not name the variable:\n%s",
               t.buf);
@@ -239,17 +242,17 @@ static void one_rank_case(void)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_badinput");
+    t_init(&argc, &argv, "t_badinput");
     if (argc < 2) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: mpiexec -n 4 t_badinput DIR [ioc|direct]\n");
         MPI_Finalize();
         return 2;
     }
     snprintf(dir, sizeof dir, "%s", argv[1]);
     snprintf(base_cfg, sizeof base_cfg, "channel=%s,ioc=total:2,stripe_size=4096", argc > 2 ? argv[2] : "ioc");
-    rl_mkdir(dir);
-    if (rl_rank == 0) { /* files of an earlier run would look like leftovers of failed creates */
+    t_mkdir_world(dir);
+    if (t_rank == 0) { /* files of an earlier run would look like leftovers of failed creates */
         DIR           *dp = opendir(dir);
         struct dirent *de;
         char           p[4096 + 260];
@@ -261,7 +264,7 @@ int main(int argc, char **argv)
         if (dp)
             closedir(dp);
     }
-    if (rl_rank == 0) { /* a regular file to put "directories" under */
+    if (t_rank == 0) { /* a regular file to put "directories" under */
         char p[4200];
         snprintf(p, sizeof p, "%s/plainfile", dir);
         FILE *fp = fopen(p, "w");
@@ -273,7 +276,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NCASES; i++)
         if (cases[i].kind == 'e')
             unsetenv(cases[i].name);
-    if (rl_rank == 0)
+    if (t_rank == 0)
         printf("t_badinput: base settings \"%s\"; %zu cases, rank 0's reason for each:\n", base_cfg, NCASES);
 
     /* The parsers do not depend on the channel: with the direct channel only
@@ -285,5 +288,5 @@ int main(int argc, char **argv)
             run_case(i);
     one_rank_case();
     control("after");
-    return rl_finish();
+    return t_finish();
 }

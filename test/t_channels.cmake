@@ -1,5 +1,5 @@
 # Small MPI tests run on both channels (H5SF_CHANNEL=direct, ioc), each in a
-# directory of its own under work/ (test/t_check.h holds what they share):
+# directory of its own under work/ (harness: test/h5sf_test.h):
 #   t_comm       collective steps on the caller's communicator: fapl comm/info
 #                freed after set, H5Fdelete on MPI_COMM_SELF from one rank as
 #                IOR does, split groups each deleting their own file; 1-4 ranks

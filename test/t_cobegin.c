@@ -22,14 +22,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "h5sf.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define S    65536 /* stripe size */
 #define NSUB 4
 #define NBLK 2                        /* blocks per rank, one call each */
 #define BLK  (NSUB * S / sizeof(int)) /* ints per block: 4 stripes      */
 
-static int value(uint64_t i) { return (int)(i * 2654435761u) ^ 0x3c3c3c3c; }
 
 static hid_t fapl(void)
 {
@@ -40,7 +39,7 @@ static hid_t fapl(void)
 }
 
 /* Index of the first int of this rank's block b. */
-static hsize_t first(int b) { return ((hsize_t)b * (hsize_t)size + (hsize_t)rank) * BLK; }
+static hsize_t first(int b) { return ((hsize_t)b * (hsize_t)t_size + (hsize_t)t_rank) * BLK; }
 
 /* n transfers at once, as H5SF_POOL_THREADS allows: the caller and at
  * most that many pool threads. */
@@ -76,7 +75,7 @@ static hid_t create_dset(hid_t f, const char *name, hsize_t n, hid_t *sp)
 /* Write this rank's blocks, one call each; returns the dataset's address. */
 static haddr_t write_file(const char *path)
 {
-    hsize_t n = (hsize_t)NBLK * (hsize_t)size * BLK, count = BLK;
+    hsize_t n = (hsize_t)NBLK * (hsize_t)t_size * BLK, count = BLK;
     haddr_t addr = HADDR_UNDEF;
     int    *buf  = malloc(BLK * sizeof(int));
     hid_t   p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
@@ -86,7 +85,7 @@ static haddr_t write_file(const char *path)
         for (int b = 0; b < NBLK; b++) {
             hsize_t start = first(b);
             for (size_t i = 0; i < BLK; i++)
-                buf[i] = value(start + i);
+                buf[i] = t_pat_int(1, start + i);
             H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
             CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0, "write of block %d failed", b);
         }
@@ -113,15 +112,15 @@ static void check_subfiles(const char *dir, haddr_t addr)
         fds[k] = t_subfile(dir, "cobegin.h5", k + 1, NSUB, sp, sizeof sp) == 0 ? open(sp, O_RDONLY) : -1;
         CHECK(fds[k] >= 0, "subfile %d of %d not found in %s", k + 1, NSUB, dir);
     }
-    for (int b = 0; b < NBLK && !failures; b++) {
+    for (int b = 0; b < NBLK && !t_fails; b++) {
         long bad = 0;
         for (size_t i = 0; i < BLK; i++) {
             uint64_t a = addr + (first(b) + i) * sizeof(int), k = a / S;
             int      v = 0;
             if (pread(fds[k % NSUB], &v, sizeof v, (off_t)((k / NSUB) * S + a % S)) != sizeof v ||
-                v != value(first(b) + i))
+                v != t_pat_int(1, first(b) + i))
                 if (bad++ == 0)
-                    CHECK(0, "block %d: int %zu in the subfiles is %d, want %d", b, i, v, value(first(b) + i));
+                    CHECK(0, "block %d: int %zu in the subfiles is %d, want %d", b, i, v, t_pat_int(1, first(b) + i));
         }
         CHECK(bad == 0, "block %d: %ld ints wrong in the subfiles", b, bad);
     }
@@ -145,7 +144,7 @@ static void read_file(const char *path)
             H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
             CHECK(H5Dread(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0, "read of block %d failed", b);
             for (size_t i = 0; i < BLK; i++)
-                bad += buf[i] != value(start + i);
+                bad += buf[i] != t_pat_int(1, start + i);
             CHECK(bad == 0, "block %d: %ld ints read back wrong", b, bad);
         }
         check_inflight(f, "read", pool_most(NSUB));
@@ -170,18 +169,18 @@ static void read_file(const char *path)
 static void strided_file(const char *path)
 {
     const size_t iblk = 1024; /* ints per 4 KiB block */
-    hsize_t      n = (hsize_t)SPB * (hsize_t)size * iblk, start = (hsize_t)rank * iblk, stride = (hsize_t)size * iblk,
+    hsize_t n = (hsize_t)SPB * (hsize_t)t_size * iblk, start = (hsize_t)t_rank * iblk, stride = (hsize_t)t_size * iblk,
             count = SPB, blk = iblk, mn = (hsize_t)SPB * iblk;
     int *buf = malloc(mn * sizeof(int)), *got = malloc(mn * sizeof(int));
     for (size_t i = 0; i < mn; i++)
-        buf[i] = value(start + (i / iblk) * stride + i % iblk);
+        buf[i] = t_pat_int(1, start + (i / iblk) * stride + i % iblk);
     hid_t p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
     CHECK(f >= 0, "cannot create %s", path);
     if (f >= 0) {
         hid_t sp, ms = H5Screate_simple(1, &mn, NULL), d = create_dset(f, "s", n, &sp);
         H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, &stride, &count, &blk);
         CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf) >= 0, "strided write failed");
-        if (size > 1)
+        if (t_size > 1)
             check_inflight(f, "strided write (sparse: one subfile at a time)", 1);
         MPI_Barrier(MPI_COMM_WORLD);
         memset(got, 0xff, mn * sizeof(int));
@@ -204,10 +203,9 @@ int main(int argc, char **argv)
     int  provided;
     char path[4096];
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_cobegin");
     if (argc != 2) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_cobegin DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -220,7 +218,7 @@ int main(int argc, char **argv)
     read_file(path);
     snprintf(path, sizeof path, "%s/cobegin_strided.h5", argv[1]);
     strided_file(path);
-    int rc = t_verdict("t_cobegin");
+    int rc = t_verdict();
     MPI_Finalize();
     return rc;
 }

@@ -40,7 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "h5sf.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define S    65536 /* stripe size */
 #define NSUB 4
@@ -53,23 +53,11 @@ static MPI_Comm comm; /* the file's communicator */
 static int      crank, csize;
 static char     dir[2048], base[64];
 
-/* The byte at logical address a in pass `pass`. */
-static unsigned char value(uint64_t a, int pass)
-{
-    return (unsigned char)((a * 2654435761u) >> 13) ^ (unsigned char)(pass * 37);
-}
-
 /* Logical stripe of this rank's stripe k (subfile k) in region g. */
 static uint64_t stripe(int g, int k) { return ((uint64_t)g * (uint64_t)csize + (uint64_t)crank) * NSUB + (uint64_t)k; }
 
 /* Bytes of the two regions of all ranks of the file. */
 static haddr_t file_end(void) { return (haddr_t)2 * (haddr_t)csize * NSUB * S; }
-
-static void fill(unsigned char *b, uint64_t a, size_t n, int pass)
-{
-    for (size_t i = 0; i < n; i++)
-        b[i] = value(a + i, pass);
-}
 
 static hid_t h5sf_fapl(const char *extra)
 {
@@ -127,7 +115,7 @@ static long check_stripe(int g, int k, int pass, const char *what)
     CHECK(fd >= 0, "%s: subfile %d of %s not found", what, k + 1, base);
     if (fd >= 0 && pread(fd, b, S, (off_t)((j / NSUB) * S)) == S) {
         for (size_t i = 0; i < S; i++)
-            bad += b[i] != value(j * S + i, pass);
+            bad += b[i] != t_pat(pass, j * S + i);
     }
     else
         bad = S;
@@ -137,18 +125,6 @@ static long check_stripe(int g, int k, int pass, const char *what)
         close(fd);
     free(b);
     return bad;
-}
-
-/* The innermost text on the error stack joined, to look for the cause. */
-static herr_t walk_cb(unsigned n, const H5E_error2_t *err, void *data)
-{
-    char *out = data;
-    (void)n;
-    if (err->desc && strlen(out) + strlen(err->desc) + 3 < 4096) {
-        strcat(out, err->desc);
-        strcat(out, " | ");
-    }
-    return 0;
 }
 
 /* (a) on h5sf. */
@@ -167,7 +143,7 @@ static void bracket_h5sf(void)
 
     /* Without a bracket: one transfer at a time. */
     for (int k = 0; k < NSUB; k++) {
-        fill(buf[k], stripe(0, k) * S, S, 1);
+        t_fill(buf[k], S, 1, stripe(0, k) * S);
         CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "write %d failed", k);
     }
     CHECK(inflight(f, 0) == 1, "without a bracket %llu transfers were in flight at once, want 1",
@@ -183,7 +159,7 @@ static void bracket_h5sf(void)
     }
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN failed");
     for (int k = 0; k < NSUB; k++)
-        fill(buf[k], stripe(1, k) * S, S, 2);
+        t_fill(buf[k], S, 2, stripe(1, k) * S);
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 0) * S, S, buf[0]) >= 0, "bracketed write 0 failed");
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "nested COBEGIN failed");
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 1) * S, S, buf[1]) >= 0, "bracketed write 1 failed");
@@ -244,14 +220,14 @@ static void bracket_h5sf(void)
         for (int k = 0; k < NSUB; k++) {
             long bad = 0;
             for (size_t i = 0; i < S; i++)
-                bad += rd[g * NSUB + k][i] != value(stripe(g, k) * S + i, g + 1);
+                bad += rd[g * NSUB + k][i] != t_pat(g + 1, stripe(g, k) * S + i);
             CHECK(bad == 0, "bracketed read of region %d stripe %d: %ld bytes wrong", g, k, bad);
         }
 
     /* A collective call inside a bracket completes what was posted and
      * runs at once: both are in the subfiles before COEND. */
-    fill(buf[0], stripe(1, 0) * S, S, 3);
-    fill(buf[1], stripe(1, 1) * S, S, 3);
+    t_fill(buf[0], S, 3, stripe(1, 0) * S);
+    t_fill(buf[1], S, 3, stripe(1, 1) * S);
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN (collective) failed");
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 0) * S, S, buf[0]) >= 0, "posted write failed");
     {
@@ -265,7 +241,7 @@ static void bracket_h5sf(void)
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "COEND (collective) failed");
 
     /* Flush inside a bracket completes what was posted. */
-    fill(buf[2], stripe(1, 2) * S, S, 4);
+    t_fill(buf[2], S, 4, stripe(1, 2) * S);
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN (flush) failed");
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 2) * S, S, buf[2]) >= 0, "posted write failed");
     CHECK(H5FDflush(f, H5P_DEFAULT, 0) >= 0, "flush inside a bracket failed");
@@ -273,7 +249,7 @@ static void bracket_h5sf(void)
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "COEND (flush) failed");
 
     /* So does a truncate (collective). */
-    fill(buf[1], stripe(1, 1) * S, S, 9);
+    t_fill(buf[1], S, 9, stripe(1, 1) * S);
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN (truncate) failed");
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 1) * S, S, buf[1]) >= 0, "posted write failed");
     CHECK(H5FDtruncate(f, H5P_DEFAULT, 0) >= 0, "truncate inside a bracket failed");
@@ -293,7 +269,7 @@ static void bracket_h5sf(void)
     CHECK(H5FDctl(f, 1000, 0, NULL, NULL) >= 0, "h5sf: an unknown opcode without flags failed");
 
     /* Close inside a bracket completes what was posted. */
-    fill(buf[3], stripe(1, 3) * S, S, 5);
+    t_fill(buf[3], S, 5, stripe(1, 3) * S);
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN (close) failed");
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 3) * S, S, buf[3]) >= 0, "posted write failed");
     CHECK(H5FDclose(f) >= 0, "close inside a bracket failed");
@@ -311,11 +287,11 @@ static void bracket_sec2(void)
     unsigned char *b = malloc(S), *r = malloc(S);
     hid_t          p = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_sec2(p);
-    snprintf(path, sizeof path, "%s/sec2_%d.bin", dir, rank);
+    snprintf(path, sizeof path, "%s/sec2_%d.bin", dir, t_rank);
     H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, p, (haddr_t)1 << 40);
     CHECK(f != NULL, "sec2 open of %s failed", path);
     if (f) {
-        fill(b, 0, S, 6);
+        t_fill(b, S, 6, 0);
         memset(r, 0, S);
         H5FDset_eoa(f, H5FD_MEM_DRAW, S);
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "sec2: COBEGIN with IGNORE_IF_UNKNOWN failed");
@@ -350,7 +326,7 @@ static void bracket_splitter(void)
     cfg.version    = H5FD_CURR_SPLITTER_VFD_CONFIG_VERSION;
     cfg.rw_fapl_id = h5sf_fapl("");
     cfg.wo_fapl_id = wo;
-    snprintf(cfg.wo_path, sizeof cfg.wo_path, "%s/split_wo_%d.bin", dir, rank);
+    snprintf(cfg.wo_path, sizeof cfg.wo_path, "%s/split_wo_%d.bin", dir, t_rank);
     H5Pset_fapl_splitter(p, &cfg);
     snprintf(path, sizeof path, "%s/%s", dir, base);
     H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, p, (haddr_t)1 << 40);
@@ -370,7 +346,7 @@ static void bracket_splitter(void)
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, IGNORE_IF_UNKNOWN, NULL, NULL) >= 0,
               "splitter: COBEGIN with IGNORE_IF_UNKNOWN failed");
         for (int k = 0; k < NSUB; k++) {
-            fill(buf[k], stripe(0, k) * S, S, 7);
+            t_fill(buf[k], S, 7, stripe(0, k) * S);
             CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]) >= 0, "splitter: write failed");
         }
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, IGNORE_IF_UNKNOWN, NULL, NULL) >= 0,
@@ -381,7 +357,7 @@ static void bracket_splitter(void)
         /* Routed to h5sf: the bracket holds. */
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "splitter: routed COBEGIN failed");
         for (int k = 0; k < NSUB; k++) {
-            fill(buf[k], stripe(1, k) * S, S, 8);
+            t_fill(buf[k], S, 8, stripe(1, k) * S);
             CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, k) * S, S, buf[k]) >= 0, "splitter: write failed");
         }
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "splitter: routed COEND failed");
@@ -405,16 +381,17 @@ static void bracket_splitter(void)
  * extra: more driver settings (a short timeout). */
 static void bracket_fault(const char *extra)
 {
-    unsigned char *buf[NSUB];
-    char           text[4096] = "";
-    H5FD_t        *f          = open_h5sf(extra);
-    herr_t         r;
+    unsigned char     *buf[NSUB];
+    static t_errtext_t t;
+    const char        *text = t.desc;
+    H5FD_t            *f    = open_h5sf(extra);
+    herr_t             r;
     if (!f)
         return;
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, FL, NULL, NULL) >= 0, "COBEGIN failed");
     for (int k = 0; k < NSUB; k++) {
         buf[k] = malloc(S);
-        fill(buf[k], stripe(0, k) * S, S, 1);
+        t_fill(buf[k], S, 1, stripe(0, k) * S);
         H5E_BEGIN_TRY { r = H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(0, k) * S, S, buf[k]); }
         H5E_END_TRY
         CHECK(r >= 0, "posting write %d failed", k);
@@ -422,11 +399,11 @@ static void bracket_fault(const char *extra)
     H5E_BEGIN_TRY { r = H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL); }
     H5E_END_TRY
     CHECK(r < 0, "COEND succeeded although a transfer failed");
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, text);
+    t_errors(&t);
     CHECK(strstr(text, "COEND") && strstr(text, "subfile") &&
               (strstr(text, "Input/output error") || strstr(text, "timeout")),
           "COEND's error does not name the cause: %s", text);
-    if (rank == 0)
+    if (t_rank == 0)
         fprintf(stderr, "t_cobracket: COEND's error: %s\n", text);
     /* Nothing is left posted: the close succeeds (with a hung IOC it
      * fails too, but returns). */
@@ -441,22 +418,21 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_cobracket");
     if (argc < 4) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_cobracket DIR main|fault world|split [SETTINGS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bool split = !strcmp(argv[3], "split");
-    MPI_Comm_split(MPI_COMM_WORLD, split ? rank % 2 : 0, rank, &comm);
+    MPI_Comm_split(MPI_COMM_WORLD, split ? t_rank % 2 : 0, t_rank, &comm);
     MPI_Comm_rank(comm, &crank);
     MPI_Comm_size(comm, &csize);
     snprintf(dir, sizeof dir, "%s", argv[1]);
-    if (rank == 0)
+    if (t_rank == 0)
         t_fresh_dir(dir);
     MPI_Barrier(MPI_COMM_WORLD);
-    snprintf(base, sizeof base, "cobracket_%d.h5", split ? rank % 2 : 0);
+    snprintf(base, sizeof base, "cobracket_%d.h5", split ? t_rank % 2 : 0);
     if (!strcmp(argv[2], "main")) {
         bracket_h5sf();
         MPI_Barrier(MPI_COMM_WORLD);
@@ -466,7 +442,7 @@ int main(int argc, char **argv)
     else
         bracket_fault(argc > 4 ? argv[4] : "");
     MPI_Comm_free(&comm);
-    int rc = t_verdict("t_cobracket");
+    int rc = t_verdict();
     MPI_Finalize();
     return rc;
 }

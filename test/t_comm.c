@@ -24,12 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "h5sf.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define N 40000 /* ints per rank: 160 KB, several 64 KiB stripes */
 
-
-static int value(int r, int i) { return r * 1000003 + i * 7 + 1; }
 
 /* Every rank of comm writes its N ints to dataset "v" of path. */
 static int write_file(const char *path, hid_t fapl, MPI_Comm comm)
@@ -40,7 +38,7 @@ static int write_file(const char *path, hid_t fapl, MPI_Comm comm)
     hsize_t dims = (hsize_t)N * n, start = (hsize_t)N * r, count = N;
     int    *buf = malloc(N * sizeof *buf);
     for (int i = 0; i < N; i++)
-        buf[i] = value(r, i);
+        buf[i] = t_pat_int((uint64_t)r, (uint64_t)i);
     herr_t rc = -1;
     hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f >= 0) {
@@ -73,9 +71,9 @@ static int check_file(const char *path, hid_t fapl, MPI_Comm comm)
         bad = 1;
     for (int r = 0; r < n && !bad; r++)
         for (int i = 0; i < N; i++)
-            if (buf[(size_t)r * N + i] != value(r, i)) {
-                fprintf(stderr, "rank %d: %s: element %d of rank %d is %d, expected %d\n", rank, path, i, r,
-                        buf[(size_t)r * N + i], value(r, i));
+            if (buf[(size_t)r * N + i] != t_pat_int((uint64_t)r, (uint64_t)i)) {
+                fprintf(stderr, "rank %d: %s: element %d of rank %d is %d, expected %d\n", t_rank, path, i, r,
+                        buf[(size_t)r * N + i], t_pat_int((uint64_t)r, (uint64_t)i));
                 bad = 1;
                 break;
             }
@@ -95,7 +93,7 @@ static int leftovers(const char *dir, const char *base)
         return -1;
     while ((de = readdir(dp)))
         if (!strncmp(de->d_name, base, strlen(base))) {
-            fprintf(stderr, "rank %d: left behind: %s/%s\n", rank, dir, de->d_name);
+            fprintf(stderr, "rank %d: left behind: %s/%s\n", t_rank, dir, de->d_name);
             n++;
         }
     closedir(dp);
@@ -126,7 +124,7 @@ static void case_dup(const char *dir)
     MPI_Info_set(info, "h5sf_test_key", "1");
     H5FD_h5sf_config_init(&cfg);
     cfg.stripe_size  = 65536;
-    cfg.stripe_count = size > 1 ? 2 : 1;
+    cfg.stripe_count = t_size > 1 ? 2 : 1;
     cfg.comm         = comm;
     cfg.info         = info;
     hid_t fapl       = H5Pcreate(H5P_FILE_ACCESS);
@@ -155,7 +153,7 @@ static void case_dup(const char *dir)
     CHECK(check_file(path, copy, MPI_COMM_WORLD) == 0, "read back failed");
     CHECK(H5Fdelete(path, copy) >= 0, "H5Fdelete failed");
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(leftovers(dir, "comm_dup.h5") == 0, "comm_dup.h5: files left after H5Fdelete");
     H5Pclose(copy);
 }
@@ -169,7 +167,7 @@ static void case_self(const char *dir)
     CHECK(write_file(path, fapl, MPI_COMM_WORLD) == 0, "write failed");
     H5Pclose(fapl);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
+    if (t_rank == 0) {
         /* The other ranks are not in this call: a delete that waits for them
          * hangs here (the test's timeout then fails it). */
         hid_t self = byname_fapl(MPI_COMM_SELF, NULL);
@@ -185,8 +183,8 @@ static void case_split(const char *dir)
 {
     char     path[4096], base[64];
     MPI_Comm group;
-    int      color = rank % 2, grank;
-    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &group);
+    int      color = t_rank % 2, grank;
+    MPI_Comm_split(MPI_COMM_WORLD, color, t_rank, &group);
     MPI_Comm_rank(group, &grank);
     snprintf(base, sizeof base, "comm_split%d.h5", color);
     snprintf(path, sizeof path, "%s/%s", dir, base);
@@ -206,10 +204,9 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_comm");
     if (argc < 2) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_comm DIR [dup|self|split...]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -225,7 +222,7 @@ int main(int argc, char **argv)
             cases[c].fn(argv[1]);
     }
 
-    int rc = t_verdict("t_comm");
+    int rc = t_verdict();
     MPI_Finalize();
     return rc;
 }

@@ -29,7 +29,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,74 +38,9 @@
 #include <mpi.h>
 #include <hdf5.h>
 #include "h5sf.h"
+#include "h5sf_test.h"
 
-static int  g_rank, g_size;
-static long g_fail;
 static char g_dir[4096];
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            g_fail++;                                                                                                  \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
-
-static void fatal(const char *what, int line)
-{
-    fprintf(stderr, "[rank %d] FATAL line %d: %s failed\n", g_rank, line, what);
-    H5Eprint2(H5E_DEFAULT, stderr);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define H5X(call)                                                                                                      \
-    do {                                                                                                               \
-        if ((call) < 0)                                                                                                \
-            fatal(#call, __LINE__);                                                                                    \
-    } while (0)
-
-/* ---- watchdog: a hang becomes a failure with the step's name ---------- */
-
-static const char *volatile g_step = "start";
-
-static void on_alarm(int sig)
-{
-    static const char m[] = "t_config: TIMEOUT (hang) in step: ";
-    (void)sig;
-    if (write(2, m, sizeof m - 1) < 0 || write(2, g_step, strlen(g_step)) < 0 || write(2, "\n", 1) < 0)
-        _exit(3);
-    _exit(3);
-}
-static void step(const char *name, unsigned seconds)
-{
-    g_step = name;
-    alarm(seconds);
-}
-
-/* ---- error stack text -------------------------------------------------- */
-
-typedef struct {
-    char   buf[16384];
-    size_t len;
-} errtext_t;
-
-static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *p)
-{
-    errtext_t *t = p;
-    (void)n;
-    int w = snprintf(t->buf + t->len, sizeof t->buf - t->len, "%s%s", t->len ? " | " : "", e->desc ? e->desc : "");
-    if (w > 0)
-        t->len = t->len + (size_t)w < sizeof t->buf ? t->len + (size_t)w : sizeof t->buf - 1;
-    return 0;
-}
-static void errors_collect(errtext_t *t)
-{
-    t->len    = 0;
-    t->buf[0] = 0;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, t);
-}
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -135,11 +69,9 @@ static void env_clear(void)
 
 static hid_t fapl_string(const char *cfg)
 {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0)
-        fatal("H5Pcreate", __LINE__);
-    H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
-    H5X(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, cfg));
+    hid_t fapl = H5VRFY(H5Pcreate(H5P_FILE_ACCESS));
+    H5VRFY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    H5VRFY(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, cfg));
     return fapl;
 }
 
@@ -209,19 +141,15 @@ static void remove_prefix(const char *dir, const char *prefix)
 /* Create (and close) a small file collectively.  Returns 1 if it worked on
  * every rank, 0 if it failed on every rank (err gets this rank's error
  * stack text); aborts on a split outcome. */
-static int try_create(const char *path, hid_t fapl, errtext_t *err)
+static int try_create(const char *path, hid_t fapl, t_errtext_t *err)
 {
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0 && err)
-        errors_collect(err);
+        t_errors(err);
     int mine = f >= 0, sum = 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (sum != 0 && sum != g_size) {
-        fprintf(stderr, "[rank %d] FATAL: H5Fcreate(%s) succeeded on %d of %d ranks only (here: %s)\n", g_rank, path,
-                sum, g_size, f >= 0 ? "ok" : "failed");
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    VRFY(sum == 0 || sum == t_size, "H5Fcreate(%s) succeeded on %d of %d ranks only (here: %s)", path, sum, t_size,
+         f >= 0 ? "ok" : "failed");
     if (f >= 0) {
         hsize_t n = 1000;
         hid_t   s = H5Screate_simple(1, &n, NULL);
@@ -232,7 +160,7 @@ static int try_create(const char *path, hid_t fapl, errtext_t *err)
         H5Sclose(s);
         CHECK(H5Fclose(f) >= 0, "H5Fclose(%s)", path);
     }
-    return sum == g_size;
+    return sum == t_size;
 }
 
 /* ---- A: struct round trip --------------------------------------------- */
@@ -242,8 +170,8 @@ static void test_struct(void)
     H5FD_h5sf_config_t in, out;
     hid_t              fapl = H5Pcreate(H5P_FILE_ACCESS);
 
-    step("A: H5Pset_fapl_h5sf / H5Pget_fapl_h5sf", 60);
-    H5X(H5FD_h5sf_config_init(&in));
+    t_step(60, "A: H5Pset_fapl_h5sf / H5Pget_fapl_h5sf");
+    H5VRFY(H5FD_h5sf_config_init(&in));
     CHECK(in.magic == H5FD_H5SF_CONFIG_MAGIC && in.version == H5FD_H5SF_CONFIG_VERSION,
           "H5FD_h5sf_config_init: magic %#x version %u", (unsigned)in.magic, (unsigned)in.version);
     in.stripe_size  = 3 * 1048576;
@@ -256,7 +184,7 @@ static void test_struct(void)
     in.timeout      = 77;
     snprintf(in.subfile_dir, sizeof in.subfile_dir, "%s", g_dir);
     snprintf(in.config_dir, sizeof in.config_dir, "%s", g_dir);
-    H5X(H5Pset_fapl_h5sf(fapl, &in));
+    H5VRFY(H5Pset_fapl_h5sf(fapl, &in));
     CHECK(get_cfg(fapl, &out) == 0, "H5Pget_fapl_h5sf failed");
     CHECK(out.magic == H5FD_H5SF_CONFIG_MAGIC, "magic %#x", (unsigned)out.magic);
     CHECK(out.version == H5FD_H5SF_CONFIG_VERSION, "version %u", (unsigned)out.version);
@@ -272,18 +200,18 @@ static void test_struct(void)
     CHECK(!strcmp(out.config_dir, g_dir), "config_dir '%s', set '%s'", out.config_dir, g_dir);
 
     /* An explicit rank list. */
-    H5X(H5FD_h5sf_config_init(&in));
+    H5VRFY(H5FD_h5sf_config_init(&in));
     in.ioc_mode = H5FD_H5SF_IOC_LIST;
     snprintf(in.ioc_list, sizeof in.ioc_list, "0");
-    H5X(H5Pset_fapl_h5sf(fapl, &in));
+    H5VRFY(H5Pset_fapl_h5sf(fapl, &in));
     CHECK(get_cfg(fapl, &out) == 0, "H5Pget_fapl_h5sf failed (ioc list)");
     CHECK(out.ioc_mode == H5FD_H5SF_IOC_LIST && !strcmp(out.ioc_list, "0"), "ioc_mode %d list '%s', set LIST '0'",
           (int)out.ioc_mode, out.ioc_list);
 
     /* The copy HDF5 keeps survives H5Pcopy. */
-    H5X(H5FD_h5sf_config_init(&in));
+    H5VRFY(H5FD_h5sf_config_init(&in));
     in.stripe_size = 65536;
-    H5X(H5Pset_fapl_h5sf(fapl, &in));
+    H5VRFY(H5Pset_fapl_h5sf(fapl, &in));
     hid_t fapl2 = H5Pcopy(fapl);
     CHECK(fapl2 >= 0 && get_cfg(fapl2, &out) == 0 && out.stripe_size == 65536,
           "H5Pcopy of an h5sf fapl: stripe_size %" PRId64 ", set 65536", out.stripe_size);
@@ -304,7 +232,7 @@ static void test_strings(void)
     H5FD_h5sf_config_t c;
     char               s[512];
 
-    step("B: config strings", 60);
+    t_step(60, "B: config strings");
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         snprintf(s, sizeof s, "stripe_size=%s", sizes[i].text);
         hid_t fapl = fapl_string(s);
@@ -370,10 +298,10 @@ static void test_strings(void)
     /* The config string applies on top of the struct. */
     H5FD_h5sf_config_t in;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5X(H5FD_h5sf_config_init(&in));
+    H5VRFY(H5FD_h5sf_config_init(&in));
     in.stripe_size  = 8192;
     in.stripe_count = 6;
-    H5X(H5Pset_fapl_h5sf(fapl, &in));
+    H5VRFY(H5Pset_fapl_h5sf(fapl, &in));
     CHECK(get_cfg(fapl, &c) == 0 && c.stripe_size == 8192 && c.stripe_count == 6,
           "struct only: stripe_size %" PRId64 " count %d, expected 8192 and 6", c.stripe_size, (int)c.stripe_count);
     H5Pclose(fapl);
@@ -386,13 +314,13 @@ static void test_env(void)
     H5FD_h5sf_config_t c, in;
     char               path[8192];
 
-    step("C: environment precedence", 60);
+    t_step(60, "C: environment precedence");
     hid_t fs = H5Pcreate(H5P_FILE_ACCESS); /* struct: 1 MiB x 2 */
-    H5X(H5Pset_mpi_params(fs, MPI_COMM_WORLD, MPI_INFO_NULL));
-    H5X(H5FD_h5sf_config_init(&in));
+    H5VRFY(H5Pset_mpi_params(fs, MPI_COMM_WORLD, MPI_INFO_NULL));
+    H5VRFY(H5FD_h5sf_config_init(&in));
     in.stripe_size  = 1048576;
     in.stripe_count = 2;
-    H5X(H5Pset_fapl_h5sf(fs, &in));
+    H5VRFY(H5Pset_fapl_h5sf(fs, &in));
     hid_t fc = fapl_string("stripe_size=1MiB,stripe_count=2"); /* string: the same */
 
     CHECK(get_cfg(fs, &c) == 0 && c.stripe_size == 1048576, "no env: stripe_size %" PRId64 ", expected 1048576",
@@ -422,11 +350,11 @@ static void test_env(void)
           "H5SF_STRIPE_COUNT=3 H5SF_CHANNEL=direct: stripe_count %d channel %d", (int)c.stripe_count, (int)c.channel);
 
     /* The environment is what an open uses. */
-    step("C: create with H5SF_STRIPE_SIZE set", 120);
-    snprintf(path, sizeof path, "%s/cf_np%d_env.h5", g_dir, g_size);
+    t_step(120, "C: create with H5SF_STRIPE_SIZE set");
+    snprintf(path, sizeof path, "%s/cf_np%d_env.h5", g_dir, t_size);
     CHECK(try_create(path, fc, NULL), "H5Fcreate with H5SF_STRIPE_SIZE=8192 H5SF_STRIPE_COUNT=3 failed");
     MPI_Barrier(MPI_COMM_WORLD);
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         int64_t size;
         long    count, present;
         CHECK(disk_layout(path, &size, &count, &present) == 0, "%s: no config file next to the stub", path);
@@ -438,20 +366,20 @@ static void test_env(void)
     unsetenv("H5SF_CHANNEL");
 
     /* A bad environment value fails, naming the variable. */
-    step("C: bad H5SF_STRIPE_SIZE", 120);
+    t_step(120, "C: bad H5SF_STRIPE_SIZE");
     setenv("H5SF_STRIPE_SIZE", "abc", 1);
-    errtext_t *err = calloc(1, sizeof *err);
+    t_errtext_t *err = calloc(1, sizeof *err);
     H5E_BEGIN_TRY
     {
         int r = H5Pget_fapl_h5sf(fc, &c);
         CHECK(r < 0, "H5Pget_fapl_h5sf accepted H5SF_STRIPE_SIZE=abc");
     }
     H5E_END_TRY
-    snprintf(path, sizeof path, "%s/cf_np%d_badenv.h5", g_dir, g_size);
+    snprintf(path, sizeof path, "%s/cf_np%d_badenv.h5", g_dir, t_size);
     H5E_BEGIN_TRY { CHECK(!try_create(path, fc, err), "H5Fcreate accepted H5SF_STRIPE_SIZE=abc"); }
     H5E_END_TRY
-    CHECK(strstr(err->buf, "H5SF_STRIPE_SIZE") != NULL,
-          "error stack for H5SF_STRIPE_SIZE=abc does not name the variable: \"%s\"", err->buf);
+    CHECK(strstr(err->desc, "H5SF_STRIPE_SIZE") != NULL,
+          "error stack for H5SF_STRIPE_SIZE=abc does not name the variable: \"%s\"", err->desc);
     free(err);
     unsetenv("H5SF_STRIPE_SIZE");
 
@@ -466,14 +394,14 @@ static void test_env(void)
 static int test_by_name(void)
 {
     char path[8192];
-    step("D: create through H5Pset_driver_by_name", 120);
-    snprintf(path, sizeof path, "%s/cf_np%d_byname.h5", g_dir, g_size);
+    t_step(120, "D: create through H5Pset_driver_by_name");
+    snprintf(path, sizeof path, "%s/cf_np%d_byname.h5", g_dir, t_size);
     hid_t fapl = fapl_string("stripe_size=8KiB,stripe_count=2");
     int   ok   = try_create(path, fapl, NULL);
     CHECK(ok, "H5Fcreate through H5Pset_driver_by_name(\"h5sf\", \"stripe_size=8KiB,stripe_count=2\") failed");
     H5Pclose(fapl);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (ok && g_rank == 0) {
+    if (ok && t_rank == 0) {
         int64_t size;
         long    count, present;
         CHECK(disk_layout(path, &size, &count, &present) == 0, "%s: no config file next to the stub", path);
@@ -487,9 +415,9 @@ static int test_by_name(void)
         hid_t f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
         int   mine = f >= 0, sum = 0;
         MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        CHECK(sum == g_size, "reopen with an empty config string failed on %d of %d ranks", g_size - sum, g_size);
-        if (sum != g_size && sum != 0)
-            MPI_Abort(MPI_COMM_WORLD, 1);
+        VRFY(sum == t_size || sum == 0, "reopen with an empty config string failed on %d of %d ranks", t_size - sum,
+             t_size);
+        CHECK(sum == t_size, "reopen with an empty config string failed on %d of %d ranks", t_size - sum, t_size);
         if (f >= 0)
             CHECK(H5Fclose(f) >= 0, "H5Fclose after reopen");
         H5Pclose(fapl);
@@ -514,40 +442,37 @@ static void test_bad(void)
                {"channel=sideways", "channel"},
                {"stripe_count=abc", "stripe_count"},
                {"stripe_size=4096,frobnicate=2", "frobnicate"}};
-    char       path[8192], name[600];
-    errtext_t *err = calloc(1, sizeof *err);
+    char         path[8192], name[600];
+    t_errtext_t *err = calloc(1, sizeof *err);
 
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(name, sizeof name, "E: bad config \"%s\"", bad[i].cfg);
-        step(name, 60);
-        snprintf(path, sizeof path, "%s/cf_np%d_bad%zu.h5", g_dir, g_size, i);
-        err->len    = 0;
-        err->buf[0] = 0;
+        t_step(60, "%s", name);
+        snprintf(path, sizeof path, "%s/cf_np%d_bad%zu.h5", g_dir, t_size, i);
+        err->len     = 0;
+        err->desc[0] = 0; /* a split failure leaves nothing to show */
 
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-        H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+        H5VRFY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
         herr_t set;
         H5E_BEGIN_TRY { set = H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, bad[i].cfg); }
         H5E_END_TRY
         int ok = 0, setfail = set < 0, nset = 0;
         if (set < 0) /* refused already when set: as good as failing the create */
-            errors_collect(err);
+            t_errors(err);
         MPI_Allreduce(&setfail, &nset, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        if (nset != 0 && nset != g_size) {
-            fprintf(stderr, "[rank %d] FATAL \"%s\": H5Pset_driver_by_name failed on %d of %d ranks\n", g_rank,
-                    bad[i].cfg, nset, g_size);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
+        VRFY(nset == 0 || nset == t_size, "\"%s\": H5Pset_driver_by_name failed on %d of %d ranks", bad[i].cfg, nset,
+             t_size);
         if (nset == 0) {
             H5E_BEGIN_TRY { ok = try_create(path, fapl, err); }
             H5E_END_TRY
         }
         CHECK(!ok, "\"%s\" was accepted: H5Fcreate succeeded", bad[i].cfg);
-        if (!ok && g_rank == 0 && getenv("H5SF_TEST_VERBOSE"))
-            printf("     \"%s\" -> %s\n", bad[i].cfg, err->buf);
+        if (!ok && t_rank == 0 && getenv("H5SF_TEST_VERBOSE"))
+            printf("     \"%s\" -> %s\n", bad[i].cfg, err->desc);
         if (!ok)
-            CHECK(strstr(err->buf, bad[i].key) != NULL, "\"%s\": the error stack does not name the key '%s': \"%s\"",
-                  bad[i].cfg, bad[i].key, err->buf);
+            CHECK(strstr(err->desc, bad[i].key) != NULL, "\"%s\": the error stack does not name the key '%s': \"%s\"",
+                  bad[i].cfg, bad[i].key, err->desc);
         H5Pclose(fapl);
         MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -562,32 +487,32 @@ static void test_bad_struct(void)
     hid_t              fapl = H5Pcreate(H5P_FILE_ACCESS);
     herr_t             r;
 
-    step("F: bad structs", 60);
-    H5X(H5FD_h5sf_config_init(&c));
+    t_step(60, "F: bad structs");
+    H5VRFY(H5FD_h5sf_config_init(&c));
     c.magic = 0;
     H5E_BEGIN_TRY { r = H5Pset_fapl_h5sf(fapl, &c); }
     H5E_END_TRY
     CHECK(r < 0, "H5Pset_fapl_h5sf accepted magic 0");
 
-    H5X(H5FD_h5sf_config_init(&c));
+    H5VRFY(H5FD_h5sf_config_init(&c));
     c.version = 99;
     H5E_BEGIN_TRY { r = H5Pset_fapl_h5sf(fapl, &c); }
     H5E_END_TRY
     CHECK(r < 0, "H5Pset_fapl_h5sf accepted version 99");
 
-    H5X(H5FD_h5sf_config_init(&c));
+    H5VRFY(H5FD_h5sf_config_init(&c));
     c.stripe_size = -5;
     H5E_BEGIN_TRY { r = H5Pset_fapl_h5sf(fapl, &c); }
     H5E_END_TRY
     CHECK(r < 0, "H5Pset_fapl_h5sf accepted stripe_size -5");
 
-    H5X(H5FD_h5sf_config_init(&c));
+    H5VRFY(H5FD_h5sf_config_init(&c));
     c.stripe_count = -2;
     H5E_BEGIN_TRY { r = H5Pset_fapl_h5sf(fapl, &c); }
     H5E_END_TRY
     CHECK(r < 0, "H5Pset_fapl_h5sf accepted stripe_count -2");
 
-    H5X(H5FD_h5sf_config_init(&c));
+    H5VRFY(H5FD_h5sf_config_init(&c));
     c.channel = (H5FD_h5sf_channel_t)42;
     H5E_BEGIN_TRY { r = H5Pset_fapl_h5sf(fapl, &c); }
     H5E_END_TRY
@@ -598,7 +523,7 @@ static void test_bad_struct(void)
     CHECK(r >= 0, "H5Pset_fapl_h5sf(fapl, NULL) (defaults) failed");
 
     hid_t other = H5Pcreate(H5P_FILE_ACCESS);
-    H5X(H5Pset_fapl_sec2(other));
+    H5VRFY(H5Pset_fapl_sec2(other));
     H5E_BEGIN_TRY { r = H5Pget_fapl_h5sf(other, &c); }
     H5E_END_TRY
     CHECK(r < 0, "H5Pget_fapl_h5sf accepted a sec2 fapl");
@@ -613,13 +538,11 @@ int main(int argc, char **argv)
 {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    signal(SIGALRM, on_alarm);
+    t_start("t_config");
     env_clear();
 
     int made_dir = 0;
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         const char *given = argc > 1 ? argv[1] : getenv("H5SF_TEST_DIR");
         if (given && *given) {
             snprintf(g_dir, sizeof g_dir, "%s", given);
@@ -641,8 +564,8 @@ int main(int argc, char **argv)
     MPI_Bcast(g_dir, sizeof g_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (!g_dir[0])
         MPI_Abort(MPI_COMM_WORLD, 1);
-    if (g_rank == 0)
-        printf("t_config: %d ranks, directory %s\n", g_size, g_dir);
+    if (t_rank == 0)
+        printf("t_config: %d ranks, directory %s\n", t_size, g_dir);
 
     static const struct {
         const char *name;
@@ -653,40 +576,41 @@ int main(int argc, char **argv)
                  {"F bad structs", test_bad_struct}};
     long before, all;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-        before = g_fail;
+        before = t_fails;
         parts[i].fn();
-        alarm(0);
-        long mine = g_fail - before;
+        t_step_done();
+        long mine = t_fails - before;
         MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-        if (g_rank == 0)
+        if (t_rank == 0)
             printf("%-4s %s\n", all ? "FAIL" : "ok", parts[i].name);
         fflush(stdout);
     }
 
-    before      = g_fail;
+    before      = t_fails;
     int control = test_by_name();
-    alarm(0);
-    long mine = g_fail - before;
+    t_step_done();
+    long mine = t_fails - before;
     MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0)
+    if (t_rank == 0)
         printf("%-4s D create through H5Pset_driver_by_name\n", all ? "FAIL" : "ok");
 
-    before = g_fail;
+    before = t_fails;
     test_bad();
-    alarm(0);
-    mine = g_fail - before;
+    t_step_done();
+    mine = t_fails - before;
     MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         printf("%-4s E bad config values fail everywhere and name the key\n", all ? "FAIL" : "ok");
         if (!control)
             printf("     (E is not meaningful: the valid control in D failed too)\n");
     }
 
     long total = 0;
-    MPI_Allreduce(&g_fail, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0) {
+    mine       = t_fails;
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (t_rank == 0) {
         char prefix[64];
-        snprintf(prefix, sizeof prefix, "cf_np%d_", g_size);
+        snprintf(prefix, sizeof prefix, "cf_np%d_", t_size);
         if (!total) {
             remove_prefix(g_dir, prefix);
             if (made_dir)
@@ -696,6 +620,5 @@ int main(int argc, char **argv)
             printf("t_config: %ld failed checks; files kept in %s\n", total, g_dir);
     }
     H5close();
-    MPI_Finalize();
-    return total ? 1 : 0;
+    return t_finish();
 }

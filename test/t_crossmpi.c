@@ -8,27 +8,21 @@
  *            create FILE and close it;
  *   sec2     the default driver (a control: the program and its MPI work);
  *   preinit  load the driver before MPI_Init, as a serial tool does.
- * Prints HDF5's error stack on stdout (one description a line) and exits 1
+ * Prints HDF5's error stack on stdout (one record a line) and exits 1
  * if the driver or the file could not be set up, 0 otherwise.  Built by
  * ctest with this build's MPI and by t_crossmpi.sh with the other one's,
- * so it uses nothing of h5sf.
+ * so it uses nothing of h5sf (h5sf_test.h is found beside this file).
  */
 #include <stdio.h>
 #include <string.h>
 #include <mpi.h>
 #include <hdf5.h>
-
-static herr_t print_one(unsigned n, const H5E_error2_t *err, void *data)
-{
-    (void)n, (void)data;
-    printf("  %s: %s\n", err->func_name ? err->func_name : "?", err->desc ? err->desc : "?");
-    return 0;
-}
+#include "h5sf_test.h"
 
 static int fail(const char *what)
 {
-    printf("%s failed; HDF5 error stack:\n", what);
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, print_one, NULL);
+    static t_errtext_t t;
+    printf("%s failed; HDF5 error stack:\n%s", what, t_errors(&t));
     fflush(stdout);
     return 1;
 }

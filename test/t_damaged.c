@@ -12,7 +12,10 @@
  *
  * usage: mpiexec -n 4 t_damaged DIR CONFIG   (CONFIG: h5sf config string)
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 #define NBYTES (64 * 1024)
 #define SEED   7u
@@ -36,29 +39,29 @@ static off_t fsize(const char *p)
 {
     struct stat st;
     if (stat(p, &st) < 0)
-        rl_die_io("stat", p);
+        t_die_io("stat", p);
     return st.st_size;
 }
 
 static void cut(const char *p, off_t n)
 {
     if (truncate(p, n) < 0)
-        rl_die_io("truncate", p);
+        t_die_io("truncate", p);
 }
 
 static void rm(const char *p)
 {
     if (unlink(p) < 0)
-        rl_die_io("remove", p);
+        t_die_io("remove", p);
 }
 
 /* Cut the config file just after the first occurrence of key + k bytes. */
 static void cut_config_after(const char *key, size_t k)
 {
     size_t n;
-    char  *t = rl_slurp(cfgfile, &n), *at = strstr(t, key);
+    char  *t = t_slurp(cfgfile, &n), *at = strstr(t, key);
     if (!at)
-        rl_die_io("find key in", cfgfile);
+        t_die_io("find key in", cfgfile);
     cut(cfgfile, (off_t)(at - t) + (off_t)k);
     free(t);
 }
@@ -67,12 +70,12 @@ static void cut_config_after(const char *key, size_t k)
 static void edit_config(const char *key, const char *value)
 {
     size_t n;
-    char  *t = rl_slurp(cfgfile, &n), *at = strstr(t, key), *out = malloc(n + 256);
+    char  *t = t_slurp(cfgfile, &n), *at = strstr(t, key), *out = malloc(n + 256);
     if (!at)
-        rl_die_io("find key in", cfgfile);
+        t_die_io("find key in", cfgfile);
     char *eol = strchr(at, '\n');
     int   w   = snprintf(out, n + 256, "%.*s%s%s%s", (int)(at - t), t, key, value, eol ? eol : "");
-    rl_spit(cfgfile, out, (size_t)w);
+    t_spit(cfgfile, out, (size_t)w);
     free(t);
     free(out);
 }
@@ -81,12 +84,12 @@ static void edit_config(const char *key, const char *value)
 static int poke_drvinfo(const char *f, size_t at, const void *bytes, size_t n)
 {
     size_t len;
-    char  *b     = rl_slurp(f, &len);
+    char  *b     = t_slurp(f, &len);
     int    found = 0;
     for (size_t i = 0; i + 8 <= len && i < 4096; i++)
         if (!memcmp(b + i, "Subfilin", 8)) {
             memcpy(b + i + 8 + at, bytes, n);
-            rl_spit(f, b, len);
+            t_spit(f, b, len);
             found = 1;
             break;
         }
@@ -99,7 +102,7 @@ static int poke_drvinfo(const char *f, size_t at, const void *bytes, size_t n)
 static void poke_both(size_t at, const void *bytes, size_t n)
 {
     if (!poke_drvinfo(sub[0], at, bytes, n))
-        rl_die_io("find the driver info block in", sub[0]);
+        t_die_io("find the driver info block in", sub[0]);
     poke_drvinfo(stub, at, bytes, n);
 }
 
@@ -111,8 +114,8 @@ static void d_config_garbage(void)
 {
     unsigned char g[300];
     for (size_t i = 0; i < sizeof g; i++)
-        g[i] = rl_pat(i, 99);
-    rl_spit(cfgfile, g, sizeof g);
+        g[i] = t_pat(99, i);
+    t_spit(cfgfile, g, sizeof g);
 }
 static void d_config_stripe(void) { edit_config("stripe_size=", "8192"); }
 static void d_config_count(void) { edit_config("subfile_count=", "3"); }
@@ -150,11 +153,11 @@ static void d_subfile_extra(void)
 {
     char          p[8300];
     unsigned char g[5000];
-    rl_fill(g, 0, sizeof g, 5);
+    t_fill(g, sizeof g, 5, 0);
     snprintf(p, sizeof p, "%s/%s.subfile_%llu_5_of_4", dir, strrchr(stub, '/') + 1, (unsigned long long)inode);
-    rl_spit(p, g, sizeof g);
+    t_spit(p, g, sizeof g);
     snprintf(p, sizeof p, "%s/%s.subfile_%llu_1_of_8", dir, strrchr(stub, '/') + 1, (unsigned long long)inode);
-    rl_spit(p, g, sizeof g);
+    t_spit(p, g, sizeof g);
 }
 static void d_drvinfo_magic(void) { poke_both(0, "\xde\xad\xbe\xef", 4); }
 static void d_drvinfo_count(void)
@@ -209,18 +212,18 @@ static const dcase_t cases[] = {
 static void create_good(const char *name)
 {
     snprintf(stub, sizeof stub, "%s/%s.h5", dir, name);
-    hid_t fapl = rl_fapl(cfg);
+    hid_t fapl = t_fapl(cfg);
     hid_t f    = H5Fcreate(stub, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0) {
-        fprintf(stderr, "[rank %d] cannot create %s\n", rl_rank, stub);
+        fprintf(stderr, "[rank %d] cannot create %s\n", t_rank, stub);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    hid_t          d   = rl_dset_create(f, "d", NBYTES);
+    hid_t          d   = t_dset_create(f, "d", NBYTES);
     unsigned char *buf = malloc(NBYTES / 4);
-    for (int q = rl_rank; q < 4; q += rl_size) { /* quarters, round robin */
+    for (int q = t_rank; q < 4; q += t_size) { /* quarters, round robin */
         uint64_t off = (uint64_t)q * (NBYTES / 4);
-        rl_fill(buf, off, NBYTES / 4, SEED);
-        CHECK(rl_io(d, 1, off, NBYTES / 4, buf, H5P_DEFAULT, NULL) >= 0, "writing the good file failed");
+        t_fill(buf, NBYTES / 4, SEED, off);
+        CHECK(t_dset_io(d, 1, off, NBYTES / 4, buf, H5P_DEFAULT, NULL) >= 0, "writing the good file failed");
     }
     H5Dclose(d);
     CHECK(H5Fclose(f) >= 0, "closing the good file failed");
@@ -229,7 +232,7 @@ static void create_good(const char *name)
 
     struct stat st;
     if (stat(stub, &st) < 0)
-        rl_die_io("stat", stub);
+        t_die_io("stat", stub);
     inode = (uint64_t)st.st_ino;
     snprintf(cfgfile, sizeof cfgfile, "%s.subfile_%llu.config", stub, (unsigned long long)inode);
     for (int s = 0; s < SCOUNT; s++)
@@ -238,19 +241,19 @@ static void create_good(const char *name)
 
 /* Read the whole dataset; 1 if it matches the pattern, 0 if not, -1 if the
  * read failed (t gets the error). */
-static int read_check(hid_t f, rl_errtext_t *t)
+static int read_check(hid_t f, t_errtext_t *t)
 {
     unsigned char *buf = malloc(NBYTES);
     hid_t          d   = H5Dopen2(f, "d", H5P_DEFAULT);
     int            r;
     if (d < 0) {
-        rl_errors(t);
+        t_errors(t);
         r = -1;
     }
-    else if (rl_io(d, 0, 0, NBYTES, buf, H5P_DEFAULT, t) < 0)
+    else if (t_dset_io(d, 0, 0, NBYTES, buf, H5P_DEFAULT, t) < 0)
         r = -1;
     else
-        r = rl_mismatch(buf, 0, NBYTES, SEED) == NBYTES;
+        r = t_mismatch(buf, NBYTES, SEED, 0) == NBYTES;
     if (d >= 0)
         H5Dclose(d);
     free(buf);
@@ -260,32 +263,31 @@ static int read_check(hid_t f, rl_errtext_t *t)
 /* Open with flags and judge the outcome against the case. */
 static void try_open(const dcase_t *c, unsigned flags)
 {
-    const char  *mode = flags == H5F_ACC_RDONLY ? "read-only" : "read-write";
-    rl_errtext_t t;
-    rl_snap_t   *before = calloc(1, sizeof *before), *after = calloc(1, sizeof *after);
-    char         prefix[600], why[700];
+    const char *mode = flags == H5F_ACC_RDONLY ? "read-only" : "read-write";
+    t_errtext_t t;
+    t_snap_t   *before = calloc(1, sizeof *before), *after = calloc(1, sizeof *after);
+    char        prefix[600], why[700];
     snprintf(prefix, sizeof prefix, "%s.h5", c->name);
-    if (rl_rank == 0)
-        rl_snapshot(dir, prefix, before);
+    if (t_rank == 0)
+        t_snapshot(dir, prefix, before);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    rl_step(60, "%s: %s open", c->name, mode);
-    hid_t fapl = rl_fapl(cfg);
+    t_step(60, "%s: %s open", c->name, mode);
+    hid_t fapl = t_fapl(cfg);
     hid_t f    = H5Fopen(stub, flags, fapl);
     if (f < 0)
-        rl_errors(&t);
-    int nopen = rl_count(f >= 0);
-    CHECK(nopen == 0 || nopen == rl_size, "%s: %s open succeeded on %d of %d ranks only", c->name, mode, nopen,
-          rl_size);
+        t_errors(&t);
+    int nopen = t_count(f >= 0);
+    CHECK(nopen == 0 || nopen == t_size, "%s: %s open succeeded on %d of %d ranks only", c->name, mode, nopen, t_size);
     int rd = 1;
     if (f >= 0) {
-        rl_step(60, "%s: %s read", c->name, mode);
+        t_step(60, "%s: %s read", c->name, mode);
         rd = read_check(f, &t);
-        rl_step(60, "%s: %s close", c->name, mode);
+        t_step(60, "%s: %s close", c->name, mode);
         H5Fclose(f);
     }
     H5Pclose(fapl);
-    int nread_failed = rl_count(rd < 0), nwrong = rl_count(rd == 0);
+    int nread_failed = t_count(rd < 0), nwrong = t_count(rd == 0);
 
     switch (c->expect) {
         case WORKS:
@@ -297,8 +299,8 @@ static void try_open(const dcase_t *c, unsigned flags)
                   "%s: %s: the damage went unnoticed: the read returned wrong data on %d ranks "
                   "(silent data loss)",
                   c->name, mode, nwrong);
-            CHECK(nopen == 0 || nread_failed == rl_size, "%s: %s: only %d of %d ranks saw an error", c->name, mode,
-                  nopen ? nread_failed : rl_size, rl_size);
+            CHECK(nopen == 0 || nread_failed == t_size, "%s: %s: only %d of %d ranks saw an error", c->name, mode,
+                  nopen ? nread_failed : t_size, t_size);
             break;
         case FAILS:
             CHECK(f < 0, "%s: %s open of a damaged file succeeded (read %s)", c->name, mode,
@@ -316,7 +318,7 @@ static void try_open(const dcase_t *c, unsigned flags)
     if ((f < 0 || rd < 0) && must)
         CHECK(strstr(t.buf, c->must) != NULL, "%s: %s: the error does not mention \"%s\":\n%s", c->name, mode, c->must,
               t.buf);
-    if (rl_rank == 0 && (f < 0 || rd < 0)) {
+    if (t_rank == 0 && (f < 0 || rd < 0)) {
         /* The innermost entry (the last line) carries the reason. */
         size_t n = strlen(t.buf);
         while (n > 0 && t.buf[n - 1] == '\n')
@@ -327,16 +329,16 @@ static void try_open(const dcase_t *c, unsigned flags)
         printf("  %-20s %-10s -> %s:%.*s\n", c->name, mode, f < 0 ? "open fails" : "read fails", (int)(n - b),
                t.buf + b);
     }
-    else if (rl_rank == 0)
+    else if (t_rank == 0)
         printf("  %-20s %-10s -> opens, data %s\n", c->name, mode, rd ? "correct" : "WRONG (not detected)");
 
     /* Nothing may change: read-only not even a timestamp; a failed
      * read-write open neither size nor contents. */
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rl_rank == 0 && (flags == H5F_ACC_RDONLY || f < 0)) {
-        rl_snapshot(dir, prefix, after);
-        CHECK(!rl_snap_diff(before, after, flags == H5F_ACC_RDONLY, why, sizeof why),
-              "%s: %s open%s modified files: %s", c->name, mode, f < 0 ? " (failed)" : "", why);
+    if (t_rank == 0 && (flags == H5F_ACC_RDONLY || f < 0)) {
+        t_snapshot(dir, prefix, after);
+        CHECK(!t_snap_diff(before, after, flags == H5F_ACC_RDONLY, why, sizeof why), "%s: %s open%s modified files: %s",
+              c->name, mode, f < 0 ? " (failed)" : "", why);
     }
     free(before);
     free(after);
@@ -344,36 +346,36 @@ static void try_open(const dcase_t *c, unsigned flags)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_damaged");
-    if (argc < 3 || rl_size < 2) {
-        if (rl_rank == 0)
+    t_init(&argc, &argv, "t_damaged");
+    if (argc < 3 || t_size < 2) {
+        if (t_rank == 0)
             fprintf(stderr, "usage: mpiexec -n 4 t_damaged DIR CONFIG\n");
         MPI_Finalize();
         return 2;
     }
     snprintf(dir, sizeof dir, "%s", argv[1]);
     snprintf(cfg, sizeof cfg, "%s,stripe_size=4096,stripe_count=%d", argv[2], SCOUNT);
-    rl_mkdir(dir);
-    if (rl_rank == 0)
+    t_mkdir_world(dir);
+    if (t_rank == 0)
         printf("t_damaged: config \"%s\"\n", cfg);
 
     /* Warm up (plugin, IOC context) before descriptors are counted. */
-    rl_step(60, "warm-up");
+    t_step(60, "warm-up");
     create_good("warmup");
 
     for (size_t i = 0; i < NCASES; i++) {
-        rl_step(60, "%s: create", cases[i].name);
+        t_step(60, "%s: create", cases[i].name);
         create_good(cases[i].name);
         MPI_Barrier(MPI_COMM_WORLD);
-        if (rl_rank == 0)
+        if (t_rank == 0)
             cases[i].damage();
         MPI_Barrier(MPI_COMM_WORLD);
-        int fds0 = rl_count_fds();
+        int fds0 = t_count_fds();
         try_open(&cases[i], H5F_ACC_RDONLY);
         try_open(&cases[i], H5F_ACC_RDWR);
-        int fds1 = rl_count_fds();
+        int fds1 = t_count_fds();
         CHECK(fds1 == fds0, "%s: the two opens leaked file descriptors: %d open before, %d after", cases[i].name, fds0,
               fds1);
     }
-    return rl_finish();
+    return t_finish();
 }

@@ -18,7 +18,10 @@
  *
  * usage: mpiexec -n N t_delete DIR "<config string>"
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 
 /* Files of this test's file in dir (stub, config file, subfiles). */
 static int count_files(const char *dir, const char *base)
@@ -34,11 +37,8 @@ static int count_files(const char *dir, const char *base)
 
 static void make_file(const char *path, const char *cfg)
 {
-    hid_t fapl = rl_fapl(cfg), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (f < 0 || H5Fclose(f) < 0) {
-        fprintf(stderr, "[t_delete rank %d] cannot create %s\n", rl_rank, path);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    hid_t fapl = t_fapl(cfg), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    VRFY(f >= 0 && H5Fclose(f) >= 0, "cannot create %s", path);
     H5Pclose(fapl);
 }
 
@@ -48,71 +48,58 @@ static void run_case(const char *dir, const char *cfg, const char *name, int (*b
     char path[4096], base[256];
     snprintf(base, sizeof base, "%s.h5", name);
     snprintf(path, sizeof path, "%s/%s", dir, base);
-    rl_step(60, "%s: create", name);
+    t_step(60, "%s: create", name);
     make_file(path, cfg);
     MPI_Barrier(MPI_COMM_WORLD);
     int before = count_files(dir, base);
-    if (rl_rank == 0 && before < 3) {
-        fprintf(stderr, "[t_delete] %s: only %d files after create\n", name, before);
-        rl_fail++;
-    }
+    if (t_rank == 0)
+        CHECK(before >= 3, "%s: only %d files after create", name, before);
 
-    hid_t fapl = rl_fapl(cfg);
-    int   mine = bad(rl_rank);
+    hid_t fapl = t_fapl(cfg);
+    int   mine = bad(t_rank);
     if (mine)
         setenv("H5SF_POOL_THREADS", "99", 1);
-    rl_step(30, "%s: H5FDdelete with H5SF_POOL_THREADS=99 on some ranks", name);
-    herr_t       r = H5FDdelete(path, fapl);
-    rl_errtext_t t;
-    rl_errors(&t);
+    t_step(30, "%s: H5FDdelete with H5SF_POOL_THREADS=99 on some ranks", name);
+    herr_t      r = H5FDdelete(path, fapl);
+    t_errtext_t t;
+    t_errors(&t);
     unsetenv("H5SF_POOL_THREADS");
-    if (r >= 0) {
-        fprintf(stderr, "[t_delete rank %d] %s: H5FDdelete succeeded with a bad setting on some rank\n", rl_rank, name);
-        rl_fail++;
-    }
-    if (mine && r < 0 && !strstr(t.buf, "H5SF_POOL_THREADS")) {
-        fprintf(stderr, "[t_delete rank %d] %s: the error does not name H5SF_POOL_THREADS:\n%s", rl_rank, name, t.buf);
-        rl_fail++;
-    }
-    rl_step(30, "%s: after the failed delete", name);
+    CHECK(r < 0, "%s: H5FDdelete succeeded with a bad setting on some rank", name);
+    CHECK(!mine || r >= 0 || strstr(t.buf, "H5SF_POOL_THREADS"), "%s: the error does not name H5SF_POOL_THREADS:\n%s",
+          name, t.buf);
+    t_step(30, "%s: after the failed delete", name);
     MPI_Barrier(MPI_COMM_WORLD);
     int after = count_files(dir, base);
-    if (rl_rank == 0 && after != before) {
-        fprintf(stderr, "[t_delete] %s: the failed delete removed %d of %d files\n", name, before - after, before);
-        rl_fail++;
-    }
+    if (t_rank == 0)
+        CHECK(after == before, "%s: the failed delete removed %d of %d files", name, before - after, before);
 
-    rl_step(30, "%s: H5FDdelete with good settings", name);
+    t_step(30, "%s: H5FDdelete with good settings", name);
     r = H5FDdelete(path, fapl);
-    if (r < 0) {
-        rl_errors(&t);
-        fprintf(stderr, "[t_delete rank %d] %s: H5FDdelete failed:\n%s", rl_rank, name, t.buf);
-        rl_fail++;
-    }
+    CHECK(r >= 0, "%s: H5FDdelete failed:\n%s", name, r < 0 ? t_errors(&t) : "");
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rl_rank == 0 && count_files(dir, base) != 0) {
-        fprintf(stderr, "[t_delete] %s: %d files left after the delete\n", name, count_files(dir, base));
-        rl_fail++;
+    if (t_rank == 0) {
+        int left = count_files(dir, base);
+        CHECK(left == 0, "%s: %d files left after the delete", name, left);
     }
     H5Pclose(fapl);
 }
 
-static int last(int r) { return r == rl_size - 1; }
+static int last(int r) { return r == t_size - 1; }
 static int first(int r) { return r == 0; }
 static int every(int r) { return r >= 0; }
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_delete");
+    t_init(&argc, &argv, "t_delete");
     if (argc != 3) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_delete DIR CONFIG\n");
         MPI_Finalize();
         return 2;
     }
-    rl_mkdir(argv[1]);
+    t_mkdir_world(argv[1]);
     run_case(argv[1], argv[2], "bad_last", last);
     run_case(argv[1], argv[2], "bad_first", first);
     run_case(argv[1], argv[2], "bad_all", every);
-    return rl_finish();
+    return t_finish();
 }

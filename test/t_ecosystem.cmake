@@ -10,10 +10,15 @@
 #   eco_preload            LD_PRELOAD shim on a program hard-coding H5Pset_fapl_mpio
 #   eco_preload_installed  the installed shim, finding the installed plugin by itself
 #   eco_example_*          docs/examples built and run, their files checked on disk
-#   eco_docs_options       docs/configuration.md table == h5sf-options --markdown
+#   eco_docs_options       docs/configuration.md table == h5sf-options --markdown, and
+#                          no getenv of an H5SF_* name outside common/options.c
+#                          (eco_docs_options_fail_getenv: such a call is found)
 #   eco_docs_paths         every file README.md and docs/*.md name in `backquotes` exists
 #                          (eco_docs_paths_fail: a document naming missing files fails)
-#   eco_vfd_layers         calls between vfd/ files go one way (nm over libh5sf's objects)
+#   eco_test_index         every .c of common/, ioc/, vfd/ is covered by a fragment of the
+#                          index of tests, every covered path exists (_fail: one left off)
+#   eco_vfd_layers         calls between vfd/ files go one way (nm over libh5sf's objects),
+#                          every vfd/*.c is in vfd/internal.h's file map
 #   eco_ioc_layers         the same for ioc/, which uses no HDF5 symbol and never calls vfd/
 #   eco_common_layers      the same for common/, which uses no MPI or HDF5 symbol and calls
 #                          neither ioc/ nor vfd/ (each with must-fail variants, *_fail*)
@@ -128,12 +133,26 @@ add_test(NAME eco_docs_options
          COMMAND ${CMAKE_COMMAND} -DOPTIONS_EXE=$<TARGET_FILE:h5sf-options> -DSRC=${CMAKE_SOURCE_DIR}
                  -P ${H5SF_ECO_SCRIPTS}/check_docs.cmake)
 set_tests_properties(eco_docs_options PROPERTIES LABELS "ecosystem")
+# Its check 4 (getenv of an H5SF_* name outside common/options.c) must find
+# the call in getenv_bad.c.txt.
+add_test(NAME eco_docs_options_fail_getenv
+         COMMAND ${CMAKE_COMMAND} -DOPTIONS_EXE=$<TARGET_FILE:h5sf-options> -DSRC=${CMAKE_SOURCE_DIR}
+                 -DEXTRA=${H5SF_ECO_SCRIPTS}/getenv_bad.c.txt -P ${H5SF_ECO_SCRIPTS}/check_docs.cmake)
+set_tests_properties(eco_docs_options_fail_getenv PROPERTIES LABELS "ecosystem" PASS_REGULAR_EXPRESSION
+                     "getenv_bad\\.c\\.txt:[ \n]+getenv\\(\"H5SF_FAULT\"\\.\\.\\.:[ \n]+reads[ \n]+an[ \n]+H5SF_\\*")
 add_test(NAME eco_docs_paths COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
 add_test(NAME eco_docs_paths_fail
          COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -DDOCS=${H5SF_ECO_SCRIPTS}/check_paths_missing.md
                  -P ${H5SF_ECO_SCRIPTS}/check_paths.cmake)
 set_tests_properties(eco_docs_paths eco_docs_paths_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_docs_paths_fail PROPERTIES WILL_FAIL TRUE)
+# The index of tests names the tests of every module (test/CMakeLists.txt,
+# "covers"); the _fail variant leaves ioc/run.c off and must name it.
+add_test(NAME eco_test_index COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -P ${H5SF_ECO_SCRIPTS}/check_index.cmake)
+add_test(NAME eco_test_index_fail
+         COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -DDROP=ioc/run.c -P ${H5SF_ECO_SCRIPTS}/check_index.cmake)
+set_tests_properties(eco_test_index eco_test_index_fail PROPERTIES LABELS "ecosystem")
+set_tests_properties(eco_test_index_fail PROPERTIES PASS_REGULAR_EXPRESSION "ioc/run.c is covered by no fragment")
 # The C style of .clang-format (clang-format 14): the tree follows it
 # (scripts/check-format.sh); the _fail variant checks a misformatted file
 # and must find it (exit 1, not 2: clang-format missing fails both).  Label
@@ -144,35 +163,37 @@ add_test(NAME eco_format_fail
                  ${H5SF_ECO_SCRIPTS}/format_bad.c.txt ${CMAKE_CURRENT_BINARY_DIR}/format_bad.c
                  ${CMAKE_SOURCE_DIR}/scripts/check-format.sh)
 set_tests_properties(eco_format eco_format_fail PROPERTIES LABELS "ecosystem;once")
-# Calls inside vfd/ go down the layers of docs/architecture.md; the _fail
-# variant checks the same objects against a wrong order (must fail).
+# Calls inside vfd/ go down the layers of docs/architecture.md, and every
+# .c of vfd/ is in the file map of vfd/internal.h; the _fail variant checks
+# the same objects against a wrong order (must fail).
 set(_objs "$<JOIN:$<TARGET_OBJECTS:h5sf>,,>")
-add_test(NAME eco_vfd_layers COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs}
+add_test(NAME eco_vfd_layers COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} -DSRC=${CMAKE_SOURCE_DIR}
                                      -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
 add_test(NAME eco_vfd_layers_fail
-         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|local ioc_channel pool|settings registry|hdf5priv"
+         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_objs} -DSRC=${CMAKE_SOURCE_DIR} "-DLAYERS=err mpi|fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|samenode ioc_channel threadpool|fapl_settings registry|hdf5priv"
                  -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
 set_tests_properties(eco_vfd_layers eco_vfd_layers_fail PROPERTIES LABELS "ecosystem")
 set_tests_properties(eco_vfd_layers_fail PROPERTIES WILL_FAIL TRUE)
 # ioc/ and common/: their own layers, the symbols they must not use, no
-# call up into a folder above.  The _fail variants run the same objects
-# against a wrong order, a forbidden symbol they do use, or a folder they do
-# call, and pass only on the message of that check.
+# call up into a folder above, and (ioc/) the file map.  The _fail variants
+# run the same objects against a wrong order, a forbidden symbol they do
+# use, a folder they do call, or a file map with one entry left out, and
+# pass only on the message of that check.
 set(_all_objs "${_objs},$<JOIN:$<TARGET_OBJECTS:h5sf_ioc>,,>,$<JOIN:$<TARGET_OBJECTS:h5sf_common>,,>")
 # h5sf_layers_test(<name> <DIR> [<expected message> <-Dvar=value>...])
 function(h5sf_layers_test name dir)
-  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_all_objs} -DDIR=${dir} ${ARGN}
-                                -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_all_objs} -DDIR=${dir}
+                                -DSRC=${CMAKE_SOURCE_DIR} ${ARGN} -P ${H5SF_ECO_SCRIPTS}/check_layers.cmake)
   set_tests_properties(${name} PROPERTIES LABELS "ecosystem")
 endfunction()
 h5sf_layers_test(eco_ioc_layers ioc)
 h5sf_layers_test(eco_common_layers common)
 h5sf_layers_test(eco_ioc_layers_fail ioc
-  "-DLAYERS=affinity dtype clock gate fault|sched payload subfile slots shm|group|run|worker|progress|client ctx")
+  "-DLAYERS=affinity dtype clock gate fault|sched payload subfile slots shm|merge run|worker|progress|client ctx")
 h5sf_layers_test(eco_ioc_layers_fail_symbols ioc "-DFORBID=^(H5|MPI_Isend$)")
 h5sf_layers_test(eco_ioc_layers_fail_up ioc "-DABOVE=common vfd")
 h5sf_layers_test(eco_common_layers_fail common
-  "-DLAYERS=stripe sysio|options values layout wire|config iocmap|cfgstring")
+  "-DLAYERS=options|stripe sysio superblock|values layout wire|settings iocmap|cfgstring")
 h5sf_layers_test(eco_common_layers_fail_symbols common "-DFORBID=^(P?MPIX?_|ompi_|MPIR_|H5|h5sf_parse_int$)")
 set_tests_properties(eco_ioc_layers_fail eco_common_layers_fail PROPERTIES
                      PASS_REGULAR_EXPRESSION " [1-9][0-9]* uses against the layers")
@@ -180,6 +201,10 @@ set_tests_properties(eco_ioc_layers_fail_symbols eco_common_layers_fail_symbols 
                      PASS_REGULAR_EXPRESSION " [1-9][0-9]* forbidden symbols")
 set_tests_properties(eco_ioc_layers_fail_up PROPERTIES
                      PASS_REGULAR_EXPRESSION " [1-9][0-9]* calls up into another")
+h5sf_layers_test(eco_vfd_layers_fail_map vfd -DMAP_DROP=samenode.c)
+h5sf_layers_test(eco_ioc_layers_fail_map ioc -DMAP_DROP=payload.c)
+set_tests_properties(eco_vfd_layers_fail_map eco_ioc_layers_fail_map PROPERTIES
+                     PASS_REGULAR_EXPRESSION " 1 missing from the file map")
 h5sf_eco_test(eco_log
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_log.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>
           ${H5SF_ECO_DIR}/log)

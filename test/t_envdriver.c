@@ -4,12 +4,14 @@
  *
  * HDF5 reads both variables once, when the library initializes
  * (H5P__facc_set_def_driver, from H5P_init), and makes h5sf the driver of
- * the default fapl.  So this program only uses H5P_DEFAULT, like a serial
- * program run as "HDF5_DRIVER=h5sf mpirun -n 4 ./prog": every rank creates
- * the same file, writes its slab, closes, reopens and reads everything.
- * Checked: the default fapl's driver is h5sf, the open file's fapl too, the
- * data, and the subfiles on disk (count and stripe size from
- * HDF5_DRIVER_CONFIG when it gives plain numbers).
+ * the default fapl and of every new one.  The program calls no driver
+ * function: it names its communicator on a new fapl (H5Pset_mpi_params),
+ * as a parallel program must for any driver (H5P_DEFAULT names none and
+ * opens serially: t_serial); every rank creates the same file, writes its
+ * slab, closes, reopens and reads everything.  Checked: the default fapl's
+ * driver is h5sf, the new fapl's and the open file's too, the data, and
+ * the subfiles on disk (count and stripe size from HDF5_DRIVER_CONFIG when
+ * it gives plain numbers).
  *
  * ctest runs it with the variables set; run by hand without them it sets
  * HDF5_DRIVER=h5sf and HDF5_DRIVER_CONFIG=stripe_size=65536,stripe_count=3
@@ -32,23 +34,9 @@
 
 #include <mpi.h>
 #include <hdf5.h>
-
-static int  g_rank, g_size;
-static long g_fail;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            g_fail++;                                                                                                  \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "h5sf_test.h"
 
 #define N_PER_RANK 70001
-
-static int value(uint64_t g) { return (int)((g * 2654435761u) % 1000003u) + 1; }
 
 /* Plain decimal "key=<digits>" in a config string; -1 if absent or not plain. */
 static long long config_number(const char *cfg, const char *key)
@@ -81,15 +69,8 @@ static int ndigits(int n)
 int main(int argc, char **argv)
 {
     int provided = 0;
-    /* T_ENVDRIVER_MPI_INIT=plain: MPI_Init, as serial-minded programs do, so
-     * channel=auto falls back to the direct channel (t_envdriver_quiet). */
-    const char *init = getenv("T_ENVDRIVER_MPI_INIT");
-    if (init && !strcmp(init, "plain"))
-        MPI_Init(&argc, &argv);
-    else
-        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    t_start("t_envdriver");
 
     /* Before the first HDF5 call: HDF5 reads these at initialization. */
     if (!getenv("HDF5_DRIVER") || !*getenv("HDF5_DRIVER")) {
@@ -102,7 +83,7 @@ int main(int argc, char **argv)
 
     char dir[4096] = "";
     int  made_dir  = 0;
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         const char *given = argc > 1 ? argv[1] : getenv("H5SF_TEST_DIR");
         if (given && *given) {
             snprintf(dir, sizeof dir, "%s", given);
@@ -120,12 +101,12 @@ int main(int argc, char **argv)
     MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (!dir[0])
         MPI_Abort(MPI_COMM_WORLD, 1);
-    if (g_rank == 0)
-        printf("t_envdriver: %d ranks, HDF5_DRIVER=%s HDF5_DRIVER_CONFIG=%s, directory %s\n", g_size, drv, cfg, dir);
+    if (t_rank == 0)
+        printf("t_envdriver: %d ranks, HDF5_DRIVER=%s HDF5_DRIVER_CONFIG=%s, directory %s\n", t_size, drv, cfg, dir);
 
     /* The default fapl uses the driver named in the environment. */
     if (H5open() < 0) {
-        fprintf(stderr, "[rank %d] FATAL: H5open failed with HDF5_DRIVER=%s\n", g_rank, drv);
+        fprintf(stderr, "[rank %d] FATAL: H5open failed with HDF5_DRIVER=%s\n", t_rank, drv);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     htri_t reg = H5FDis_driver_registered_by_name(drv);
@@ -140,15 +121,18 @@ int main(int argc, char **argv)
     H5Pclose(fresh);
 
     char path[8192];
-    snprintf(path, sizeof path, "%s/env_np%d.h5", dir, g_size);
+    snprintf(path, sizeof path, "%s/env_np%d.h5", dir, t_size);
 
-    /* Write: H5P_DEFAULT everywhere. */
-    hid_t f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* Write: a new fapl (the driver from the environment) naming the
+     * communicator, H5P_DEFAULT everywhere else. */
+    hid_t shared = H5Pcreate(H5P_FILE_ACCESS);
+    CHECK(shared >= 0 && H5Pset_mpi_params(shared, MPI_COMM_WORLD, MPI_INFO_NULL) >= 0, "H5Pset_mpi_params failed");
+    hid_t f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, shared);
     int   ok = f >= 0, nok = 0;
     MPI_Allreduce(&ok, &nok, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (nok != g_size) {
-        fprintf(stderr, "[rank %d] FATAL: H5Fcreate with the default fapl failed on %d of %d ranks\n", g_rank,
-                g_size - nok, g_size);
+    if (nok != t_size) {
+        fprintf(stderr, "[rank %d] FATAL: H5Fcreate with a new fapl failed on %d of %d ranks\n", t_rank, t_size - nok,
+                t_size);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     hid_t acc = H5Fget_access_plist(f);
@@ -156,17 +140,17 @@ int main(int argc, char **argv)
     if (acc >= 0)
         H5Pclose(acc);
 
-    hsize_t dims = (hsize_t)g_size * N_PER_RANK, start = (hsize_t)g_rank * N_PER_RANK, count = N_PER_RANK;
+    hsize_t dims = (hsize_t)t_size * N_PER_RANK, start = (hsize_t)t_rank * N_PER_RANK, count = N_PER_RANK;
     hid_t   fs  = H5Screate_simple(1, &dims, NULL);
     hid_t   ms  = H5Screate_simple(1, &count, NULL);
     hid_t   d   = H5Dcreate2(f, "data", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int    *buf = malloc(sizeof(int) * dims);
     if (d < 0 || !buf) {
-        fprintf(stderr, "[rank %d] FATAL: H5Dcreate2 or malloc failed\n", g_rank);
+        fprintf(stderr, "[rank %d] FATAL: H5Dcreate2 or malloc failed\n", t_rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (hsize_t i = 0; i < count; i++)
-        buf[i] = value(start + i);
+        buf[i] = t_pat_int(1, start + i);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
     CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "H5Dwrite failed");
     H5Dclose(d);
@@ -176,7 +160,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* The file on disk is subfiled. */
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         struct stat st;
         char        p2[8300], line[8192];
         CHECK(stat(path, &st) == 0, "no stub %s", path);
@@ -207,12 +191,12 @@ int main(int argc, char **argv)
     }
 
     /* Read back, everything, on every rank. */
-    f  = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    f  = H5Fopen(path, H5F_ACC_RDONLY, shared);
     ok = f >= 0;
     MPI_Allreduce(&ok, &nok, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (nok != g_size) {
-        fprintf(stderr, "[rank %d] FATAL: H5Fopen with the default fapl failed on %d of %d ranks\n", g_rank,
-                g_size - nok, g_size);
+    if (nok != t_size) {
+        fprintf(stderr, "[rank %d] FATAL: H5Fopen with a new fapl failed on %d of %d ranks\n", t_rank, t_size - nok,
+                t_size);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     d = H5Dopen2(f, "data", H5P_DEFAULT);
@@ -220,24 +204,24 @@ int main(int argc, char **argv)
     CHECK(d >= 0 && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "H5Dread failed");
     long bad = 0;
     for (hsize_t g = 0; g < dims; g++)
-        if (buf[g] != value(g) && ++bad <= 8)
-            fprintf(stderr, "[rank %d] MISMATCH dataset data element %llu: got %d expected %d\n", g_rank,
-                    (unsigned long long)g, buf[g], value(g));
+        if (buf[g] != t_pat_int(1, g) && ++bad <= 8)
+            fprintf(stderr, "[rank %d] MISMATCH dataset data element %llu: got %d expected %d\n", t_rank,
+                    (unsigned long long)g, buf[g], t_pat_int(1, g));
     CHECK(bad == 0, "%ld mismatching elements", bad);
     if (d >= 0)
         H5Dclose(d);
     CHECK(H5Fclose(f) >= 0, "H5Fclose after read failed");
     free(buf);
     H5Pclose(named);
+    H5Pclose(shared);
 
-    long total = 0;
-    MPI_Allreduce(&g_fail, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0) {
-        printf("%s t_envdriver\n", total ? "FAIL" : "ok  ");
+    long mine = t_fails, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (t_rank == 0) {
         if (!total) {
             char p2[8300], prefix[300];
             DIR *dp = opendir(dir);
-            snprintf(prefix, sizeof prefix, "env_np%d.h5", g_size);
+            snprintf(prefix, sizeof prefix, "env_np%d.h5", t_size);
             struct dirent *e;
             while (dp && (e = readdir(dp)))
                 if (!strncmp(e->d_name, prefix, strlen(prefix))) {
@@ -253,6 +237,5 @@ int main(int argc, char **argv)
             printf("t_envdriver: files kept in %s\n", dir);
     }
     H5close();
-    MPI_Finalize();
-    return total ? 1 : 0;
+    return t_finish();
 }

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define MIB  (1 << 20)
 #define NSUB 2
@@ -43,8 +43,8 @@ static size_t total(void) { return (size_t)2 * MIB / sizeof(int); }
 
 static int write_file(const char *path)
 {
-    hsize_t n = total(), per = n / (hsize_t)size, start = per * (hsize_t)rank;
-    hsize_t count = rank == size - 1 ? n - start : per;
+    hsize_t n = total(), per = n / (hsize_t)t_size, start = per * (hsize_t)t_rank;
+    hsize_t count = t_rank == t_size - 1 ? n - start : per;
     int    *buf   = malloc(count * sizeof(int) + 1);
     for (hsize_t i = 0; i < count; i++)
         buf[i] = (int)(start + i) ^ 0x5a5a;
@@ -101,10 +101,9 @@ int main(int argc, char **argv)
     int  provided;
     char path[4096], s1[4096], s2[4096];
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_eof");
     if (argc != 2) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_eof DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -118,7 +117,7 @@ int main(int argc, char **argv)
           "subfiles not found");
     long long z1 = file_size(s1), z2 = file_size(s2);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(truncate(s1, z1 + MIB) == 0, "cannot grow %s", s1);
     MPI_Barrier(MPI_COMM_WORLD);
     int r = read_file(path, H5F_ACC_RDONLY);
@@ -136,8 +135,8 @@ int main(int argc, char **argv)
         H5FD_t *lf = H5FDopen(path, H5F_ACC_RDWR, p, (haddr_t)1 << 40);
         CHECK(lf != NULL, "H5FDopen failed");
         if (lf) {
-            haddr_t        e0 = H5FDget_eof(lf, H5FD_MEM_DRAW), n = 2 * MIB / (haddr_t)size;
-            haddr_t        at = e0 + n * (haddr_t)rank, len = rank == size - 1 ? 2 * MIB - n * (haddr_t)rank : n;
+            haddr_t e0 = H5FDget_eof(lf, H5FD_MEM_DRAW), n = 2 * MIB / (haddr_t)t_size;
+            haddr_t at = e0 + n * (haddr_t)t_rank, len = t_rank == t_size - 1 ? 2 * MIB - n * (haddr_t)t_rank : n;
             unsigned char *b = malloc(len ? len : 1);
             memset(b, 0x5a, len);
             CHECK(H5FDset_eoa(lf, H5FD_MEM_DRAW, e0 + 2 * MIB) >= 0, "H5FDset_eoa (grow) failed");
@@ -159,13 +158,13 @@ int main(int argc, char **argv)
 
     /* short */
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(truncate(s2, z2 / 2) == 0, "cannot cut %s", s2);
     MPI_Barrier(MPI_COMM_WORLD);
     r = read_file(path, H5F_ACC_RDONLY);
     CHECK(r < 0, "open with the last subfile cut to half: %s", r == 0 ? "succeeded" : "read wrong data");
 
-    int rc = t_verdict("t_eof");
+    int rc = t_verdict();
     MPI_Finalize();
     return rc;
 }

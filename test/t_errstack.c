@@ -29,19 +29,7 @@
 #include <mpi.h>
 #include <hdf5.h>
 #include "h5sf.h"
-
-static int  g_rank;
-static long g_fail;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            g_fail++;                                                                                                  \
-            fprintf(stderr, "[rank %d] FAIL line %d: ", g_rank, __LINE__);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "h5sf_test.h"
 
 /* One entry of the stack, copied out (HDF5 frees the stack). */
 typedef struct {
@@ -164,7 +152,7 @@ static void test_config_string(void)
     hid_t     fapl = H5Pcreate(H5P_FILE_ACCESS), fid;
     H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     /* The linked driver, registered first: the test runs without a plugin
-     * path (see mpi_tests.cmake), and by name then finds this one. */
+     * path (see t_errstack.cmake), and by name then finds this one. */
     H5FD_h5sf_init();
     CHECK(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, "stripe_size=1.5MiB") >= 0, "A: H5Pset_driver_by_name failed");
     H5E_BEGIN_TRY { fid = H5Fcreate("/tmp/h5sf-t_errstack-never.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
@@ -218,11 +206,9 @@ static void test_clean_stack(const char *dir, const char *channel)
     enum { N = 1 << 18 };
     static int wbuf[N], rbuf[N];
     char       path[4200], conf[128];
-    int        nranks;
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    hsize_t total = N, per = N / (hsize_t)nranks, start = per * (hsize_t)g_rank;
+    hsize_t    total = N, per = N / (hsize_t)t_size, start = per * (hsize_t)t_rank;
     for (hsize_t i = 0; i < per; i++)
-        wbuf[i] = (int)(start + i) * 7 + 1;
+        wbuf[i] = t_pat_int(1, start + i);
     snprintf(path, sizeof path, "%s/d-%s.h5", dir, channel);
     snprintf(conf, sizeof conf, "stripe_size=65536,stripe_count=3,channel=%s", channel);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -275,7 +261,7 @@ int main(int argc, char **argv)
 {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    t_start("t_errstack");
     unsetenv("H5SF_STRIPE_SIZE");
     unsetenv("H5FD_SUBFILING_STRIPE_SIZE");
 
@@ -284,7 +270,7 @@ int main(int argc, char **argv)
     test_missing_file();
 
     char dir[64] = "/tmp/h5sf-es-XXXXXX";
-    if (g_rank == 0 && !mkdtemp(dir))
+    if (t_rank == 0 && !mkdtemp(dir))
         dir[0] = 0;
     MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
     CHECK(dir[0], "D: cannot make a directory under /tmp");
@@ -292,15 +278,10 @@ int main(int argc, char **argv)
         test_clean_stack(dir, "direct");
         test_clean_stack(dir, "ioc");
         MPI_Barrier(MPI_COMM_WORLD);
-        if (g_rank == 0)
+        if (t_rank == 0)
             remove_dir(dir);
     }
 
-    long total = 0;
-    MPI_Allreduce(&g_fail, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0)
-        printf("t_errstack: %s (%ld failed checks)\n", total ? "FAIL" : "PASS", total);
     H5close();
-    MPI_Finalize();
-    return total ? 1 : 0;
+    return t_finish();
 }

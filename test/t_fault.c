@@ -20,7 +20,10 @@
  *
  * usage: t_fault prepare|run|verify SCENARIO DIR      (t_fault list)
  */
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 #include <time.h>
 
 #define REGION    (1024 * 1024) /* bytes per rank: 16 stripes, 4 pieces per subfile */
@@ -65,7 +68,7 @@ static const scenario_t scenarios[] = {
      * of its own, which it must sync too. */
     {"fsync_direct", "op=fsync,errno=EIO,rank=1", ",fsync=1,channel=direct", A_FLUSH, EIO, 0, 0},
     /* Direct channel: every rank's own transfers, run on the pool's
-     * threads (vfd/pool.c), fail or stutter; rank would name the rank doing
+     * threads (vfd/threadpool.c), fail or stutter; rank would name the rank doing
      * the transfer.  The open writes nothing, so the first pwrite is the
      * H5Dwrite's (count=1: the metadata flush at close must not fail on
      * some ranks only, which HDF5's distributed flush does not survive). */
@@ -101,26 +104,26 @@ static hid_t fapl_of(void)
 {
     char cfg[512];
     snprintf(cfg, sizeof cfg, "%s%s", BASE_CFG, S->cfg);
-    return rl_fapl(cfg);
+    return t_fapl(cfg);
 }
 
 static void prepare(void)
 {
-    rl_step(60, "prepare %s", S->name);
+    t_step(60, "prepare %s", S->name);
     hid_t fapl = fapl_of();
     hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0) {
-        fprintf(stderr, "[rank %d] prepare: H5Fcreate(%s) failed\n", rl_rank, path);
+        fprintf(stderr, "[rank %d] prepare: H5Fcreate(%s) failed\n", t_rank, path);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    hsize_t        n    = (hsize_t)REGION * (hsize_t)rl_size;
-    hid_t          good = rl_dset_create(f, "good", n), victim = rl_dset_create(f, "victim", n);
+    hsize_t        n    = (hsize_t)REGION * (hsize_t)t_size;
+    hid_t          good = t_dset_create(f, "good", n), victim = t_dset_create(f, "victim", n);
     unsigned char *buf = malloc(REGION);
-    uint64_t       off = (uint64_t)rl_rank * REGION;
-    rl_fill(buf, off, REGION, SEED_GOOD);
-    CHECK(rl_io(good, 1, off, REGION, buf, H5P_DEFAULT, NULL) >= 0, "write of good failed");
-    rl_fill(buf, off, REGION, SEED_OLD);
-    CHECK(rl_io(victim, 1, off, REGION, buf, H5P_DEFAULT, NULL) >= 0, "write of victim failed");
+    uint64_t       off = (uint64_t)t_rank * REGION;
+    t_fill(buf, REGION, SEED_GOOD, off);
+    CHECK(t_dset_io(good, 1, off, REGION, buf, H5P_DEFAULT, NULL) >= 0, "write of good failed");
+    t_fill(buf, REGION, SEED_OLD, off);
+    CHECK(t_dset_io(victim, 1, off, REGION, buf, H5P_DEFAULT, NULL) >= 0, "write of victim failed");
     H5Dclose(good);
     H5Dclose(victim);
     CHECK(H5Fclose(f) >= 0, "H5Fclose failed");
@@ -129,7 +132,7 @@ static void prepare(void)
 }
 
 /* Check the error text of a failed call against the scenario. */
-static void check_text(const char *call, const rl_errtext_t *t)
+static void check_text(const char *call, const t_errtext_t *t)
 {
     char num[32];
     snprintf(num, sizeof num, "errno %d", S->err);
@@ -146,17 +149,17 @@ static void check_text(const char *call, const rl_errtext_t *t)
 }
 
 /* A call every rank makes: it must fail on all ranks (S->err) or on none. */
-static void expect(const char *call, int failed, const rl_errtext_t *t)
+static void expect(const char *call, int failed, const t_errtext_t *t)
 {
-    int nfailed = rl_count(failed);
+    int nfailed = t_count(failed);
     if (S->err) {
         CHECK(failed, "%s succeeded here, but %s must fail on every rank (%d of %d failed)", call, S->fault, nfailed,
-              rl_size);
+              t_size);
         if (failed)
             check_text(call, t);
-        if (failed && rl_rank == 0)
-            printf("t_fault %s: %s failed on %d of %d ranks; rank 0's error stack:\n%s", S->name, call, nfailed,
-                   rl_size, t->buf);
+        if (failed && t_rank == 0)
+            printf("t_fault %s: %s failed on %d of %d ranks; rank 0's error stack:\n%s", S->name, call, nfailed, t_size,
+                   t->buf);
     }
     else
         CHECK(!failed, "%s failed under %s, which must be harmless:\n%s", call, S->fault, t->buf);
@@ -176,10 +179,10 @@ static void piece_in_subfile(hid_t d, int want, hsize_t *off, hsize_t *len)
 
 static void run(void)
 {
-    rl_errtext_t   t;
+    t_errtext_t    t;
     hid_t          fapl = fapl_of(), f = H5I_INVALID_HID, dxpl = H5P_DEFAULT;
     unsigned char *buf = malloc(REGION);
-    uint64_t       off = (uint64_t)rl_rank * REGION;
+    uint64_t       off = (uint64_t)t_rank * REGION;
     int            failed;
 
     if (S->act == A_META_COLL) {
@@ -187,42 +190,42 @@ static void run(void)
         H5Pset_coll_metadata_write(fapl, true);
     }
     setenv("H5SF_FAULT", S->fault, 1); /* read by the IOC on first use */
-    if (rl_rank == 0)
+    if (t_rank == 0)
         printf("t_fault %s: H5SF_FAULT=\"%s\", config \"%s%s\"\n", S->name, S->fault, BASE_CFG, S->cfg);
 
     if (S->act == A_CREATE) {
         char p2[4200];
         snprintf(p2, sizeof p2, "%s/%s_new.h5", dir, S->name);
-        rl_step(60, "%s: H5Fcreate", S->name);
+        t_step(60, "%s: H5Fcreate", S->name);
         f      = H5Fcreate(p2, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         failed = f < 0;
         if (failed)
-            rl_errors(&t);
+            t_errors(&t);
         expect("H5Fcreate", failed, &t);
         goto done;
     }
 
     /* Files of this scenario before the open, to prove a failed open changed
      * nothing. */
-    rl_snap_t *before = calloc(1, sizeof *before), *after = calloc(1, sizeof *after);
-    char       prefix[512];
+    t_snap_t *before = calloc(1, sizeof *before), *after = calloc(1, sizeof *after);
+    char      prefix[512];
     snprintf(prefix, sizeof prefix, "%s.h5", S->name);
-    if (rl_rank == 0)
-        rl_snapshot(dir, prefix, before);
+    if (t_rank == 0)
+        t_snapshot(dir, prefix, before);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    rl_step(60, "%s: H5Fopen", S->name);
+    t_step(60, "%s: H5Fopen", S->name);
     f      = H5Fopen(path, S->act == A_READ ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
     failed = f < 0;
     if (failed)
-        rl_errors(&t);
+        t_errors(&t);
     if (S->act == A_OPEN) {
         expect("H5Fopen", failed, &t);
         MPI_Barrier(MPI_COMM_WORLD);
-        if (failed && rl_rank == 0) {
+        if (failed && t_rank == 0) {
             char why[600];
-            rl_snapshot(dir, prefix, after);
-            CHECK(!rl_snap_diff(before, after, 0, why, sizeof why), "the failed open modified the file: %s", why);
+            t_snapshot(dir, prefix, after);
+            CHECK(!t_snap_diff(before, after, 0, why, sizeof why), "the failed open modified the file: %s", why);
         }
         free(before);
         free(after);
@@ -231,7 +234,7 @@ static void run(void)
     free(before);
     free(after);
     CHECK(!failed, "H5Fopen failed before the fault could matter:\n%s", t.buf);
-    if (rl_count(failed))
+    if (t_count(failed))
         goto done;
 
     hid_t victim = H5Dopen2(f, S->act == A_READ ? "good" : "victim", H5P_DEFAULT);
@@ -243,48 +246,48 @@ static void run(void)
             if (S->act == A_WRITE_COLL) {
                 dxpl = H5Pcreate(H5P_DATASET_XFER);
                 H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-                piece_in_subfile(victim, rl_rank % 4, &o, &n);
+                piece_in_subfile(victim, t_rank % 4, &o, &n);
             }
-            rl_fill(buf, o, (size_t)n, SEED_NEW);
-            rl_step(60, "%s: H5Dwrite", S->name);
-            failed = rl_io(victim, 1, o, n, buf, dxpl, &t) < 0;
+            t_fill(buf, (size_t)n, SEED_NEW, o);
+            t_step(60, "%s: H5Dwrite", S->name);
+            failed = t_dset_io(victim, 1, o, n, buf, dxpl, &t) < 0;
             expect("H5Dwrite", failed, &t);
             if (!S->err && !failed) { /* benign: read it back at once */
                 memset(buf, 0, REGION);
-                rl_step(60, "%s: H5Dread back", S->name);
-                CHECK(rl_io(victim, 0, o, n, buf, H5P_DEFAULT, &t) >= 0, "read back failed:\n%s", t.buf);
-                size_t bad = rl_mismatch(buf, o, (size_t)n, SEED_NEW);
+                t_step(60, "%s: H5Dread back", S->name);
+                CHECK(t_dset_io(victim, 0, o, n, buf, H5P_DEFAULT, &t) >= 0, "read back failed:\n%s", t.buf);
+                size_t bad = t_mismatch(buf, (size_t)n, SEED_NEW, o);
                 CHECK(bad == n, "read back differs at dataset offset %llu", (unsigned long long)(o + bad));
             }
             break;
         }
         case A_READ: {
-            rl_step(60, "%s: H5Dread", S->name);
-            failed = rl_io(victim, 0, off, REGION, buf, H5P_DEFAULT, &t) < 0;
+            t_step(60, "%s: H5Dread", S->name);
+            failed = t_dset_io(victim, 0, off, REGION, buf, H5P_DEFAULT, &t) < 0;
             expect("H5Dread", failed, &t);
             if (!failed) {
-                size_t bad = rl_mismatch(buf, off, REGION, SEED_GOOD);
+                size_t bad = t_mismatch(buf, REGION, SEED_GOOD, off);
                 CHECK(bad == REGION, "read returned wrong data at dataset offset %llu",
                       (unsigned long long)(off + bad));
             }
             break;
         }
         case A_FLUSH: {
-            rl_fill(buf, off, REGION, SEED_NEW);
-            rl_step(60, "%s: H5Dwrite before the flush", S->name);
-            CHECK(rl_io(victim, 1, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "write before the flush failed:\n%s",
+            t_fill(buf, REGION, SEED_NEW, off);
+            t_step(60, "%s: H5Dwrite before the flush", S->name);
+            CHECK(t_dset_io(victim, 1, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "write before the flush failed:\n%s",
                   t.buf);
-            rl_step(60, "%s: H5Fflush", S->name);
+            t_step(60, "%s: H5Fflush", S->name);
             failed = H5Fflush(f, H5F_SCOPE_GLOBAL) < 0;
             if (failed)
-                rl_errors(&t);
+                t_errors(&t);
             expect("H5Fflush", failed, &t);
             break;
         }
         case A_META_COLL: {
             /* New objects: the close writes their metadata and the root
              * group's, collectively. */
-            rl_step(60, "%s: H5Gcreate2", S->name);
+            t_step(60, "%s: H5Gcreate2", S->name);
             for (int i = 0; i < 64; i++) {
                 char name[32];
                 snprintf(name, sizeof name, "g%02d", i);
@@ -295,11 +298,11 @@ static void run(void)
             }
             H5Dclose(victim);
             victim = H5I_INVALID_HID;
-            rl_step(60, "%s: H5Fclose", S->name);
+            t_step(60, "%s: H5Fclose", S->name);
             failed = H5Fclose(f) < 0;
             f      = H5I_INVALID_HID;
             if (failed)
-                rl_errors(&t);
+                t_errors(&t);
             expect("H5Fclose", failed, &t);
             goto done;
         }
@@ -307,7 +310,7 @@ static void run(void)
     }
     /* Whatever happened, closing must end (an error is allowed after a
      * failure, never a hang). */
-    rl_step(60, "%s: H5Dclose/H5Fclose after the fault", S->name);
+    t_step(60, "%s: H5Dclose/H5Fclose after the fault", S->name);
     double t0 = MPI_Wtime();
     if (victim >= 0)
         H5Dclose(victim);
@@ -316,18 +319,18 @@ static void run(void)
     if (S->bound) {
         double dt = MPI_Wtime() - t0;
         CHECK(dt <= S->bound, "H5Fclose took %.1f s, more than %d s", dt, S->bound);
-        if (rl_rank == 2)
+        if (t_rank == 2)
             printf("t_fault %s: H5Fclose on the stuck IOC's rank took %.2f s\n", S->name, dt);
     }
     if (failed)
-        rl_errors(&t);
-    int nclose = rl_count(failed);
+        t_errors(&t);
+    int nclose = t_count(failed);
     if (!S->err)
         CHECK(!failed, "H5Fclose failed under a harmless fault:\n%s", t.buf);
-    else if (rl_rank == 0)
-        printf("t_fault %s: H5Fclose after the fault failed on %d of %d ranks\n", S->name, nclose, rl_size);
+    else if (t_rank == 0)
+        printf("t_fault %s: H5Fclose after the fault failed on %d of %d ranks\n", S->name, nclose, t_size);
 done:
-    rl_step(60, "%s: cleanup", S->name);
+    t_step(60, "%s: cleanup", S->name);
     if (f >= 0)
         H5Fclose(f);
     if (dxpl != H5P_DEFAULT)
@@ -344,25 +347,19 @@ done:
 
 static int saved_stderr = -1;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 static char errpath[4300];
 
 static void capture_stderr(void)
 {
-    snprintf(errpath, sizeof errpath, "%s/%s.stderr.%d", dir, S->name, rl_rank);
+    snprintf(errpath, sizeof errpath, "%s/%s.stderr.%d", dir, S->name, t_rank);
     int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     fflush(stderr);
     if (fd < 0 || (saved_stderr = dup(2)) < 0 || dup2(fd, 2) < 0) {
-        fprintf(stderr, "[t_fault rank %d] cannot redirect stderr to %s\n", rl_rank, errpath);
+        fprintf(stderr, "[t_fault rank %d] cannot redirect stderr to %s\n", t_rank, errpath);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     close(fd);
-    rl_alarm_fd = saved_stderr; /* a hang must still be seen */
+    t_watchdog_fd = saved_stderr; /* a hang must still be seen */
 }
 
 /* Restore stderr, copy the captured text to it, count the line. */
@@ -388,36 +385,36 @@ static int release_stderr(void)
  * is this rank's alone: its exit status fails the job. */
 static int bounded_finish(void)
 {
-    long all = 0;
-    MPI_Allreduce(&rl_fail, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    rl_fail = all;
-    rl_step((unsigned)S->bound, "%s: MPI_Finalize", S->name);
-    double t0 = now_s();
+    long mine = t_fails, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    t_fails = all;
+    t_step((unsigned)S->bound, "%s: MPI_Finalize", S->name);
+    double t0 = t_now_s();
     MPI_Finalize();
-    double dt = now_s() - t0;
-    alarm(0);
+    double dt = t_now_s() - t0;
+    t_step_done();
     int said = release_stderr();
     CHECK(dt <= S->bound, "MPI_Finalize took %.1f s, more than %d s", dt, S->bound);
     /* IOC 2 holds the stuck worker; nobody else has one to leave. */
-    CHECK(said == (rl_rank == 2), "rank %d printed the \"" LEFT_BEHIND "\" line %d times, want %d", rl_rank, said,
-          rl_rank == 2);
-    printf("t_fault %s rank %d: %s (MPI_Finalize %.2f s)\n", S->name, rl_rank, rl_fail ? "FAIL" : "ok", dt);
+    CHECK(said == (t_rank == 2), "rank %d printed the \"" LEFT_BEHIND "\" line %d times, want %d", t_rank, said,
+          t_rank == 2);
+    printf("t_fault %s rank %d: %s (MPI_Finalize %.2f s)\n", S->name, t_rank, t_fails ? "FAILED" : "passed", dt);
     fflush(stdout);
-    return rl_fail ? 1 : 0;
+    return t_fails ? 1 : 0;
 }
 
 static void verify(void)
 {
-    rl_errtext_t t;
+    t_errtext_t t;
     if (S->act == A_CREATE)
         return; /* nothing was acknowledged */
-    rl_step(60, "verify %s: reopen without the fault", S->name);
-    hid_t fapl = rl_fapl(BASE_CFG);
+    t_step(60, "verify %s: reopen without the fault", S->name);
+    hid_t fapl = t_fapl(BASE_CFG);
     hid_t f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     if (f < 0)
-        rl_errors(&t);
+        t_errors(&t);
     CHECK(f >= 0, "reopening %s without the fault failed:\n%s", path, t.buf);
-    if (rl_count(f < 0)) {
+    if (t_count(f < 0)) {
         H5Pclose(fapl);
         return;
     }
@@ -425,16 +422,16 @@ static void verify(void)
     /* Every rank checks every region, so the check does not depend on which
      * ranks wrote what. */
     hid_t good = H5Dopen2(f, "good", H5P_DEFAULT), victim = H5Dopen2(f, "victim", H5P_DEFAULT);
-    for (int r = 0; r < rl_size; r++) {
+    for (int r = 0; r < t_size; r++) {
         uint64_t off = (uint64_t)r * REGION;
-        CHECK(rl_io(good, 0, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "reading good failed:\n%s", t.buf);
-        size_t bad = rl_mismatch(buf, off, REGION, SEED_GOOD);
+        CHECK(t_dset_io(good, 0, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "reading good failed:\n%s", t.buf);
+        size_t bad = t_mismatch(buf, REGION, SEED_GOOD, off);
         CHECK(bad == REGION, "data acknowledged before the fault was lost: good[%llu] = %u, want %u",
               (unsigned long long)(off + bad), bad < REGION ? buf[bad] : 0,
-              bad < REGION ? rl_pat(off + bad, SEED_GOOD) : 0);
-        CHECK(rl_io(victim, 0, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "reading victim failed:\n%s", t.buf);
+              bad < REGION ? t_pat(SEED_GOOD, off + bad) : 0);
+        CHECK(t_dset_io(victim, 0, off, REGION, buf, H5P_DEFAULT, &t) >= 0, "reading victim failed:\n%s", t.buf);
         for (size_t i = 0; i < REGION; i++) {
-            unsigned char o = rl_pat(off + i, SEED_OLD), n = rl_pat(off + i, SEED_NEW);
+            unsigned char o = t_pat(SEED_OLD, off + i), n = t_pat(SEED_NEW, off + i);
             int           ok;
             if (S->err || S->act == A_READ || S->act == A_OPEN || S->act == A_WRITE_COLL)
                 ok = buf[i] == o || buf[i] == n; /* old, or new if it got through */
@@ -456,9 +453,9 @@ static void verify(void)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_fault");
+    t_init(&argc, &argv, "t_fault");
     if (argc == 2 && !strcmp(argv[1], "list")) {
-        for (size_t i = 0; rl_rank == 0 && i < NSCEN; i++)
+        for (size_t i = 0; t_rank == 0 && i < NSCEN; i++)
             printf("%s\n", scenarios[i].name);
         MPI_Finalize();
         return 0;
@@ -466,15 +463,15 @@ int main(int argc, char **argv)
     for (size_t i = 0; argc == 4 && i < NSCEN; i++)
         if (!strcmp(argv[2], scenarios[i].name))
             S = &scenarios[i];
-    if (!S || rl_size != 4) {
-        if (rl_rank == 0)
+    if (!S || t_size != 4) {
+        if (t_rank == 0)
             fprintf(stderr, "usage: mpiexec -n 4 t_fault prepare|run|verify SCENARIO DIR (t_fault list)\n");
         MPI_Finalize();
         return 2;
     }
     snprintf(dir, sizeof dir, "%s", argv[3]);
     snprintf(path, sizeof path, "%s/%s.h5", dir, S->name);
-    rl_mkdir(dir);
+    t_mkdir_world(dir);
     if (!strcmp(argv[1], "prepare"))
         prepare();
     else if (!strcmp(argv[1], "run") && S->bound) {
@@ -487,10 +484,10 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "verify"))
         verify();
     else {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "t_fault: unknown phase %s\n", argv[1]);
         MPI_Finalize();
         return 2;
     }
-    return rl_finish();
+    return t_finish();
 }

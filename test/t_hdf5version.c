@@ -15,27 +15,18 @@
 #include <string.h>
 #include <mpi.h>
 #include <hdf5.h>
-
-static char found[4096];
-
-static herr_t collect(unsigned n, const H5E_error2_t *err, void *data)
-{
-    (void)n;
-    (void)data;
-    if (err->desc && strlen(found) + strlen(err->desc) + 2 < sizeof found) {
-        strcat(found, err->desc);
-        strcat(found, "\n");
-    }
-    return 0;
-}
+#include "h5sf_test.h"
 
 int main(int argc, char **argv)
 {
-    int rc = 1;
+    static t_errtext_t t;
+    const char        *found = t.desc;
     MPI_Init(&argc, &argv);
+    t_start("t_hdf5version");
     if (argc != 2 || (strcmp(argv[1], "refuse") && strcmp(argv[1], "load"))) {
         fprintf(stderr, "usage: t_hdf5version refuse|load\n");
-        goto done;
+        MPI_Finalize();
+        return 2;
     }
     bool   refuse = !strcmp(argv[1], "refuse");
     hid_t  fapl   = H5Pcreate(H5P_FILE_ACCESS);
@@ -43,27 +34,20 @@ int main(int argc, char **argv)
     H5E_BEGIN_TRY { st = H5Pset_driver_by_name(fapl, "h5sf", NULL); }
     H5E_END_TRY
     if (st < 0)
-        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, NULL);
+        t_errors(&t);
     H5Pclose(fapl);
     if (!refuse) {
-        if (st < 0)
-            fprintf(stderr, "FAIL: the plugin did not load:\n%s", found);
-        else
-            rc = 0;
-        goto done;
+        CHECK(st >= 0, "the plugin did not load:\n%s", found);
+        return t_finish();
     }
     const char *fake = getenv("H5SF_FAKE_HDF5_VERSION");
     char        want[64];
     snprintf(want, sizeof want, "not with HDF5 %s", fake ? fake : "?");
-    if (st >= 0)
-        fprintf(stderr, "FAIL: the plugin loaded into HDF5 %s\n", fake ? fake : "?");
-    else if (!strstr(found, "tested with HDF5 1.14.5 .. 2.2.x") || !strstr(found, want))
-        fprintf(stderr, "FAIL: no version error naming the range and '%s' in the stack:\n%s", want, found);
-    else {
-        printf("refused as expected:\n%s", found);
-        rc = 0;
+    CHECK(st < 0, "the plugin loaded into HDF5 %s", fake ? fake : "?");
+    if (st < 0) {
+        CHECK(strstr(found, "tested with HDF5 1.14.5 .. 2.2.x") && strstr(found, want),
+              "no version error naming the range and '%s' in the stack:\n%s", want, found);
+        printf("refused with:\n%s", found);
     }
-done:
-    MPI_Finalize();
-    return rc;
+    return t_finish();
 }

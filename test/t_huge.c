@@ -48,7 +48,7 @@
 #include <unistd.h>
 #include "h5sf.h"
 #include "../common/stripe.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #ifndef H5SF_MAX_PIECES /* a library from before the limit: what it should be */
 #define H5SF_MAX_PIECES ((uint64_t)1 << 20)
@@ -61,8 +61,6 @@
 #define STRIPE    ((int64_t)4 << 20)
 #define NSUB      3
 
-/* The byte written at dataset element e (never 0, so holes show). */
-static unsigned char pat(uint64_t e) { return (unsigned char)(1 + (e * 2654435761u >> 7) % 255); }
 
 static long long status_kib(const char *key)
 {
@@ -125,7 +123,7 @@ static void check_subfiles(const char *dir, const char *base, uint64_t off, uint
         memset(buf + got, 0, (size_t)(n - (uint64_t)got)); /* past a subfile's end reads as 0 */
         for (uint64_t i = 0; i < n; i++) {
             uint64_t e    = a + i - off;
-            unsigned want = e % 2 ? 0 : pat(e);
+            unsigned want = e % 2 ? 0 : t_pat(1, e);
             if (buf[i] != want && bad++ < 5)
                 CHECK(0, "file element %llu (subfile %d) holds %u, want %u", (unsigned long long)e, s + 1, buf[i],
                       want);
@@ -144,20 +142,20 @@ static void check_subfiles(const char *dir, const char *base, uint64_t off, uint
  * the strided write and read. */
 static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow, int *channel)
 {
-    const uint64_t mine = K / (uint64_t)size + ((uint64_t)rank < K % (uint64_t)size);
+    const uint64_t mine = K / (uint64_t)t_size + ((uint64_t)t_rank < K % (uint64_t)t_size);
     char           path[4096], base[96];
-    snprintf(base, sizeof base, "huge_%d_%s_%llu.h5", size, getenv("H5SF_CHANNEL") ? getenv("H5SF_CHANNEL") : "auto",
+    snprintf(base, sizeof base, "huge_%d_%s_%llu.h5", t_size, getenv("H5SF_CHANNEL") ? getenv("H5SF_CHANNEL") : "auto",
              (unsigned long long)K);
     snprintf(path, sizeof path, "%s/%s", dir, base);
 
     /* The buffers, touched before any measurement. */
     unsigned char *wbuf = malloc(mine ? mine : 1), *rbuf = malloc(mine ? mine : 1);
     if (!wbuf || !rbuf) {
-        fprintf(stderr, "rank %d: out of memory for %llu-byte buffers\n", rank, (unsigned long long)mine);
+        fprintf(stderr, "rank %d: out of memory for %llu-byte buffers\n", t_rank, (unsigned long long)mine);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (uint64_t j = 0; j < mine; j++)
-        wbuf[j] = pat(2 * ((uint64_t)rank + (uint64_t)size * j));
+        wbuf[j] = t_pat(1, 2 * ((uint64_t)t_rank + (uint64_t)t_size * j));
     memset(rbuf, 0, mine ? mine : 1);
 
     H5FD_h5sf_config_t cfg;
@@ -172,7 +170,7 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow,
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     H5Pset_selection_io(dxpl, H5D_SELECTION_IO_MODE_ON);
 
-    hsize_t dims = 2 * K, start = 2 * (hsize_t)rank, stride = 2 * (hsize_t)size, count = mine, one = 1;
+    hsize_t dims = 2 * K, start = 2 * (hsize_t)t_rank, stride = 2 * (hsize_t)t_size, count = mine, one = 1;
     hid_t   file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     hid_t   fsp = H5Screate_simple(1, &dims, NULL), msp = H5Screate_simple(1, &count, NULL);
     hid_t   dset = H5Dcreate2(file, "d", H5T_NATIVE_UCHAR, fsp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -218,7 +216,7 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow,
     CHECK(H5FD_h5sf_get_layout(file, &lay) >= 0 && lay.stripe_size == STRIPE && lay.stripe_count == NSUB,
           "layout is not %lld x %d", (long long)STRIPE, NSUB);
     *channel = lay.channel;
-    printf("rank %d: %llu pieces, %llu messages; write %.1f s +%lld MiB, read %.1f s +%lld MiB\n", rank,
+    printf("rank %d: %llu pieces, %llu messages; write %.1f s +%lld MiB, read %.1f s +%lld MiB\n", t_rank,
            (unsigned long long)mine, (unsigned long long)msgs, tw, *wgrow, tr, *rgrow);
     H5Dclose(dset);
     H5Fclose(file);
@@ -227,13 +225,13 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow,
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* Independent references: the subfiles, then a contiguous read. */
-    if (rank == 0 && off != HADDR_UNDEF)
+    if (t_rank == 0 && off != HADDR_UNDEF)
         check_subfiles(dir, base, off, K);
     unsigned char *all = malloc(2 * K);
     hid_t          f2 = H5Fopen(path, H5F_ACC_RDONLY, fapl), d2 = H5Dopen2(f2, "d", H5P_DEFAULT);
     CHECK(all && H5Dread(d2, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0, "contiguous read");
     for (uint64_t e = 0, n = 0; all && e < 2 * K; e++)
-        if (all[e] != (e % 2 ? 0 : pat(e)) && n++ < 5)
+        if (all[e] != (e % 2 ? 0 : t_pat(1, e)) && n++ < 5)
             CHECK(0, "contiguous read: element %llu is %u", (unsigned long long)e, all[e]);
     free(all);
     H5Dclose(d2);
@@ -248,7 +246,7 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow,
     MPI_Barrier(MPI_COMM_WORLD);
     char **files = NULL;
     size_t n     = 0;
-    if (rank == 0 && H5FD_h5sf_get_files(path, NULL, &files, &n) >= 0) {
+    if (t_rank == 0 && H5FD_h5sf_get_files(path, NULL, &files, &n) >= 0) {
         for (size_t i = 0; i < n; i++)
             unlink(files[i]);
         H5FD_h5sf_free_files(files, n);
@@ -259,10 +257,9 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_huge");
     if (argc < 3) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_huge DIR LOG2K [data]\n");
         MPI_Finalize();
         return 2;
@@ -279,7 +276,7 @@ int main(int argc, char **argv)
      * clients have in flight, up to half of H5SF_IOC_MEMORY (128 MiB) --
      * bounded by that setting, not by the pieces, but more clients' rounds
      * overlap in a longer transfer than in the baseline. */
-    const long long slack = SLACK_MIB + (ch == H5FD_H5SF_CHANNEL_IOC && rank == 0 && size > 1 ? 128 : 0);
+    const long long slack = SLACK_MIB + (ch == H5FD_H5SF_CHANNEL_IOC && t_rank == 0 && t_size > 1 ? 128 : 0);
     if (mem) {
         CHECK(w < BOUND_MIB && r < BOUND_MIB, "peak RSS grew by %lld MiB (write), %lld MiB (read): bound %d MiB", w, r,
               BOUND_MIB);
@@ -288,7 +285,7 @@ int main(int argc, char **argv)
                   "peak RSS growth follows the pieces: 2^%d: +%lld/+%lld MiB (write/read), 2^%d: +%lld/+%lld MiB",
                   BASE_LOG2, bw, br, lk, w, r);
     }
-    int ret = t_verdict("t_huge");
+    int ret = t_verdict();
     MPI_Finalize();
     return ret;
 }

@@ -1,7 +1,7 @@
 # t_huge: a regular hyperslab of 2^K one-byte pieces (stride 2), written and
 # read through h5sf's selection callback in bounded memory (t_huge.c).
 # Every channel: direct; IOC with the same-node shortcuts off; IOC with them
-# on (reads go local; strided writes still go to the IOC, local.c), at 1
+# on (reads go local; strided writes still go to the IOC, samenode.c), at 1
 # and 2 ranks.  The peak-RSS part is not for the sanitizer builds (shadow
 # memory); their variant runs 2^20 pieces in rounds of 1000
 # (H5SF_TEST_MAX_PIECES) and checks the data only.

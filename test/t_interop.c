@@ -38,6 +38,7 @@
 #include <H5FDioc.h>
 #endif
 #include "h5sf.h"
+#include "h5sf_test.h"
 
 #if !H5SF_HAVE_SUBFILING_VFD
 int main(void)
@@ -46,106 +47,64 @@ int main(void)
     return 77;
 }
 #else
-static int  g_rank, g_size;
-static long g_fail;
-
 #define MAX_REPORT 8
-
-static void fatal(const char *file, int line, const char *what)
-{
-    fprintf(stderr, "[rank %d] FATAL %s:%d: %s failed\n", g_rank, file, line, what);
-    H5Eprint2(H5E_DEFAULT, stderr);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define H5X(call)                                                                                                      \
-    do {                                                                                                               \
-        if ((call) < 0)                                                                                                \
-            fatal(__FILE__, __LINE__, #call);                                                                          \
-    } while (0)
-static hid_t h5id(hid_t id, const char *what, int line)
-{
-    if (id < 0)
-        fatal(__FILE__, line, what);
-    return id;
-}
-#define H5ID(call) h5id((call), #call, __LINE__)
-#define H5TRY(call, ctx)                                                                                               \
-    do {                                                                                                               \
-        if ((call) < 0) {                                                                                              \
-            g_fail++;                                                                                                  \
-            fprintf(stderr, "[rank %d] FAIL %s: %s returned an error (line %d)\n", g_rank, ctx, #call, __LINE__);      \
-        }                                                                                                              \
-    } while (0)
 
 static int all_ok(int ok, const char *what)
 {
     int sum = 0, mine = ok ? 1 : 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (sum == g_size)
+    if (sum == t_size)
         return 1;
     if (sum == 0)
         return 0;
-    fprintf(stderr, "[rank %d] FATAL %s: succeeded on %d of %d ranks (here: %s)\n", g_rank, what, sum, g_size,
-            ok ? "ok" : "failed");
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    return 0;
+    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
 }
 
 /* ---- data: three datasets and an attribute ----------------------------- */
 
-#define I_N    100003 /* "ints": int slab per rank                    */
-#define D_BLK  512    /* "strided": 4 KiB blocks of double             */
-#define D_NB   40     /*            blocks per rank, interleaved       */
-#define G_ROWS 50     /* "grid": 2-D int, rows per rank                */
-#define G_COLS 700
+#define I_N         100003 /* "ints": int slab per rank                    */
+#define D_BLK       512    /* "strided": 4 KiB blocks of double             */
+#define D_NB        40     /*            blocks per rank, interleaved       */
+#define G_ROWS      50     /* "grid": 2-D int, rows per rank                */
+#define G_COLS      700
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-static int    ival(int ds, uint64_t g) { return (int)((mix64(g * 7 + (uint64_t)ds) & 0x3fffffff) + 1); }
-static double dval(uint64_t g) { return (double)g * 0.75 + 3.0; }
+/* The datasets' values: the harness pattern, one seed each. */
+#define ival(ds, g) t_pat_int((uint64_t)(ds), g)
+#define dval(g)     ((double)t_pat_int(2, g) * 0.75)
 
 static hid_t make_dxpl(int collective)
 {
-    hid_t dxpl = H5ID(H5Pcreate(H5P_DATASET_XFER));
-    H5X(H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
+    hid_t dxpl = H5VRFY(H5Pcreate(H5P_DATASET_XFER));
+    H5VRFY(H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
     return dxpl;
 }
 
 static void write_data(hid_t file, int collective, const char *ctx)
 {
-    const hsize_t R = (hsize_t)g_rank, NP = (hsize_t)g_size;
+    const hsize_t R = (hsize_t)t_rank, NP = (hsize_t)t_size;
     hid_t         dxpl = make_dxpl(collective);
     char          what[1024];
 
     /* ints: contiguous slab per rank */
     {
         hsize_t dims = NP * I_N, start = R * I_N, count = I_N;
-        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL));
-        hid_t   ms = H5ID(H5Screate_simple(1, &count, NULL));
-        hid_t   d  = H5ID(H5Dcreate2(file, "ints", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        hid_t   fs = H5VRFY(H5Screate_simple(1, &dims, NULL));
+        hid_t   ms = H5VRFY(H5Screate_simple(1, &count, NULL));
+        hid_t   d  = H5VRFY(H5Dcreate2(file, "ints", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         int    *b  = malloc(sizeof *b * I_N);
-        if (!b)
-            fatal(__FILE__, __LINE__, "malloc");
+        VRFY(b, "out of memory");
         for (hsize_t i = 0; i < I_N; i++)
             b[i] = ival(1, start + i);
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
         snprintf(what, sizeof what, "%s write ints", ctx);
-        H5TRY(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, b), what);
+        CHECK((H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, b)) >= 0,
+              "%s: H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, b) failed", what);
 
         hsize_t one   = 3;
         int     av[3] = {ival(9, 0), ival(9, 1), ival(9, 2)};
-        hid_t   as    = H5ID(H5Screate_simple(1, &one, NULL));
-        hid_t   a     = H5ID(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
-        H5TRY(H5Awrite(a, H5T_NATIVE_INT, av), "write attr");
+        hid_t   as    = H5VRFY(H5Screate_simple(1, &one, NULL));
+        hid_t   a     = H5VRFY(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
+        CHECK((H5Awrite(a, H5T_NATIVE_INT, av)) >= 0, "%s: H5Awrite(a, H5T_NATIVE_INT, av) failed", "write attr");
         H5Aclose(a);
         H5Sclose(as);
         free(b);
@@ -157,17 +116,17 @@ static void write_data(hid_t file, int collective, const char *ctx)
     {
         hsize_t dims = NP * D_BLK * D_NB, start = R * D_BLK, stride = NP * D_BLK, count = D_NB, block = D_BLK;
         hsize_t n  = D_BLK * D_NB;
-        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL));
-        hid_t   ms = H5ID(H5Screate_simple(1, &n, NULL));
-        hid_t   d  = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        hid_t   fs = H5VRFY(H5Screate_simple(1, &dims, NULL));
+        hid_t   ms = H5VRFY(H5Screate_simple(1, &n, NULL));
+        hid_t   d  = H5VRFY(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         double *b  = malloc(sizeof *b * n);
-        if (!b)
-            fatal(__FILE__, __LINE__, "malloc");
+        VRFY(b, "out of memory");
         for (hsize_t k = 0; k < n; k++)
             b[k] = dval((k / D_BLK) * stride + start + k % D_BLK);
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
         snprintf(what, sizeof what, "%s write strided", ctx);
-        H5TRY(H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, dxpl, b), what);
+        CHECK((H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, dxpl, b)) >= 0,
+              "%s: H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, dxpl, b) failed", what);
         free(b);
         H5Dclose(d);
         H5Sclose(ms);
@@ -176,17 +135,17 @@ static void write_data(hid_t file, int collective, const char *ctx)
     /* grid: 2-D, rows per rank */
     {
         hsize_t dims[2] = {NP * G_ROWS, G_COLS}, start[2] = {R * G_ROWS, 0}, count[2] = {G_ROWS, G_COLS};
-        hid_t   fs = H5ID(H5Screate_simple(2, dims, NULL));
-        hid_t   ms = H5ID(H5Screate_simple(2, count, NULL));
-        hid_t   d  = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        hid_t   fs = H5VRFY(H5Screate_simple(2, dims, NULL));
+        hid_t   ms = H5VRFY(H5Screate_simple(2, count, NULL));
+        hid_t   d  = H5VRFY(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         int    *b  = malloc(sizeof *b * G_ROWS * G_COLS);
-        if (!b)
-            fatal(__FILE__, __LINE__, "malloc");
+        VRFY(b, "out of memory");
         for (hsize_t k = 0; k < G_ROWS * G_COLS; k++)
             b[k] = ival(3, start[0] * G_COLS + k);
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
         snprintf(what, sizeof what, "%s write grid", ctx);
-        H5TRY(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, b), what);
+        CHECK((H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, b)) >= 0,
+              "%s: H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, b) failed", what);
         free(b);
         H5Dclose(d);
         H5Sclose(ms);
@@ -198,37 +157,35 @@ static void write_data(hid_t file, int collective, const char *ctx)
 static void mismatch(const char *ctx, const char *ds, uint64_t g, double got, double want, long *nbad)
 {
     if (++*nbad <= MAX_REPORT)
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n", g_rank,
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n", t_rank,
                 ctx, ds, g, got, want);
 }
 static void mismatch_done(const char *ctx, const char *ds, long nbad)
 {
     if (nbad > MAX_REPORT)
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", g_rank, ctx, ds, nbad);
-    if (nbad)
-        g_fail++;
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", t_rank, ctx, ds, nbad);
+    CHECK(nbad == 0, "%s: dataset %s: %ld mismatching elements", ctx, ds, nbad);
 }
 
 /* Every rank reads every dataset whole. */
 static void read_check(hid_t file, const char *ctx)
 {
-    const uint64_t NP = (uint64_t)g_size;
+    const uint64_t NP = (uint64_t)t_size;
     char           what[1024];
     long           nbad;
     hid_t          d;
 
     snprintf(what, sizeof what, "%s read", ctx);
     if ((d = H5Dopen2(file, "ints", H5P_DEFAULT)) < 0) {
-        g_fail++;
-        fprintf(stderr, "[rank %d] FAIL %s: cannot open ints\n", g_rank, ctx);
+        CHECK(0, "%s: cannot open ints", ctx);
     }
     else {
         uint64_t n = NP * I_N;
         int     *b = malloc(sizeof *b * n);
-        if (!b)
-            fatal(__FILE__, __LINE__, "malloc");
+        VRFY(b, "out of memory");
         memset(b, 0, sizeof *b * n);
-        H5TRY(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b), what);
+        CHECK((H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b)) >= 0,
+              "%s: H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) failed", what);
         nbad = 0;
         for (uint64_t g = 0; g < n; g++)
             if (b[g] != ival(1, g))
@@ -237,16 +194,12 @@ static void read_check(hid_t file, const char *ctx)
         int   av[3] = {0, 0, 0};
         hid_t a     = H5Aopen(d, "attr", H5P_DEFAULT);
         if (a < 0 || H5Aread(a, H5T_NATIVE_INT, av) < 0) {
-            g_fail++;
-            fprintf(stderr, "[rank %d] FAIL %s: cannot read ints/attr\n", g_rank, ctx);
+            CHECK(0, "%s: cannot read ints/attr", ctx);
         }
         else
             for (int i = 0; i < 3; i++)
-                if (av[i] != ival(9, (uint64_t)i)) {
-                    g_fail++;
-                    fprintf(stderr, "[rank %d] MISMATCH %s: attribute ints/attr element %d: got %d expected %d\n",
-                            g_rank, ctx, i, av[i], ival(9, (uint64_t)i));
-                }
+                CHECK(av[i] == ival(9, (uint64_t)i), "%s: attribute ints/attr element %d: got %d expected %d", ctx, i,
+                      av[i], ival(9, (uint64_t)i));
         if (a >= 0)
             H5Aclose(a);
         free(b);
@@ -254,16 +207,15 @@ static void read_check(hid_t file, const char *ctx)
     }
 
     if ((d = H5Dopen2(file, "strided", H5P_DEFAULT)) < 0) {
-        g_fail++;
-        fprintf(stderr, "[rank %d] FAIL %s: cannot open strided\n", g_rank, ctx);
+        CHECK(0, "%s: cannot open strided", ctx);
     }
     else {
         uint64_t n = NP * D_BLK * D_NB;
         double  *b = malloc(sizeof *b * n);
-        if (!b)
-            fatal(__FILE__, __LINE__, "malloc");
+        VRFY(b, "out of memory");
         memset(b, 0, sizeof *b * n);
-        H5TRY(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, b), what);
+        CHECK((H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, b)) >= 0,
+              "%s: H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) failed", what);
         nbad = 0;
         for (uint64_t g = 0; g < n; g++)
             if (b[g] != dval(g))
@@ -274,16 +226,15 @@ static void read_check(hid_t file, const char *ctx)
     }
 
     if ((d = H5Dopen2(file, "grid", H5P_DEFAULT)) < 0) {
-        g_fail++;
-        fprintf(stderr, "[rank %d] FAIL %s: cannot open grid\n", g_rank, ctx);
+        CHECK(0, "%s: cannot open grid", ctx);
     }
     else {
         uint64_t n = NP * G_ROWS * G_COLS;
         int     *b = malloc(sizeof *b * n);
-        if (!b)
-            fatal(__FILE__, __LINE__, "malloc");
+        VRFY(b, "out of memory");
         memset(b, 0, sizeof *b * n);
-        H5TRY(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b), what);
+        CHECK((H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b)) >= 0,
+              "%s: H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) failed", what);
         nbad = 0;
         for (uint64_t g = 0; g < n; g++)
             if (b[g] != ival(3, g))
@@ -301,22 +252,22 @@ static const char *drv_name[] = {"h5sf(ioc)", "h5sf(direct)", "builtin-subfiling
 
 static hid_t fapl_for(int drv, int64_t stripe_size, int stripe_count)
 {
-    hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
-    H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    hid_t fapl = H5VRFY(H5Pcreate(H5P_FILE_ACCESS));
+    H5VRFY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     if (drv == W_BUILTIN) {
         H5FD_subfiling_config_t cfg;
         H5FD_ioc_config_t       ioc;
-        H5X(H5Pget_fapl_subfiling(fapl, &cfg)); /* defaults, with an IOC fapl */
-        H5X(H5Pget_fapl_ioc(cfg.ioc_fapl_id, &ioc));
+        H5VRFY(H5Pget_fapl_subfiling(fapl, &cfg)); /* defaults, with an IOC fapl */
+        H5VRFY(H5Pget_fapl_ioc(cfg.ioc_fapl_id, &ioc));
         ioc.thread_pool_size = 2;
-        H5X(H5Pset_fapl_ioc(cfg.ioc_fapl_id, &ioc));
+        H5VRFY(H5Pset_fapl_ioc(cfg.ioc_fapl_id, &ioc));
         cfg.require_ioc = true;
         if (stripe_size > 0) /* 0: the built-in's defaults, as H5Pget_fapl_subfiling gave them */
             cfg.shared_cfg.stripe_size = stripe_size;
         if (stripe_count > 0)
             cfg.shared_cfg.stripe_count = stripe_count;
         cfg.shared_cfg.ioc_selection = SELECT_IOC_ONE_PER_NODE;
-        H5X(H5Pset_fapl_subfiling(fapl, &cfg));
+        H5VRFY(H5Pset_fapl_subfiling(fapl, &cfg));
         H5Pclose(cfg.ioc_fapl_id);
     }
     else {
@@ -326,7 +277,7 @@ static hid_t fapl_for(int drv, int64_t stripe_size, int stripe_count)
                      drv == W_H5SF_IOC ? "ioc" : "direct");
         else /* h5sf's defaults */
             snprintf(s, sizeof s, "channel=%s", drv == W_H5SF_IOC ? "ioc" : "direct");
-        H5X(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, s));
+        H5VRFY(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, s));
     }
     return fapl;
 }
@@ -338,7 +289,7 @@ static int default_count(int drv)
 {
     MPI_Comm node;
     int      here, fewest, lead, nnodes;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, t_rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &here);
     MPI_Comm_rank(node, &lead);
     MPI_Comm_free(&node);
@@ -400,7 +351,7 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
             size_t n = strlen(line);
             char  *t = realloc(lines, llen + n + 1);
             if (!t)
-                fatal(__FILE__, __LINE__, "realloc");
+                VRFY(0, "realloc failed");
             lines = t;
             memcpy(lines + llen, line, n + 1);
             llen += n;
@@ -487,10 +438,9 @@ int main(int argc, char **argv)
 {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    t_start("t_interop");
     if (provided < MPI_THREAD_MULTIPLE) {
-        if (g_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "t_interop: the built-in subfiling driver needs MPI_THREAD_MULTIPLE (got %d)\n", provided);
         MPI_Finalize();
         return 1;
@@ -524,7 +474,7 @@ int main(int argc, char **argv)
 
     char dir[4096] = "";
     int  made_dir  = 0;
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         if (given && *given) {
             snprintf(dir, sizeof dir, "%s", given);
             if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
@@ -545,8 +495,8 @@ int main(int argc, char **argv)
     MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (!dir[0])
         MPI_Abort(MPI_COMM_WORLD, 1);
-    if (g_rank == 0)
-        printf("t_interop: %d ranks, directory %s%s\n", g_size, dir, builtin_only ? " (built-in only)" : "");
+    if (t_rank == 0)
+        printf("t_interop: %d ranks, directory %s%s\n", t_size, dir, builtin_only ? " (built-in only)" : "");
 
     static const struct {
         int64_t size;
@@ -568,8 +518,8 @@ int main(int argc, char **argv)
             if (builtin_only && (w != W_BUILTIN || r != W_BUILTIN))
                 continue;
             char base[256], path[8192], ctx[512];
-            long fail0 = g_fail;
-            snprintf(base, sizeof base, "io_np%d_s%" PRId64 "_c%d_%s_to_%s.h5", g_size, layouts[li].size,
+            long fail0 = t_fails;
+            snprintf(base, sizeof base, "io_np%d_s%" PRId64 "_c%d_%s_to_%s.h5", t_size, layouts[li].size,
                      layouts[li].count,
                      w == W_BUILTIN    ? "builtin"
                      : w == W_H5SF_IOC ? "h5sfioc"
@@ -587,21 +537,20 @@ int main(int argc, char **argv)
             if (all_ok(f >= 0, "H5Fcreate")) {
                 write_data(f, cases[ci].coll_write, ctx);
                 if (H5Fclose(f) < 0) {
-                    g_fail++;
-                    fprintf(stderr, "[rank %d] FAIL %s: H5Fclose failed\n", g_rank, ctx);
+                    CHECK(0, "%s: H5Fclose failed", ctx);
                 }
             }
             else {
-                g_fail++;
-                fprintf(stderr, "[rank %d] FAIL %s: H5Fcreate failed\n", g_rank, ctx);
+                CHECK(0, "%s: H5Fcreate failed", ctx);
             }
             H5Pclose(fapl);
             MPI_Barrier(MPI_COMM_WORLD);
             const int want_count = layouts[li].count ? layouts[li].count : w == W_BUILTIN ? dflt_builtin : dflt_h5sf;
-            if (g_rank == 0)
-                g_fail += check_disk(dir, base, layouts[li].size ? layouts[li].size : 32 << 20, want_count, ctx);
+            if (t_rank == 0)
+                CHECK(check_disk(dir, base, layouts[li].size ? layouts[li].size : 32 << 20, want_count, ctx) == 0,
+                      "%s: the files on disk", ctx);
 
-            long wfail = g_fail - fail0, wall = 0;
+            long wfail = t_fails - fail0, wall = 0;
             MPI_Allreduce(&wfail, &wall, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
             if (!wall) {
                 snprintf(ctx, sizeof ctx, "%s: read with %s", base, drv_name[r]);
@@ -610,23 +559,21 @@ int main(int argc, char **argv)
                 if (all_ok(f >= 0, "H5Fopen")) {
                     read_check(f, ctx);
                     if (H5Fclose(f) < 0) {
-                        g_fail++;
-                        fprintf(stderr, "[rank %d] FAIL %s: H5Fclose failed\n", g_rank, ctx);
+                        CHECK(0, "%s: H5Fclose failed", ctx);
                     }
                 }
                 else {
-                    g_fail++;
-                    fprintf(stderr, "[rank %d] FAIL %s: H5Fopen failed\n", g_rank, ctx);
+                    CHECK(0, "%s: H5Fopen failed", ctx);
                 }
                 H5Pclose(fapl);
             }
             MPI_Barrier(MPI_COMM_WORLD);
 
-            long mine = g_fail - fail0, all = 0;
+            long mine = t_fails - fail0, all = 0;
             MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
             if (all)
                 nbad++;
-            if (g_rank == 0) {
+            if (t_rank == 0) {
                 printf("%-4s %s -> %s  (%s)%s\n", all ? "FAIL" : "ok", drv_name[w], drv_name[r], base,
                        wall ? " [write failed, read skipped]" : "");
                 fflush(stdout);
@@ -636,9 +583,9 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
         }
 
-    long total = 0;
-    MPI_Allreduce(&g_fail, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0) {
+    long total = 0, fails = t_fails;
+    MPI_Allreduce(&fails, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (t_rank == 0) {
         printf("t_interop: %d of %d cases passed\n", ncase - nbad, ncase);
         if (!total && made_dir)
             rmdir(dir);
@@ -646,7 +593,6 @@ int main(int argc, char **argv)
             printf("t_interop: files kept in %s\n", dir);
     }
     H5close();
-    MPI_Finalize();
-    return total ? 1 : 0;
+    return t_finish();
 }
 #endif /* H5SF_HAVE_SUBFILING_VFD */

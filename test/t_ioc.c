@@ -18,35 +18,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "h5sf.h"
-
-static int rank, nranks, failures;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "t_ioc rank %d: %s:%d: ", rank, __FILE__, __LINE__);                                       \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
-
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+#include "h5sf_test.h"
 
 static hid_t fapl_for(const char *cfg)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (H5Pset_driver_by_name(fapl, "h5sf", cfg) < 0) {
-        fprintf(stderr, "cannot select h5sf with \"%s\"\n", cfg);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    VRFY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) >= 0 && H5Pset_driver_by_name(fapl, "h5sf", cfg) >= 0,
+         "cannot select h5sf with \"%s\"", cfg);
     return fapl;
 }
 
@@ -75,24 +53,24 @@ static void test_order(const char *dir, const char *cfg)
     hid_t d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(f >= 0 && d >= 0, "create %s failed", path);
 
-    rng_state = 0x9E3779B97F4A7C15ull; /* same sequence on every rank */
+    t_rnd_seed(0x9E3779B97F4A7C15ull); /* same sequence on every rank */
     for (int p = 0; p < PHASES; p++) {
         /* Cut [0, SIZE) into nranks random regions; region r belongs to rank
          * (r + p) % nranks, so regions move between ranks across phases. */
         size_t cut[65];
         cut[0]      = 0;
-        cut[nranks] = SIZE;
-        for (int r = 1; r < nranks; r++)
-            cut[r] = cut[r - 1] + (rnd() % (SIZE / (size_t)nranks)) + 1;
-        for (int r = 0; r < nranks; r++) {
-            int    owner = (r + p) % nranks;
+        cut[t_size] = SIZE;
+        for (int r = 1; r < t_size; r++)
+            cut[r] = cut[r - 1] + (t_rnd() % (SIZE / (size_t)t_size)) + 1;
+        for (int r = 0; r < t_size; r++) {
+            int    owner = (r + p) % t_size;
             size_t lo = cut[r], hi = cut[r + 1];
             for (int k = 0; k < PER_RANK && hi > lo; k++) {
                 /* Overlapping writes by the same rank, in order. */
-                size_t        off = lo + rnd() % (hi - lo), len = 1 + rnd() % (hi - off);
+                size_t        off = lo + t_rnd() % (hi - lo), len = 1 + t_rnd() % (hi - off);
                 unsigned char v = (unsigned char)(1 + (p * 31 + r * 7 + k) % 251);
                 memset(model + off, v, len);
-                if (owner == rank) {
+                if (owner == t_rank) {
                     memset(src, v, len);
                     write_range(d, off, len, src);
                 }
@@ -131,7 +109,7 @@ static void test_counts(const char *dir, const char *cfg)
     snprintf(full, sizeof full, "%s,stripe_size=4096,stripe_count=8", cfg);
     hid_t              fapl = fapl_for(full);
     hid_t              f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hsize_t            n    = (hsize_t)64 * 1024 * nranks;
+    hsize_t            n    = (hsize_t)64 * 1024 * t_size;
     hid_t              sp   = H5Screate_simple(1, &n, NULL);
     hid_t              d    = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     unsigned char     *buf  = malloc(64 * 1024);
@@ -144,9 +122,9 @@ static void test_counts(const char *dir, const char *cfg)
 
     /* A 64 KiB slab per rank: 16 stripes, all 8 subfiles. */
     for (int i = 0; i < 64 * 1024; i++)
-        buf[i] = (unsigned char)(i * 7 + rank);
+        buf[i] = (unsigned char)(i * 7 + t_rank);
     H5FD_h5sf_get_stats(f, &s0);
-    write_range(d, (size_t)rank * 64 * 1024, 64 * 1024, buf);
+    write_range(d, (size_t)t_rank * 64 * 1024, 64 * 1024, buf);
     H5FD_h5sf_get_stats(f, &s1);
     uint64_t msgs = s1.messages - s0.messages;
     CHECK(msgs == 8, "a 64 KiB write over 8 subfiles sent %llu requests, want 8", (unsigned long long)msgs);
@@ -155,7 +133,7 @@ static void test_counts(const char *dir, const char *cfg)
               (unsigned long long)s1.cobegin_max_inflight);
 
     /* Strided: K = 2048 single bytes, every 32nd byte of this rank's slab. */
-    hsize_t start = (hsize_t)rank * 64 * 1024, stride = 32, count = 2048, one = 1;
+    hsize_t start = (hsize_t)t_rank * 64 * 1024, stride = 32, count = 2048, one = 1;
     hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(1, &count, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &one);
     CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, buf) >= 0, "strided write failed");
@@ -171,7 +149,7 @@ static void test_counts(const char *dir, const char *cfg)
     /* Read back what this rank wrote: the slab, with every 32nd byte from
      * the strided write (buf[0..2047]). */
     unsigned char *got = malloc(64 * 1024);
-    hsize_t        off = (hsize_t)rank * 64 * 1024, len = 64 * 1024;
+    hsize_t        off = (hsize_t)t_rank * 64 * 1024, len = 64 * 1024;
     fs = H5Dget_space(d);
     ms = H5Screate_simple(1, &len, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &len, NULL);
@@ -197,22 +175,18 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (argc < 3 || nranks > 64) {
-        if (rank == 0)
+    t_start("t_ioc");
+    if (argc < 3 || t_size > 64) {
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_ioc DIR CONFIG (at most 64 ranks)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    if (rank == 0)
+    if (t_rank == 0)
         mkdir(argv[1], 0755); /* may exist */
     MPI_Barrier(MPI_COMM_WORLD);
     test_order(argv[1], argv[2]);
     test_counts(argv[1], argv[2]);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_ioc %s: %s (%d failures)\n", argv[2], all ? "FAIL" : "ok", all);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    if (t_rank == 0)
+        printf("t_ioc: %s\n", argv[2]);
+    return t_finish();
 }

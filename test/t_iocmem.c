@@ -41,7 +41,10 @@
 #include <dirent.h>
 #include <sched.h>
 #include <sys/resource.h>
-#include "t_reliability.h"
+#include <mpi.h>
+#include <hdf5.h>
+#include "h5sf.h"
+#include "h5sf_test.h"
 #include "h5sf.h"
 
 #define BLOCK 4096
@@ -49,27 +52,27 @@
 
 static hid_t make_file(const char *path, const char *cfg, hsize_t n, hid_t *d)
 {
-    hid_t fapl = rl_fapl(cfg);
+    hid_t fapl = t_fapl(cfg);
     hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (f < 0) {
-        rl_errtext_t t;
-        rl_errors(&t);
-        fprintf(stderr, "[t_iocmem rank %d] cannot create %s:\n%s", rl_rank, path, t.buf);
+        t_errtext_t t;
+        t_errors(&t);
+        fprintf(stderr, "[t_iocmem rank %d] cannot create %s:\n%s", t_rank, path, t.buf);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    *d = rl_dset_create(f, "d", n);
+    *d = t_dset_create(f, "d", n);
     return f;
 }
 
 /* Blocks per row of the interleaved pattern: one per rank, and two with one
  * rank, so that a lone rank's selection still has gaps (is sparse). */
-static int row(void) { return rl_size > 1 ? rl_size : 2; }
+static int row(void) { return t_size > 1 ? t_size : 2; }
 
 /* This rank's blocks: r, r+R, r+2R, ... (R = row()) as one regular hyperslab. */
 static herr_t strided_io(hid_t d, int write, unsigned char *buf)
 {
-    hsize_t start = (hsize_t)rl_rank * BLOCK, stride = (hsize_t)row() * BLOCK, count = K, blk = BLOCK;
+    hsize_t start = (hsize_t)t_rank * BLOCK, stride = (hsize_t)row() * BLOCK, count = K, blk = BLOCK;
     hsize_t n  = (hsize_t)K * BLOCK;
     hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(1, &n, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &blk);
@@ -96,45 +99,45 @@ static void test_merge(const char *dir)
     uint64_t       pieces = (uint64_t)K * (uint64_t)row();
 
     snprintf(path, sizeof path, "%s/merge.h5", dir);
-    rl_step(120, "merge: create");
+    t_step(120, "merge: create");
     hid_t f = make_file(path, "channel=ioc,ioc=total:1,threads=1,stripe_size=64MiB,stripe_count=1",
                         (hsize_t)n * (hsize_t)row(), &d);
     for (size_t b = 0; b < K; b++) /* block b of this rank sits at (b*R + r) * BLOCK */
-        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK, BLOCK, 7);
+        t_fill(buf + b * BLOCK, BLOCK, 7, ((uint64_t)b * (uint64_t)row() + (uint64_t)t_rank) * BLOCK);
     H5Fflush(f, H5F_SCOPE_GLOBAL);
     MPI_Barrier(MPI_COMM_WORLD);
     ioc_stats(f, &s0);
 
-    rl_step(120, "merge: strided write");
+    t_step(120, "merge: strided write");
     CHECK(strided_io(d, 1, buf) >= 0, "strided H5Dwrite failed");
     MPI_Barrier(MPI_COMM_WORLD);
     ioc_stats(f, &s1);
-    rl_step(120, "merge: strided read");
+    t_step(120, "merge: strided read");
     memset(got, 0, n);
     CHECK(strided_io(d, 0, got) >= 0, "strided H5Dread failed");
     MPI_Barrier(MPI_COMM_WORLD);
     ioc_stats(f, &s2);
     for (size_t b = 0; b < K; b++) {
-        uint64_t off = ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK;
-        size_t   bad = rl_mismatch(got + b * BLOCK, off, BLOCK, 7);
+        uint64_t off = ((uint64_t)b * (uint64_t)row() + (uint64_t)t_rank) * BLOCK;
+        size_t   bad = t_mismatch(got + b * BLOCK, BLOCK, 7, off);
         CHECK(bad == BLOCK, "block %zu (file offset %llu): byte %zu differs from the pattern", b,
               (unsigned long long)off, bad);
         if (bad != BLOCK)
             break;
     }
-    if (rl_rank == 0) { /* the IOC */
+    if (t_rank == 0) { /* the IOC */
         uint64_t wcalls = s1.ioc_syscalls - s0.ioc_syscalls, rcalls = s2.ioc_syscalls - s1.ioc_syscalls;
         uint64_t wmerged = s1.ioc_merged - s0.ioc_merged, rmerged = s2.ioc_merged - s1.ioc_merged;
         uint64_t waits = s2.ioc_merge_waits - s0.ioc_merge_waits;
         printf("t_iocmem merge: %d ranks x %d blocks: write %llu calls (%llu requests merged), read %llu calls "
                "(%llu merged), %llu merge waits\n",
-               rl_size, K, (unsigned long long)wcalls, (unsigned long long)wmerged, (unsigned long long)rcalls,
+               t_size, K, (unsigned long long)wcalls, (unsigned long long)wmerged, (unsigned long long)rcalls,
                (unsigned long long)rmerged, (unsigned long long)waits);
         /* Alone on the communicator nobody can fill the gaps: no waiting,
          * even with H5SF_IOC_MERGE_WAIT set (2 s here). */
-        if (rl_size == 1)
+        if (t_size == 1)
             CHECK(waits == 0, "%llu merge waits with one rank", (unsigned long long)waits);
-        if (rl_size > 1) {
+        if (t_size > 1) {
             CHECK(wmerged >= 1 && rmerged >= 1, "no requests merged (write %llu, read %llu)",
                   (unsigned long long)wmerged, (unsigned long long)rmerged);
             /* Unmerged, every block of every rank but the first's run is a
@@ -148,16 +151,6 @@ static void test_merge(const char *dir)
     CHECK(H5Fclose(f) >= 0, "close failed");
     free(buf);
     free(got);
-}
-
-/* The pattern of pass `pass` at file offset off: every pass writes
- * different bytes, so a read can tell the last pass from an earlier one. */
-static void fill64(unsigned char *p, uint64_t pass, uint64_t off, size_t n)
-{
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t v = (off + i + (pass << 44)) * 0x9E3779B97F4A7C15ull + 1;
-        memcpy(p + i, &v, 8);
-    }
 }
 
 /* Resident bytes of h5sf's node shared-memory area in this process (its
@@ -188,37 +181,37 @@ static void test_rss(const char *dir, int mib)
     hid_t          d;
     const char    *cfg   = "channel=ioc,ioc=total:1,stripe_size=64MiB,stripe_count=1";
     const size_t   piece = (size_t)32 << 20, window = 2 * piece;
-    uint64_t       per = (uint64_t)mib << 20, base = window * (uint64_t)rl_rank;
+    uint64_t       per = (uint64_t)mib << 20, base = window * (uint64_t)t_rank;
     uint64_t       last = per / window - 1; /* the pass whose bytes stay */
     unsigned char *buf = malloc(piece), *want = malloc(piece);
     const char    *capv = getenv("H5SF_IOC_MEMORY");
     int64_t        cap  = capv ? atoll(capv) : 0;
-    rl_errtext_t   t;
+    t_errtext_t    t;
     int            ok = 1;
 
     CHECK(cap > 0, "set H5SF_IOC_MEMORY (bytes) for this test");
     CHECK(per >= window && per % window == 0, "MIB must be a multiple of %zu", window >> 20);
     snprintf(path, sizeof path, "%s/rss.h5", dir);
-    rl_step(120, "rss: create");
+    t_step(120, "rss: create");
     /* Each rank owns a 64 MiB window and writes it over and over: the IOC
      * sees MIB MiB per rank, the disk holds 64 MiB per rank (CI machines
      * may have little disk; the memory bound does not depend on where the
      * bytes land). */
-    hid_t f = make_file(path, cfg, window * (hsize_t)rl_size, &d);
-    rl_step(600, "rss: write %d MiB per rank", mib);
+    hid_t f = make_file(path, cfg, window * (hsize_t)t_size, &d);
+    t_step(600, "rss: write %d MiB per rank", mib);
     for (uint64_t w = 0; ok && w < per; w += piece) {
         uint64_t off = base + w % window;
-        fill64(buf, w / window, off, piece);
-        ok = rl_io(d, 1, off, piece, buf, H5P_DEFAULT, &t) >= 0;
+        t_fill(buf, piece, w / window, off); /* each pass its own bytes: a read tells the last from the others */
+        ok = t_dset_io(d, 1, off, piece, buf, H5P_DEFAULT, &t) >= 0;
         CHECK(ok, "write of pass %llu at %llu failed:\n%s", (unsigned long long)(w / window), (unsigned long long)off,
               t.buf);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    rl_step(600, "rss: read back");
+    t_step(600, "rss: read back");
     for (uint64_t w = 0; ok && w < window; w += piece) {
-        ok = rl_io(d, 0, base + w, piece, buf, H5P_DEFAULT, &t) >= 0;
+        ok = t_dset_io(d, 0, base + w, piece, buf, H5P_DEFAULT, &t) >= 0;
         CHECK(ok, "read at %llu failed:\n%s", (unsigned long long)(base + w), t.buf);
-        fill64(want, last, base + w, piece);
+        t_fill(want, piece, last, base + w);
         if (ok && memcmp(buf, want, piece)) {
             CHECK(0, "data at %llu..%llu is not the last pass's", (unsigned long long)(base + w),
                   (unsigned long long)(base + w + piece));
@@ -236,18 +229,18 @@ static void test_rss(const char *dir, int mib)
     CHECK(H5Fclose(f) >= 0, "close failed");
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         /* The node's shared-memory area (H5SF_IOC_SHM per rank, ioc/shm.c)
          * is a budget of its own: the IOC rank maps all of it and the pages
          * it touched count in its RSS (they stay mapped while the context
          * is parked, so their Rss now is what it touched). */
         const char *shmv = getenv("H5SF_IOC_SHM");
-        long long   area = (shmv ? atoll(shmv) : 16ll << 20) * rl_size, shm = shm_rss();
+        long long   area = (shmv ? atoll(shmv) : 16ll << 20) * t_size, shm = shm_rss();
         long long   rss = (long long)ru.ru_maxrss * 1024, limit = (long long)cap + (128ll << 20);
         printf("t_iocmem rss: %d ranks x %d MiB through one IOC: peak RSS of the IOC rank %lld MiB, of which "
                "%lld MiB the node's shared memory (at most %lld MiB); the rest under cap %lld MiB + 128 MiB; %llu "
                "transfer slots of 8 MiB\n",
-               rl_size, mib, rss >> 20, shm >> 20, area >> 20, (long long)cap >> 20, (unsigned long long)st.ioc_slots);
+               t_size, mib, rss >> 20, shm >> 20, area >> 20, (long long)cap >> 20, (unsigned long long)st.ioc_slots);
         CHECK(shm >= 0 && shm <= area, "h5sf's shared memory %lld MiB is over the shared-memory area of %lld MiB",
               shm >> 20, area >> 20);
         CHECK(rss - shm <= limit,
@@ -259,7 +252,7 @@ static void test_rss(const char *dir, int mib)
     }
     /* Hundreds of MiB: never leave them to the next test, pass or fail
      * (removing the stub alone would leave the subfile). */
-    hid_t fapl = rl_fapl(cfg);
+    hid_t fapl = t_fapl(cfg);
     CHECK(H5Fdelete(path, fapl) >= 0, "H5Fdelete(%s) failed", path);
     H5Pclose(fapl);
     free(buf);
@@ -363,7 +356,7 @@ static void test_affinity(const char *dir)
     }
     H5FD_h5sf_layout_t lay;
     CHECK(H5FD_h5sf_get_layout(f, &lay) >= 0, "get_layout failed");
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         CHECK(progress == 1 && workers >= 1, "IOC rank 0: %d h5sf-progress and %d h5sf-worker threads found", progress,
               workers);
         printf("t_iocmem affinity: IOC threads of rank 0 allowed %d CPU(s), main thread 1 (%s; %d CPUs usable)\n",
@@ -410,13 +403,13 @@ static uint64_t park_round(const char *dir, int round, uint64_t slots[2])
     ioc_stats(f, &st);
     slots[0] = st.ioc_slots;
     for (size_t b = 0; b < K; b++)
-        rl_fill(buf + b * BLOCK, ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK, BLOCK, round);
+        t_fill(buf + b * BLOCK, BLOCK, round, ((uint64_t)b * (uint64_t)row() + (uint64_t)t_rank) * BLOCK);
     CHECK(strided_io(d, 1, buf) >= 0, "file %d: strided H5Dwrite failed", round);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(strided_io(d, 0, got) >= 0, "file %d: strided H5Dread failed", round);
     for (size_t b = 0; b < K; b++) {
-        uint64_t off = ((uint64_t)b * (uint64_t)row() + (uint64_t)rl_rank) * BLOCK;
-        size_t   bad = rl_mismatch(got + b * BLOCK, off, BLOCK, round);
+        uint64_t off = ((uint64_t)b * (uint64_t)row() + (uint64_t)t_rank) * BLOCK;
+        size_t   bad = t_mismatch(got + b * BLOCK, BLOCK, round, off);
         CHECK(bad == BLOCK, "file %d, block %zu: byte %zu differs from the pattern", round, b, bad);
         if (bad != BLOCK)
             break;
@@ -440,7 +433,7 @@ static void test_park(const char *dir)
     uint64_t r1     = park_round(dir, 1, sl1);
     double   closed = park_closed_at;
     int      n1     = ioc_threads(&p1);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         CHECK(n1 >= 2 && p1, "after the first file: %d IOC threads left on the IOC rank, a parked set expected", n1);
         long s0 = switches(p1);
         usleep(200000);
@@ -449,11 +442,11 @@ static void test_park(const char *dir)
         printf("t_iocmem park: %d threads parked, progress thread switched %ld times in 200 ms\n", n1, s1 - s0);
     }
     else
-        CHECK(n1 == 0, "rank %d is no IOC but has %d IOC threads", rl_rank, n1);
+        CHECK(n1 == 0, "rank %d is no IOC but has %d IOC threads", t_rank, n1);
 
     uint64_t r2 = park_round(dir, 2, sl2);
     int      n2 = ioc_threads(&p2);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         CHECK(p2 == p1 && n2 == n1, "second file: progress thread %d (%d threads), the parked %d (%d) expected",
               (int)p2, n2, (int)p1, n1);
         CHECK(r1 > 0 && r2 == r1, "IOC requests: %llu for the first file, %llu for the same work in the second",
@@ -480,7 +473,7 @@ static void test_park(const char *dir)
      * (3 s: under ASan on a loaded machine 1.5 s was seen too short.) */
     usleep(3000000);
     park_round(dir, 5, sl5);
-    if (rl_rank == 0) {
+    if (t_rank == 0) {
         printf("t_iocmem park: slots at open: %llu, %llu (the first file made %llu), %llu after 3 s\n",
                (unsigned long long)sl1[0], (unsigned long long)sl2[0], (unsigned long long)sl1[1],
                (unsigned long long)sl5[0]);
@@ -491,7 +484,7 @@ static void test_park(const char *dir)
     setenv("H5SF_IOC_MERGE_WAIT", "1000", 1);
     park_round(dir, 3, sl);
     ioc_threads(&p3);
-    if (rl_rank == 0)
+    if (t_rank == 0)
         CHECK(p3 && p3 != p1, "after H5SF_IOC_MERGE_WAIT changed the old progress thread %d still serves", (int)p1);
 
     /* H5close() ends the driver: nothing of ours may keep running. */
@@ -504,14 +497,14 @@ static void test_park(const char *dir)
 
 int main(int argc, char **argv)
 {
-    rl_init(&argc, &argv, "t_iocmem");
+    t_init(&argc, &argv, "t_iocmem");
     if (argc < 3) {
-        if (rl_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity|park [MIB]\n");
         MPI_Finalize();
         return 2;
     }
-    rl_mkdir(argv[1]);
+    t_mkdir_world(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     if (!strcmp(argv[2], "merge"))
         test_merge(argv[1]);
@@ -521,5 +514,5 @@ int main(int argc, char **argv)
         test_park(argv[1]);
     else
         test_rss(argv[1], argc > 3 ? atoi(argv[3]) : 512);
-    return rl_finish();
+    return t_finish();
 }

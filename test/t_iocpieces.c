@@ -32,7 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../ioc/ioc.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define NPIECES ((size_t)4 << 20)
 #define CAP     ((long long)16 << 20)
@@ -41,8 +41,6 @@
  * growth with the cap kept: see docs/reliability.md. */
 #define MARGIN ((long long)16 << 20)
 
-
-static unsigned char pattern(size_t i) { return (unsigned char)(1 + (i * 131 + (i >> 9)) % 251); }
 
 /* A field of /proc/self/status in bytes, -1 if missing. */
 static long long status_kib(const char *key)
@@ -95,7 +93,7 @@ static void check_subfile(const char *path)
     size_t         bad = 0;
     CHECK(n >= (ssize_t)(2 * NPIECES - 1), "%s: %zd bytes, expected %zu", path, n, 2 * NPIECES - 1);
     for (ssize_t i = 0; i < n; i++)
-        bad += got[i] != (i % 2 ? 0 : pattern((size_t)i / 2));
+        bad += got[i] != (i % 2 ? 0 : t_pat(1, (size_t)i / 2));
     CHECK(bad == 0, "%s: %zu bytes differ from the pattern", path, bad);
     if (fd >= 0)
         close(fd);
@@ -110,20 +108,17 @@ int main(int argc, char **argv)
     char            path[4096];
     long long       base = 0, peak = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "data")) || size != 2 || provided < MPI_THREAD_MULTIPLE) {
+    t_start("t_iocpieces");
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "data")) || t_size != 2 ||
+        provided < MPI_THREAD_MULTIPLE) {
         fprintf(stderr, "usage: mpiexec -n 2 t_iocpieces DIR [data] (MPI_THREAD_MULTIPLE)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bool rss = argc == 2;
     snprintf(path, sizeof path, "%s/iocpieces.sub", argv[1]);
-    if (h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 300, &ctx, &e) < 0) {
-        fprintf(stderr, "t_iocpieces rank %d: %s\n", rank, e.msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 300, &ctx, &e) == 0, "%s", e.msg);
     uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
-    if (rank == 0) {
+    if (t_rank == 0) {
         CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 &&
                   h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
               "%s", e.msg);
@@ -131,10 +126,10 @@ int main(int argc, char **argv)
         base = status_kib("VmRSS:");
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1) {
+    if (t_rank == 1) {
         unsigned char *mem = malloc(NPIECES), *back = malloc(NPIECES);
         for (size_t i = 0; i < NPIECES; i++)
-            mem[i] = pattern(i);
+            mem[i] = t_pat(1, i);
         vector(ctx, H5SF_IOC_OP_WRITE, file_id, mem);
         memset(back, 0, NPIECES);
         vector(ctx, H5SF_IOC_OP_READ, file_id, back);
@@ -143,7 +138,7 @@ int main(int argc, char **argv)
         free(back);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0 && rss) {
+    if (t_rank == 0 && rss) {
         peak = status_kib("VmHWM:");
         CHECK(base > 0 && peak > 0, "no VmRSS/VmHWM in /proc/self/status");
         printf("t_iocpieces: %zu one-byte pieces through an IOC capped at %lld MiB: its RSS grew by %.1f MiB "
@@ -152,13 +147,13 @@ int main(int argc, char **argv)
         CHECK(peak - base <= CAP + MARGIN, "the IOC rank's RSS grew by %lld MiB, over %lld MiB", (peak - base) >> 20,
               (CAP + MARGIN) >> 20);
     }
-    if (rank == 0) {
+    if (t_rank == 0) {
         check_subfile(path);
         CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
         unlink(path);
     }
     CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int all = t_verdict("t_iocpieces");
+    int all = t_verdict();
     MPI_Finalize();
     return all != 0;
 }

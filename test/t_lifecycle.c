@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 #include "h5sf.h"
+#include "h5sf_test.h"
 
 /* Threads other than main inside MPI_Improbe (the IOC progress threads),
  * and whether their calls last 20 ms.  The executable exports this
@@ -97,7 +98,7 @@ static int write_file(const char *path, hid_t fapl, int rank, int size, hid_t *f
     hsize_t dims = (hsize_t)N * size, start = (hsize_t)N * rank, count = N;
     int    *buf = malloc(N * sizeof *buf);
     for (int i = 0; i < N; i++)
-        buf[i] = (int)(start + i) * 3 + 1;
+        buf[i] = t_pat_int(1, start + i);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0)
         return -1;
@@ -129,8 +130,8 @@ static int check_file(const char *path, hid_t fapl)
     int *buf = malloc(n * sizeof *buf);
     int  bad = H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
     for (hsize_t i = 0; i < n && !bad; i++)
-        if (buf[i] != (int)i * 3 + 1) {
-            fprintf(stderr, "element %llu: got %d want %d\n", (unsigned long long)i, buf[i], (int)i * 3 + 1);
+        if (buf[i] != t_pat_int(1, i)) {
+            CHECK(0, "element %llu: got %d want %d", (unsigned long long)i, buf[i], t_pat_int(1, i));
             bad = 1;
         }
     free(buf);
@@ -142,7 +143,8 @@ static int check_file(const char *path, hid_t fapl)
 
 int main(int argc, char **argv)
 {
-    int rank = 0, size = 1, provided, rc = 0;
+    int provided;
+    t_start("t_lifecycle");
     if (argc < 3) {
         fprintf(stderr,
                 "usage: t_lifecycle funneled|serial|finalize-open|close-finalize|close-collective|check FILE\n");
@@ -155,88 +157,70 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "serial")) {
         int init = 1;
         fapl     = H5Pcreate(H5P_FILE_ACCESS);
-        if (H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=4096,stripe_count=3") < 0 ||
-            write_file(path, fapl, 0, 1, NULL) < 0 || check_file(path, fapl) < 0)
-            rc = 1;
+        CHECK(H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=4096,stripe_count=3") >= 0 &&
+                  write_file(path, fapl, 0, 1, NULL) >= 0 && check_file(path, fapl) >= 0,
+              "serial: write and read back");
         MPI_Initialized(&init); /* h5sf did it for us */
-        if (!init) {
-            fprintf(stderr, "serial: MPI was not initialized by h5sf\n");
-            rc = 1;
-        }
+        CHECK(init, "serial: MPI was not initialized by h5sf");
         H5Pclose(fapl);
-        printf("t_lifecycle serial: %s\n", rc ? "FAIL" : "ok");
-        return rc; /* h5sf finalizes MPI at exit */
+        return t_verdict(); /* h5sf finalizes MPI at exit */
     }
 
     MPI_Init_thread(&argc, &argv, !strcmp(mode, "funneled") ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_lifecycle");
+    int rank = t_rank, size = t_size;
     /* HDF5 after MPI, as real programs do: HDF5 then closes what is left
      * open from its own MPI_Finalize hook. */
+    /* The communicator through the structure: h5sf's copy keeps
+     * MPI_COMM_WORLD's error handler (H5Pset_mpi_params' copy has
+     * MPI_ERRORS_RETURN, by which close-collective tells the IOC context's
+     * communicators). */
+    H5FD_h5sf_config_t cfg;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=8192") < 0)
-        rc = 1;
+    H5FD_h5sf_config_init(&cfg);
+    cfg.stripe_size = 8192;
+    cfg.comm        = MPI_COMM_WORLD;
+    CHECK(H5Pset_fapl_h5sf(fapl, &cfg) >= 0, "H5Pset_fapl_h5sf");
 
     if (!strcmp(mode, "funneled")) {
         hid_t              f;
         H5FD_h5sf_layout_t lay = {0};
-        if (write_file(path, fapl, rank, size, &f) < 0 || H5FD_h5sf_get_layout(f, &lay) < 0)
-            rc = 1;
-        else if (provided < MPI_THREAD_MULTIPLE && lay.channel != H5FD_H5SF_CHANNEL_DIRECT) {
-            fprintf(stderr, "funneled: channel %d, want direct (%d)\n", lay.channel, H5FD_H5SF_CHANNEL_DIRECT);
-            rc = 1;
-        }
-        if (H5Fclose(f) < 0 || check_file(path, fapl) < 0)
-            rc = 1;
+        int                ok  = write_file(path, fapl, rank, size, &f) >= 0 && H5FD_h5sf_get_layout(f, &lay) >= 0;
+        CHECK(ok, "funneled: write");
+        if (ok)
+            CHECK(provided >= MPI_THREAD_MULTIPLE || lay.channel == H5FD_H5SF_CHANNEL_DIRECT,
+                  "funneled: channel %d, want direct (%d)", lay.channel, H5FD_H5SF_CHANNEL_DIRECT);
+        CHECK(H5Fclose(f) >= 0 && check_file(path, fapl) >= 0, "funneled: close and read back");
     }
     else if (!strcmp(mode, "finalize-open")) {
         hid_t f;
-        if (write_file(path, fapl, rank, size, &f) < 0)
-            rc = 1;
+        CHECK(write_file(path, fapl, rank, size, &f) >= 0, "finalize-open: write");
         /* No H5Fclose: MPI_Finalize must not hang or crash. */
     }
     else if (!strcmp(mode, "close-finalize")) {
         atomic_store(&slow_probe, 1);
-        if (write_file(path, fapl, rank, size, NULL) < 0)
-            rc = 1;
+        CHECK(write_file(path, fapl, rank, size, NULL) >= 0, "close-finalize: write");
         int in = atomic_load(&inside);
-        if (in) {
-            fprintf(stderr, "close-finalize: rank %d: %d IOC thread(s) inside MPI_Improbe after H5Fclose returned\n",
-                    rank, in);
-            rc = 1;
-        }
+        CHECK(!in, "close-finalize: %d IOC thread(s) inside MPI_Improbe after H5Fclose returned", in);
         atomic_store(&slow_probe, 0);
     }
     else if (!strcmp(mode, "close-collective")) {
         hid_t f;
         atomic_store(&slow_probe, 1);
-        if (write_file(path, fapl, rank, size, &f) < 0)
-            rc = 1;
+        CHECK(write_file(path, fapl, rank, size, &f) >= 0, "close-collective: write");
         atomic_store(&watch_coll, 1);
-        if (H5Fclose(f) < 0)
-            rc = 1;
+        herr_t closed = H5Fclose(f);
         atomic_store(&watch_coll, 0);
         atomic_store(&slow_probe, 0);
-        if (colls == 0) {
-            fprintf(stderr, "close-collective: rank %d: the close made no collective on the IOC context\n", rank);
-            rc = 1;
-        }
-        if (coll_probes) {
-            fprintf(stderr, "close-collective: rank %d: %d IOC probe(s) during the close's collective\n", rank,
-                    coll_probes);
-            rc = 1;
-        }
+        CHECK(closed >= 0, "close-collective: H5Fclose");
+        CHECK(colls > 0, "close-collective: the close made no collective on the IOC context");
+        CHECK(!coll_probes, "close-collective: %d IOC probe(s) during the close's collective", coll_probes);
     }
     else if (!strcmp(mode, "check"))
-        rc = check_file(path, fapl) < 0;
-    else {
-        fprintf(stderr, "unknown mode %s\n", mode);
-        rc = 2;
-    }
-    int all = rc;
-    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_lifecycle %s: %s\n", mode, all ? "FAIL" : "ok");
-    MPI_Finalize();
-    return all;
+        CHECK(check_file(path, fapl) >= 0, "check: read back");
+    else
+        CHECK(0, "unknown mode %s", mode);
+    if (t_rank == 0)
+        printf("t_lifecycle: %s\n", mode);
+    return t_finish();
 }

@@ -17,17 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../vfd/internal.h"
-
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "t_mpitype.c:%d: ", __LINE__);                                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
+#include "h5sf_test.h"
 
 /* ---- the reference ------------------------------------------------------ */
 
@@ -543,12 +533,11 @@ static void check_scale(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    t_start("t_mpitype");
     check_constructors();
     check_hdf5_types();
     check_pairing();
     check_refusals();
     check_scale();
-    printf("t_mpitype: %s\n", failures ? "FAILED" : "passed");
-    MPI_Finalize();
-    return failures ? 1 : 0;
+    return t_finish();
 }

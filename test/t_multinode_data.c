@@ -18,46 +18,38 @@
 #define G_ROW 9 /* "grid": 2-D int, chunked, rows per rank              */
 #define G_COL 1001
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-static int64_t cval(uint64_t g) { return (int64_t)mix64(g + 11); }
-static double  sval(uint64_t g) { return (double)g * 0.5 - 7.0; }
-static int     gval(uint64_t g) { return (int)(mix64(g * 3 + 1) & 0x7fffffff); }
+/* The three datasets' values: the harness pattern, one seed each. */
+#define cval(g) ((int64_t)t_mix(11, g))
+#define sval(g) ((double)t_pat_int(12, g) * 0.5)
+#define gval(g) t_pat_int(13, g)
 
 /* Same calls for every driver: the reference differs only in the fapl. */
 void write_data(hid_t file, int iter)
 {
-    const hsize_t R = (hsize_t)g_rank, NP = (hsize_t)g_size;
-    hid_t         coll = H5ID(H5Pcreate(H5P_DATASET_XFER)), ind = H5ID(H5Pcreate(H5P_DATASET_XFER));
-    H5X(H5Pset_dxpl_mpio(coll, H5FD_MPIO_COLLECTIVE));
-    H5X(H5Pset_dxpl_mpio(ind, H5FD_MPIO_INDEPENDENT));
+    const hsize_t R = (hsize_t)t_rank, NP = (hsize_t)t_size;
+    hid_t         coll = H5VRFY(H5Pcreate(H5P_DATASET_XFER)), ind = H5VRFY(H5Pcreate(H5P_DATASET_XFER));
+    H5VRFY(H5Pset_dxpl_mpio(coll, H5FD_MPIO_COLLECTIVE));
+    H5VRFY(H5Pset_dxpl_mpio(ind, H5FD_MPIO_INDEPENDENT));
     { /* contig, collective; iter > 0 (crash phase) rewrites it */
         hsize_t  dims = NP * C_N, start = R * C_N, count = C_N;
-        hid_t    fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &count, NULL));
-        hid_t    d = iter ? H5ID(H5Dopen2(file, "contig", H5P_DEFAULT))
-                          : H5ID(H5Dcreate2(file, "contig", H5T_STD_I64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        hid_t    fs = H5VRFY(H5Screate_simple(1, &dims, NULL)), ms = H5VRFY(H5Screate_simple(1, &count, NULL));
+        hid_t    d = iter ? H5VRFY(H5Dopen2(file, "contig", H5P_DEFAULT))
+                          : H5VRFY(H5Dcreate2(file, "contig", H5T_STD_I64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         int64_t *b = malloc(sizeof *b * C_N);
         if (!b)
-            fatal(__LINE__, "malloc");
+            VRFY(0, "malloc failed");
         for (hsize_t i = 0; i < C_N; i++)
             b[i] = cval(start + i) + iter;
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
         if (H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, coll, b) < 0)
-            FAIL("write contig");
+            CHECK(0, "write contig");
         if (!iter) {
             hsize_t two   = 2;
-            int     av[2] = {g_size, 4242};
-            hid_t   as    = H5ID(H5Screate_simple(1, &two, NULL));
-            hid_t   a     = H5ID(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
+            int     av[2] = {t_size, 4242};
+            hid_t   as    = H5VRFY(H5Screate_simple(1, &two, NULL));
+            hid_t   a     = H5VRFY(H5Acreate2(d, "attr", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
             if (H5Awrite(a, H5T_NATIVE_INT, av) < 0)
-                FAIL("write attr");
+                CHECK(0, "write attr");
             H5Aclose(a);
             H5Sclose(as);
         }
@@ -71,16 +63,16 @@ void write_data(hid_t file, int iter)
     { /* strided: blocks interleaved across ranks (and so across hosts), independent */
         hsize_t dims = NP * S_BLK * S_NB, start = R * S_BLK, stride = NP * S_BLK, count = S_NB, block = S_BLK;
         hsize_t n  = S_BLK * S_NB;
-        hid_t   fs = H5ID(H5Screate_simple(1, &dims, NULL)), ms = H5ID(H5Screate_simple(1, &n, NULL));
-        hid_t   d = H5ID(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        hid_t   fs = H5VRFY(H5Screate_simple(1, &dims, NULL)), ms = H5VRFY(H5Screate_simple(1, &n, NULL));
+        hid_t   d = H5VRFY(H5Dcreate2(file, "strided", H5T_IEEE_F64LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         double *b = malloc(sizeof *b * n);
         if (!b)
-            fatal(__LINE__, "malloc");
+            VRFY(0, "malloc failed");
         for (hsize_t k = 0; k < n; k++)
             b[k] = sval((k / S_BLK) * stride + start + k % S_BLK);
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
         if (H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, ind, b) < 0)
-            FAIL("write strided");
+            CHECK(0, "write strided");
         free(b);
         H5Dclose(d);
         H5Sclose(ms);
@@ -89,18 +81,18 @@ void write_data(hid_t file, int iter)
     { /* grid: 2-D chunked, chunks straddle ranks, collective */
         hsize_t dims[2] = {NP * G_ROW, G_COL}, start[2] = {R * G_ROW, 0}, count[2] = {G_ROW, G_COL};
         hsize_t chunk[2] = {4, 250};
-        hid_t   dcpl     = H5ID(H5Pcreate(H5P_DATASET_CREATE));
-        H5X(H5Pset_chunk(dcpl, 2, chunk));
-        hid_t fs = H5ID(H5Screate_simple(2, dims, NULL)), ms = H5ID(H5Screate_simple(2, count, NULL));
-        hid_t d = H5ID(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        hid_t   dcpl     = H5VRFY(H5Pcreate(H5P_DATASET_CREATE));
+        H5VRFY(H5Pset_chunk(dcpl, 2, chunk));
+        hid_t fs = H5VRFY(H5Screate_simple(2, dims, NULL)), ms = H5VRFY(H5Screate_simple(2, count, NULL));
+        hid_t d = H5VRFY(H5Dcreate2(file, "grid", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
         int  *b = malloc(sizeof *b * G_ROW * G_COL);
         if (!b)
-            fatal(__LINE__, "malloc");
+            VRFY(0, "malloc failed");
         for (hsize_t k = 0; k < G_ROW * G_COL; k++)
             b[k] = gval(start[0] * G_COL + k);
-        H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
         if (H5Dwrite(d, H5T_NATIVE_INT, ms, fs, coll, b) < 0)
-            FAIL("write grid");
+            CHECK(0, "write grid");
         free(b);
         H5Dclose(d);
         H5Sclose(ms);
@@ -122,23 +114,23 @@ static void *read_share(hid_t file, const char *ds, hid_t mtype, size_t esize, u
     hsize_t dims[2] = {0, 1}, start[2] = {0, 0}, count[2];
     void   *b = NULL;
     hid_t   d = H5Dopen2(file, ds, H5P_DEFAULT), fs = -1, ms = -1;
-    int     nd = 0, share = (g_rank + 1) % g_size;
+    int     nd = 0, share = (t_rank + 1) % t_size;
     if (d < 0 || (fs = H5Dget_space(d)) < 0 || (nd = H5Sget_simple_extent_dims(fs, dims, NULL)) < 1 || nd > 2) {
-        FAIL("%s: cannot open dataset %s", ctx, ds);
+        CHECK(0, "%s: cannot open dataset %s", ctx, ds);
         goto done;
     }
-    start[0] = dims[0] * (hsize_t)share / (hsize_t)g_size;
-    count[0] = dims[0] * (hsize_t)(share + 1) / (hsize_t)g_size - start[0];
+    start[0] = dims[0] * (hsize_t)share / (hsize_t)t_size;
+    count[0] = dims[0] * (hsize_t)(share + 1) / (hsize_t)t_size - start[0];
     count[1] = dims[1];
     *first   = start[0] * dims[1];
     *n       = count[0] * count[1];
     if (!(b = calloc(*n ? *n : 1, esize)))
-        fatal(__LINE__, "calloc");
+        VRFY(0, "calloc failed");
     hsize_t mn = *n;
-    ms         = H5ID(H5Screate_simple(1, &mn, NULL));
-    H5X(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    ms         = H5VRFY(H5Screate_simple(1, &mn, NULL));
+    H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
     if (H5Dread(d, mtype, ms, fs, H5P_DEFAULT, b) < 0) {
-        FAIL("%s: cannot read dataset %s", ctx, ds);
+        CHECK(0, "%s: cannot read dataset %s", ctx, ds);
         free(b);
         b = NULL;
     }
@@ -163,13 +155,13 @@ void check(hid_t file, hid_t ref, const char *ctx)
         type *x = read_share(file, ds, mtype, sizeof(type), &f1, &n1, ctx);                                            \
         type *y = read_share(ref, ds, mtype, sizeof(type), &f2, &n2, "MPI-IO reference");                              \
         if (x && y && (f1 != f2 || n1 != n2))                                                                          \
-            FAIL("%s: dataset %s has another shape than in the MPI-IO reference", ctx, ds);                            \
+            CHECK(0, "%s: dataset %s has another shape than in the MPI-IO reference", ctx, ds);                        \
         else if (x && y)                                                                                               \
             for (uint64_t k = 0, i = f1; k < n1; k++, i++)                                                             \
                 if (x[k] != (want) || y[k] != (want)) {                                                                \
                     if (++bad <= MAXREP)                                                                               \
-                        FAIL("%s: %s[%" PRIu64 "] = " fmt ", MPI-IO reference " fmt ", pattern " fmt, ctx, ds, i,      \
-                             x[k], y[k], (want));                                                                      \
+                        CHECK(0, "%s: %s[%" PRIu64 "] = " fmt ", MPI-IO reference " fmt ", pattern " fmt, ctx, ds, i,  \
+                              x[k], y[k], (want));                                                                     \
                 }                                                                                                      \
         free(x);                                                                                                       \
         free(y);                                                                                                       \
@@ -179,12 +171,12 @@ void check(hid_t file, hid_t ref, const char *ctx)
     CMP(int, H5T_NATIVE_INT, "grid", gval(i), "%d")
 #undef CMP
     if (bad > MAXREP)
-        FAIL("%s: %ld mismatching elements in all", ctx, bad);
+        CHECK(0, "%s: %ld mismatching elements in all", ctx, bad);
     int   av[2] = {0, 0};
     hid_t d     = H5Dopen2(file, "contig", H5P_DEFAULT);
     hid_t a     = d < 0 ? -1 : H5Aopen(d, "attr", H5P_DEFAULT);
-    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, av) < 0 || av[0] != g_size || av[1] != 4242)
-        FAIL("%s: attribute contig/attr reads {%d, %d}, expected {%d, 4242}", ctx, av[0], av[1], g_size);
+    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, av) < 0 || av[0] != t_size || av[1] != 4242)
+        CHECK(0, "%s: attribute contig/attr reads {%d, %d}, expected {%d, 4242}", ctx, av[0], av[1], t_size);
     if (a >= 0)
         H5Aclose(a);
     if (d >= 0)

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define D0 6
 #define D1 5
@@ -71,7 +71,6 @@ static const case_t cases[] = {
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
-static int value(int c, hsize_t i) { return (int)((uint32_t)(c + 1) * 2654435761u ^ (uint32_t)(i * 40503u)) ^ rank; }
 
 /* The file selection of case c on space fs; its element count. */
 static hssize_t select_file(const case_t *k, hid_t fs)
@@ -186,13 +185,12 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_onerun");
     if (argc < 2) {
         fprintf(stderr, "usage: t_onerun DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    if (rank == 0)
+    if (t_rank == 0)
         t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     char path[4096];
@@ -207,14 +205,14 @@ int main(int argc, char **argv)
     hsize_t d3[3] = {D0, D1, D2}, d1 = N1;
     hid_t   s3 = H5Screate_simple(3, d3, NULL), s1 = H5Screate_simple(1, &d1, NULL);
     hid_t   mine3 = -1, mine1 = -1;
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < t_size; r++) {
         char n[64];
         snprintf(n, sizeof n, "d3_%d", r);
         hid_t a = H5Dcreate2(f, n, H5T_NATIVE_INT, s3, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         snprintf(n, sizeof n, "d1_%d", r);
         hid_t b = H5Dcreate2(f, n, H5T_NATIVE_INT, s1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         CHECK(a >= 0 && b >= 0, "cannot create the datasets of rank %d", r);
-        if (r == rank)
+        if (r == t_rank)
             mine3 = a, mine1 = b;
         else
             H5Dclose(a), H5Dclose(b);
@@ -237,7 +235,7 @@ int main(int argc, char **argv)
         CHECK(ok, "%s: memory case does not fit", k->name);
         int buf[MR * MC + D0 * D1 * D2];
         for (hssize_t i = 0; i < n; i++) {
-            buf[at[i]] = value((int)c, (hsize_t)i);
+            buf[at[i]] = t_pat_int((uint64_t)c * 1000 + (uint64_t)t_rank, (uint64_t)i);
             m[idx[i]]  = buf[at[i]];
         }
         CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "%s: write failed", k->name);
@@ -266,7 +264,7 @@ int main(int argc, char **argv)
     H5Sclose(s1);
     CHECK(H5Fclose(f) >= 0, "close failed");
     H5Pclose(fapl);
-    int rc = t_verdict("t_onerun");
+    int rc = t_verdict();
     MPI_Finalize();
     return rc;
 }

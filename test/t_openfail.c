@@ -5,36 +5,37 @@
  *
  * ctest sets H5SF_FAULT="op=<site>,rank=<r>,count=1": the site's allocation
  * fails once, on rank r alone (sites: nomem-topo, choosing the IOCs;
- * nomem-plan, the stripe plan; nomem-ctx, a new IOC context).  The first H5Fcreate must fail on every
+ * nomem-plan, the stripe plan; nomem-ctx, a new IOC context; nomem-chan,
+ * the channel tables).  The first H5Fcreate must fail on every
  * rank naming the allocation; the second, with the fault spent, must
- * succeed and round-trip a pattern.  An alarm turns a hang into a failure.
+ * succeed and round-trip a pattern.  The watchdog turns a hang into a failure.
  *
  * usage: t_openfail DIR
  */
 #include <hdf5.h>
 #include <mpi.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "h5sf.h"
-#include "t_h5check.h"
+#include "h5sf_test.h"
 
 int main(int argc, char **argv)
 {
-    int  provided;
-    char path[4096], msg[4096] = "";
+    int                provided;
+    char               path[4096];
+    static t_errtext_t t;
+    const char        *msg = t.desc;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_openfail");
     if (argc != 2)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    alarm(60); /* a hang is the defect */
+    t_step(60, "the opens"); /* a hang is the defect */
     /* No file of an earlier run: HDF5's probe open of it (whose failure
      * HDF5 ignores) would take the one injected fault. */
-    if (rank == 0)
+    if (t_rank == 0)
         t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/openfail.h5", argv[1]);
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
         H5Fclose(f);
     else {
         /* The reason, on every rank (the failing rank's, agreed). */
-        t_err_text(msg);
+        t_errors(&t);
         CHECK(strstr(msg, "out of memory") != NULL, "the error does not name the allocation: \"%s\"", msg);
         /* The fault is spent (count=1): this one must work. */
         f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
         CHECK(H5Fclose(f) >= 0, "close");
     }
     H5Pclose(fapl);
-    int all = t_verdict("t_openfail");
+    int all = t_verdict();
     MPI_Finalize();
     return all;
 }

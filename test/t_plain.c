@@ -20,7 +20,8 @@
  *              HDF5 keeps h5sf's error messages)
  *   MODE ioc:  the same with "channel=ioc"
  *   MODE env:  h5sf from HDF5_DRIVER=h5sf in the environment (ctest sets
- *              it), loaded as a plugin; the opens through h5sf use H5P_DEFAULT
+ *              it), loaded as a plugin; the opens through h5sf use a new
+ *              fapl (h5sf by the environment) naming the communicator
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -37,22 +38,20 @@
 #include <hdf5.h>
 
 #include "h5sf.h"
-#include "t_h5check.h"
+#include "h5sf_test.h"
 
 #define PER_RANK 50021 /* odd, so slabs do not line up with anything */
 #define GROWN    (3 * PER_RANK)
 
 static const char *mode;
 
-static int value(uint64_t i, int gen) { return (int)((i * 2654435761u + (uint64_t)gen * 97u) % 1000003u); }
-
 /* The fapl that opens through h5sf in this mode. */
 static hid_t h5sf_fapl(void)
 {
-    if (!strcmp(mode, "env"))
-        return H5P_DEFAULT;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    if (!strcmp(mode, "env"))
+        return fapl;
     CHECK(H5Pset_driver_by_name(fapl, "h5sf", !strcmp(mode, "ioc") ? "channel=ioc" : "") >= 0,
           "cannot select h5sf by name");
     return fapl;
@@ -68,9 +67,9 @@ static hid_t mpio_fapl(void)
 /* This rank's slab [*off, *off + *cnt) of a dataset of n elements. */
 static void slab(hsize_t n, hsize_t *off, hsize_t *cnt)
 {
-    hsize_t per = n / (hsize_t)size;
-    *off        = per * (hsize_t)rank;
-    *cnt        = rank == size - 1 ? n - *off : per;
+    hsize_t per = n / (hsize_t)t_size;
+    *off        = per * (hsize_t)t_rank;
+    *cnt        = t_rank == t_size - 1 ? n - *off : per;
 }
 
 /* Write (wr) or read-and-check this rank's slab of dataset dset. */
@@ -86,14 +85,14 @@ static void xfer_slab(hid_t file, const char *dset, int gen, int wr, const char 
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
     if (wr) {
         for (hsize_t i = 0; i < cnt; i++)
-            buf[i] = value(off + i, gen);
+            buf[i] = t_pat_int((uint64_t)gen, off + i);
         CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "%s: write of %s failed", what, dset);
     }
     else {
         hsize_t bad = 0;
         CHECK(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "%s: read of %s failed", what, dset);
         for (hsize_t i = 0; i < cnt; i++)
-            bad += buf[i] != value(off + i, gen);
+            bad += buf[i] != t_pat_int((uint64_t)gen, off + i);
         CHECK(bad == 0, "%s: %llu of %llu elements of %s wrong (generation %d expected)", what, (unsigned long long)bad,
               (unsigned long long)cnt, dset, gen);
     }
@@ -118,7 +117,7 @@ static void make_mpio(const char *path)
     hid_t fapl = mpio_fapl();
     hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "MPI-IO cannot create %s", path);
-    make_dset(f, "d", (hsize_t)PER_RANK * (hsize_t)size);
+    make_dset(f, "d", (hsize_t)PER_RANK * (hsize_t)t_size);
     xfer_slab(f, "d", 0, 1, "MPI-IO create");
     H5Fclose(f);
     H5Pclose(fapl);
@@ -127,9 +126,9 @@ static void make_mpio(const char *path)
 /* A plain file by sec2, rank 0 alone. */
 static void make_sec2(const char *path)
 {
-    if (rank == 0) {
+    if (t_rank == 0) {
         hid_t   fapl = H5Pcreate(H5P_FILE_ACCESS);
-        hsize_t n    = (hsize_t)PER_RANK * (hsize_t)size;
+        hsize_t n    = (hsize_t)PER_RANK * (hsize_t)t_size;
         H5Pset_fapl_sec2(fapl);
         hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         CHECK(f >= 0, "sec2 cannot create %s", path);
@@ -137,7 +136,7 @@ static void make_sec2(const char *path)
         hid_t d   = H5Dopen2(f, "d", H5P_DEFAULT);
         int  *buf = malloc(n * sizeof *buf);
         for (hsize_t i = 0; i < n; i++)
-            buf[i] = value(i, 0);
+            buf[i] = t_pat_int((uint64_t)0, i);
         CHECK(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "sec2 write failed");
         free(buf);
         H5Dclose(d);
@@ -159,7 +158,7 @@ static void through_h5sf(const char *path)
         H5Pclose(got);
         xfer_slab(f, "d", 0, 0, "h5sf read");
         xfer_slab(f, "d", 1, 1, "h5sf overwrite");
-        make_dset(f, "grown", (hsize_t)GROWN * (hsize_t)size);
+        make_dset(f, "grown", (hsize_t)GROWN * (hsize_t)t_size);
         xfer_slab(f, "grown", 2, 1, "h5sf write of a new dataset");
         CHECK(H5Fclose(f) >= 0, "h5sf close of %s failed", path);
     }
@@ -189,7 +188,7 @@ static void check_reference(const char *path)
         H5Fclose(f);
     }
     H5Pclose(fapl);
-    if (rank == 0) {
+    if (t_rank == 0) {
         hid_t s = H5Pcreate(H5P_FILE_ACCESS);
         H5Pset_fapl_sec2(s);
         f = H5Fopen(path, H5F_ACC_RDONLY, s);
@@ -216,15 +215,17 @@ static void check_no_subfiles(const char *dir)
 /* A subfiled file without its config file: an error naming it, everywhere. */
 static void missing_config(const char *dir)
 {
-    char  path[4096], cfg[4200] = "", moved[4300], msg[4096] = "";
-    hid_t fapl = h5sf_fapl();
+    char               path[4096], cfg[4200] = "", moved[4300];
+    static t_errtext_t t;
+    const char        *msg  = t.desc;
+    hid_t              fapl = h5sf_fapl();
     snprintf(path, sizeof path, "%s/sub.h5", dir);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "h5sf cannot create %s", path);
-    make_dset(f, "d", (hsize_t)PER_RANK * (hsize_t)size);
+    make_dset(f, "d", (hsize_t)PER_RANK * (hsize_t)t_size);
     xfer_slab(f, "d", 5, 1, "subfiled write");
     H5Fclose(f);
-    if (rank == 0) {
+    if (t_rank == 0) {
         DIR           *dp = opendir(dir);
         struct dirent *de;
         while (dp && (de = readdir(dp)))
@@ -245,7 +246,7 @@ static void missing_config(const char *dir)
          * below its own "unable to open file" (read it before clearing). */
         H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
         H5E_END_TRY
-        t_err_text(msg);
+        t_errors(&t);
         /* HDF5 empties the stack below H5VL_file_open when plugins are on
          * HDF5_PLUGIN_PATH (docs/user-guide.md): the env mode, which needs
          * the plugin, checks the failure only. */
@@ -254,7 +255,7 @@ static void missing_config(const char *dir)
 
         H5Eclear2(H5E_DEFAULT);
     }
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(rename(moved, cfg) == 0, "cannot move the config file back");
     MPI_Barrier(MPI_COMM_WORLD);
     f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
@@ -271,10 +272,9 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_plain");
     if (argc < 3) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_plain DIR auto|ioc|env\n");
         MPI_Finalize();
         return 2;
@@ -286,7 +286,7 @@ int main(int argc, char **argv)
     snprintf(mpio, sizeof mpio, "%s/mpio.h5", argv[1]);
     snprintf(sec2, sizeof sec2, "%s/sec2.h5", argv[1]);
 
-    if (rank == 0) /* a fresh directory: no files of an earlier run */
+    if (t_rank == 0) /* a fresh directory: no files of an earlier run */
         t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     make_mpio(mpio);
@@ -298,7 +298,7 @@ int main(int argc, char **argv)
     check_no_subfiles(argv[1]);
     missing_config(argv[1]);
 
-    int all = t_verdict("t_plain");
+    int all = t_verdict();
     MPI_Finalize();
     return all;
 }

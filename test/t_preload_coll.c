@@ -31,7 +31,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,42 +39,9 @@
 
 #include <mpi.h>
 #include <hdf5.h>
+#include "h5sf_test.h"
 
 #define N 4096 /* ints per rank */
-
-static int         rank, size;
-static long        nfail;
-static const char *step = "start";
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            nfail++;                                                                                                   \
-            fprintf(stderr, "t_preload_coll [rank %d] %s, line %d: ", rank, step, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
-
-static void on_alarm(int sig)
-{
-    char msg[256];
-    int  n = snprintf(msg, sizeof msg, "t_preload_coll [rank %d] FAIL: step \"%s\" hung (watchdog)\n", rank, step);
-    (void)sig;
-    if (n > 0 && write(2, msg, (size_t)n) < 0)
-        _exit(3);
-    _exit(3);
-}
-
-/* Name the step and give it `s` seconds. */
-static void start(const char *name, unsigned s)
-{
-    step = name;
-    signal(SIGALRM, on_alarm);
-    alarm(s);
-}
-
-static int value(int r, int i) { return r * 1000003 + i * 7 + 1; }
 
 /* A fapl as an MPI-IO program makes it (redirected by the shim). */
 static hid_t mpio_fapl(void)
@@ -88,10 +54,10 @@ static hid_t mpio_fapl(void)
 /* Every rank writes its N ints of /d. */
 static int write_file(const char *path, hid_t fapl)
 {
-    hsize_t n = (hsize_t)N * size, cnt = N, off = (hsize_t)rank * N;
+    hsize_t n = (hsize_t)N * t_size, cnt = N, off = (hsize_t)t_rank * N;
     int    *buf = malloc(N * sizeof *buf);
     for (int i = 0; i < N; i++)
-        buf[i] = value(rank, i);
+        buf[i] = t_pat_int(t_rank, i);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0, "H5Fcreate %s failed", path);
     if (f < 0) {
@@ -125,7 +91,7 @@ static void verify_file(const char *path, hid_t fapl, int nranks)
     long bad = 0;
     for (int r = 0; r < nranks; r++)
         for (int i = 0; i < N; i++)
-            bad += all[(size_t)r * N + i] != value(r, i);
+            bad += all[(size_t)r * N + i] != t_pat_int(r, i);
     CHECK(bad == 0, "%s: %ld of %d values wrong", path, bad, N * nranks);
     if (d >= 0)
         H5Dclose(d);
@@ -141,19 +107,11 @@ static int count_glob(const char *pat)
     return n;
 }
 
-static void mkdir_p(const char *d)
-{
-    if (mkdir(d, 0777) < 0 && errno != EEXIST) {
-        fprintf(stderr, "t_preload_coll: cannot make %s: %s\n", d, strerror(errno));
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-}
-
 /* Rank 0 alone asks (and sets off) MPI atomicity on file; the others wait
  * in a barrier that rank 0 reaches only if the calls were local. */
 static void atomicity_alone(hid_t file, const char *what)
 {
-    if (rank == 0) {
+    if (t_rank == 0) {
         hbool_t flag = 1;
         CHECK(H5Fget_mpi_atomicity(file, &flag) >= 0, "%s: H5Fget_mpi_atomicity failed", what);
         CHECK(!flag, "%s: H5Fget_mpi_atomicity says atomic", what);
@@ -166,44 +124,44 @@ static void mode_atomicity(const char *dir)
     char path[4096];
 
     /* A redirected file: h5sf. */
-    start("create the redirected file", 120);
+    t_step(120, "create the redirected file");
     snprintf(path, sizeof path, "%s/atom_h5sf.h5", dir);
     hid_t fapl = mpio_fapl(), file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(file >= 0, "H5Fcreate %s failed", path);
     char pat[4200];
     snprintf(pat, sizeof pat, "%s.subfile_*.config", path);
     CHECK(count_glob(pat) == 1, "%s is not subfiled: the redirect did not happen", path);
-    start("rank 0 alone: H5Fget_mpi_atomicity on the h5sf file", 30);
+    t_step(30, "rank 0 alone: H5Fget_mpi_atomicity on the h5sf file");
     atomicity_alone(file, "h5sf file");
-    start("rank 0 alone: H5Fset_mpi_atomicity(false) on the h5sf file", 30);
-    if (rank == 0)
+    t_step(30, "rank 0 alone: H5Fset_mpi_atomicity(false) on the h5sf file");
+    if (t_rank == 0)
         CHECK(H5Fset_mpi_atomicity(file, 0) >= 0, "H5Fset_mpi_atomicity(false) on the h5sf file failed");
     MPI_Barrier(MPI_COMM_WORLD);
     /* The same file through another identifier of it. */
-    start("rank 0 alone: H5Fget_mpi_atomicity through H5Iget_file_id", 30);
+    t_step(30, "rank 0 alone: H5Fget_mpi_atomicity through H5Iget_file_id");
     hid_t g = H5Gopen2(file, "/", H5P_DEFAULT), fid = H5Iget_file_id(g);
     atomicity_alone(fid, "h5sf file, H5Iget_file_id");
     H5Fclose(fid);
     H5Gclose(g);
-    start("close the redirected file", 120);
+    t_step(120, "close the redirected file");
     CHECK(H5Fclose(file) >= 0, "H5Fclose failed");
 
     /* A plain file written serially, opened through the redirect: MPI-IO. */
-    start("write a plain file", 120);
+    t_step(120, "write a plain file");
     snprintf(path, sizeof path, "%s/atom_plain.h5", dir);
-    if (rank == 0) {
+    if (t_rank == 0) {
         hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         CHECK(f >= 0 && H5Fclose(f) >= 0, "serial H5Fcreate %s failed", path);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    start("open the plain file through the redirect", 120);
+    t_step(120, "open the plain file through the redirect");
     file = H5Fopen(path, H5F_ACC_RDWR, fapl);
     CHECK(file >= 0, "H5Fopen %s failed", path);
     snprintf(pat, sizeof pat, "%s.subfile_*", path);
     CHECK(count_glob(pat) == 0, "the plain file %s got subfiles", path);
-    start("rank 0 alone: H5Fget_mpi_atomicity on the plain MPI-IO file", 30);
+    t_step(30, "rank 0 alone: H5Fget_mpi_atomicity on the plain MPI-IO file");
     atomicity_alone(file, "plain MPI-IO file");
-    start("close the plain file", 120);
+    t_step(120, "close the plain file");
     CHECK(H5Fclose(file) >= 0, "H5Fclose failed");
     H5Pclose(fapl);
 }
@@ -213,41 +171,39 @@ static void mode_configdir(const char *dir)
     const char *cdir = getenv("H5SF_CONFIG_DIR");
     char        path[4096], pat[4300];
     if (!cdir || !*cdir) {
-        if (rank == 0)
-            fprintf(stderr, "t_preload_coll configdir: set H5SF_CONFIG_DIR\n");
-        nfail++;
+        CHECK(0, "configdir: set H5SF_CONFIG_DIR");
         return;
     }
-    if (rank == 0)
-        mkdir_p(cdir);
+    if (t_rank == 0)
+        t_mkdir_p(cdir);
     MPI_Barrier(MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/cd.h5", dir);
-    start("write through the redirect with H5SF_CONFIG_DIR", 120);
+    t_step(120, "write through the redirect with H5SF_CONFIG_DIR");
     hid_t fapl = mpio_fapl();
     write_file(path, fapl);
     snprintf(pat, sizeof pat, "%s/cd.h5.subfile_*.config", cdir);
     CHECK(count_glob(pat) == 1, "no config file in H5SF_CONFIG_DIR %s", cdir);
     snprintf(pat, sizeof pat, "%s.subfile_*.config", path);
     CHECK(count_glob(pat) == 0, "a config file next to the stub %s", path);
-    start("every rank reads back through the redirect", 120);
-    verify_file(path, fapl, size);
+    t_step(120, "every rank reads back through the redirect");
+    verify_file(path, fapl, t_size);
     H5Pclose(fapl);
     MPI_Barrier(MPI_COMM_WORLD);
-    start("rank 0 alone reads back with the default driver", 120);
-    if (rank == 0)
-        verify_file(path, H5P_DEFAULT, size);
+    t_step(120, "rank 0 alone reads back with the default driver");
+    if (t_rank == 0)
+        verify_file(path, H5P_DEFAULT, t_size);
     MPI_Barrier(MPI_COMM_WORLD);
     /* A plain file replacing it (same stub, same inode) takes its config
      * file along, so that it is then opened as the plain file it is. */
-    start("rank 0 alone replaces it with a plain file", 120);
-    if (rank == 0) {
+    t_step(120, "rank 0 alone replaces it with a plain file");
+    if (t_rank == 0) {
         hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         CHECK(f >= 0 && H5Fclose(f) >= 0, "serial H5Fcreate over %s failed", path);
         snprintf(pat, sizeof pat, "%s/cd.h5.subfile_*.config", cdir);
         CHECK(count_glob(pat) == 0, "the config file in H5SF_CONFIG_DIR %s outlived a plain H5Fcreate", cdir);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    start("every rank opens the plain file through the redirect", 120);
+    t_step(120, "every rank opens the plain file through the redirect");
     fapl    = mpio_fapl();
     hid_t f = -1;
     H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
@@ -282,22 +238,22 @@ static void mode_decide(const char *dir)
     char a[2048], b[2048], path[4200];
     snprintf(a, sizeof a, "%s/seen", dir);
     snprintf(b, sizeof b, "%s/unseen", dir);
-    if (rank == 0) {
-        mkdir_p(a);
-        mkdir_p(b);
+    if (t_rank == 0) {
+        t_mkdir_p(a);
+        t_mkdir_p(b);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    start("write through the redirect", 120);
+    t_step(120, "write through the redirect");
     snprintf(path, sizeof path, "%s/dd.h5", a);
     hid_t fapl = mpio_fapl();
     write_file(path, fapl);
-    if (rank == 0)
+    if (t_rank == 0)
         link_but_config(a, b, "dd.h5");
     MPI_Barrier(MPI_COMM_WORLD);
     /* Rank 0 finds the config file next to the stub, the others do not. */
-    CHECK(chdir(rank == 0 ? a : b) == 0, "chdir: %s", strerror(errno));
-    start("every rank opens dd.h5 through the redirect, seeing it differently", 60);
-    verify_file("dd.h5", fapl, size);
+    CHECK(chdir(t_rank == 0 ? a : b) == 0, "chdir: %s", strerror(errno));
+    t_step(60, "every rank opens dd.h5 through the redirect, seeing it differently");
+    verify_file("dd.h5", fapl, t_size);
     H5Pclose(fapl);
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -306,19 +262,18 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_preload_coll");
     if (argc != 3) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_preload_coll atomicity|configdir|decide DIR\n");
         MPI_Finalize();
         return 2;
     }
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/%s_np%d", argv[2], argv[1], size);
-    if (rank == 0) {
-        mkdir_p(argv[2]);
-        mkdir_p(dir);
+    snprintf(dir, sizeof dir, "%s/%s_np%d", argv[2], argv[1], t_size);
+    if (t_rank == 0) {
+        t_mkdir_p(argv[2]);
+        t_mkdir_p(dir);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (!strcmp(argv[1], "atomicity"))
@@ -327,17 +282,14 @@ int main(int argc, char **argv)
         mode_configdir(dir);
     else if (!strcmp(argv[1], "decide"))
         mode_decide(dir);
-    else {
-        if (rank == 0)
-            fprintf(stderr, "t_preload_coll: unknown mode '%s'\n", argv[1]);
-        nfail++;
-    }
-    start("finish", 120);
-    long total = 0;
-    MPI_Allreduce(&nfail, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_preload_coll %s: %s (%ld failed checks)\n", argv[1], total ? "FAIL" : "ok", total);
+    else
+        CHECK(0, "unknown mode '%s'", argv[1]);
+    t_step(120, "finish");
+    if (t_rank == 0)
+        printf("t_preload_coll: %s\n", argv[1]);
+    int rc = t_verdict();
+    t_step(120, "MPI_Finalize");
     MPI_Finalize();
-    alarm(0);
-    return total ? 1 : 0;
+    t_step_done();
+    return rc;
 }

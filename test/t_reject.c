@@ -29,32 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/ioc.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define LEN        ((size_t)1 << 20) /* above the inline limit: payload messages */
 #define TIMEOUT_S  3
 #define WATCHDOG_S 30
 
-static unsigned char pattern(int p, size_t o) { return (unsigned char)(o * 13 + (o >> 11) * 5 + (size_t)p * 71 + 1); }
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "t_reject: a write hung past the watchdog ("
-                              "30"
-                              " s): the refused write's "
-                              "payload was never taken\n";
-    if (write(2, msg, sizeof msg - 1) < 0) {
-    }
-    _exit(3);
-}
 
 /* A barrier that naps instead of spinning: the IOC threads need the cores. */
 static void nap_barrier(void)
@@ -74,7 +54,7 @@ static int write_one(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int p, uint64_t off,
     uint64_t        len = LEN;
     void           *b   = buf;
     for (size_t o = 0; o < LEN; o++)
-        buf[o] = pattern(p, o);
+        buf[o] = t_pat(p, o);
     if (h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, 0, file_id, 0, 1, &off, &len, &b, &q, e) < 0)
         return -1;
     return h5sf_ioc_wait(q, e);
@@ -94,9 +74,9 @@ static void check_subfile(const char *path)
         size_t bad = 0, stale = 0, first = LEN;
         for (size_t o = 0; o < LEN; o++) {
             unsigned char c = got[half * LEN + o];
-            if (c != pattern(1 + half, o)) {
+            if (c != t_pat(1 + half, o)) {
                 bad++;
-                stale += c == pattern(0, o);
+                stale += c == t_pat(0, o);
                 first = first < o ? first : o;
             }
         }
@@ -121,9 +101,8 @@ int main(int argc, char **argv)
     setenv("H5SF_FAULT", "op=nomem-accept,rank=0,count=1", 1);
     setenv("H5SF_IOC_SHM", "0", 1);
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2 || provided < MPI_THREAD_MULTIPLE) {
+    t_start("t_reject");
+    if (t_size != 2 || provided < MPI_THREAD_MULTIPLE) {
         fprintf(stderr, "t_reject: needs 2 ranks and MPI_THREAD_MULTIPLE\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -132,24 +111,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "t_reject: run with H5SF_TEST_TAG_UB=24 (two requests' tags)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    signal(SIGALRM, watchdog);
-    alarm(WATCHDOG_S);
-    if (h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, TIMEOUT_S, &ctx, &e) < 0) {
-        fprintf(stderr, "t_reject rank %d: %s\n", rank, e.msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    t_step(WATCHDOG_S, "the writes (a hang: the refused write's payload was never taken)");
+    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, TIMEOUT_S, &ctx, &e) == 0, "%s", e.msg);
     uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
     CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0, "serve: %s", e.msg);
     snprintf(path, sizeof path, "%s/reject.sub", argv[1]);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0, "%s", e.msg);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    if (rank == 1) {
+    if (t_rank == 1) {
         unsigned char *buf = malloc(LEN);
-        double         t0  = now_s();
+        double         t0  = t_now_s();
         int            rc  = write_one(ctx, file_id, 0, 0, buf, &e);
-        double         dt  = now_s() - t0;
+        double         dt  = t_now_s() - t0;
         CHECK(rc < 0, "the write the IOC refused succeeded");
         CHECK(rc == 0 || strstr(e.msg, "rejected") || strstr(e.msg, "refused"), "refused write: unexpected error: %s",
               e.msg);
@@ -161,14 +136,13 @@ int main(int argc, char **argv)
         free(buf);
     }
     nap_barrier();
-    if (rank == 0) {
+    if (t_rank == 0) {
         check_subfile(path);
         CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
         unlink(path);
     }
     CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    alarm(0);
-    int all = t_verdict("t_reject");
+    int all = t_verdict();
     MPI_Finalize();
     return all != 0;
 }

@@ -1,5 +1,5 @@
 # Reliability tests: injected faults, bad input, damaged files,
-# stress.  Executables share test/t_reliability.h.
+# stress.  The harness is test/h5sf_test.h.
 #   t_fault     one fixture chain per scenario: prepare -> run (H5SF_FAULT
 #               set by the program) -> verify; 4 ranks, 2 IOCs
 #   t_badinput  every setting with invalid values (config string, H5SF_*,
@@ -92,7 +92,7 @@ set_tests_properties(t_stress_many_fdcap PROPERTIES TIMEOUT 120)
 # These tests read HDF5's error stack after failed opens.  HDF5 2.x searches
 # HDF5_PLUGIN_PATH for a VOL connector when H5Fopen fails and thereby empties
 # the stack below "H5VL_file_open(): open failed" (with any driver, MPI-IO
-# included); the programs link h5sf (rl_fapl) and run with an empty plugin
+# included); the programs link h5sf (t_fapl) and run with an empty plugin
 # directory, so they check h5sf's messages under every HDF5.
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-plugins)
 get_property(_rel_tests DIRECTORY PROPERTY TESTS)

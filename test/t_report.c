@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "h5sf.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define S     1024 /* stripe size  */
 #define N     5    /* stripe count */
@@ -108,7 +108,7 @@ static int expect_via(const model_t *m, int s, bool is_write)
     }
     if (local)
         return VIA_SHORT; /* every IOC is on this node */
-    return s % size == rank ? VIA_SELF : VIA_REMOTE;
+    return s % t_size == t_rank ? VIA_SELF : VIA_REMOTE;
 }
 
 static void check_report(hid_t file, const model_t *m, bool is_write, bool coll, uint64_t call, const char *what)
@@ -135,7 +135,7 @@ static void check_report(hid_t file, const model_t *m, bool is_write, bool coll,
         CHECK(e, "%s: subfile %d (%d pieces) missing from the report", what, s, m->n[s]);
         if (!e)
             continue;
-        int owner = strcmp(channel, "direct") ? s % size : -1;
+        int owner = strcmp(channel, "direct") ? s % t_size : -1;
         CHECK(e->owner == owner, "%s: subfile %d owner %d, expected %d", what, s, e->owner, owner);
         CHECK(e->via == 1u << via, "%s: subfile %d via mask 0x%x, expected 0x%x", what, s, e->via, 1u << via);
         CHECK(e->requests == 1, "%s: subfile %d: %u requests, expected 1", what, s, e->requests);
@@ -255,7 +255,7 @@ static void check_modes(hid_t dxpl, const char *layout, bool coll, bool selio, c
         const row_t *r = &table[i];
         if (strcmp(r->layout, layout) || r->coll != coll || r->selio != selio)
             continue;
-        if (rank == 0)
+        if (t_rank == 0)
             printf("t_report: %-10s %-11s selection I/O %-3s %-5s -> actual_io_mode %s, chunk_opt %s, "
                    "no_collective_cause local 0x%x global 0x%x\n",
                    layout, coll ? "collective" : "independent", selio ? "on" : "off", op, io_name(got.io),
@@ -270,8 +270,6 @@ static void check_modes(hid_t dxpl, const char *layout, bool coll, bool selio, c
 
 /* ---- the transfers ---------------------------------------------------- */
 
-static unsigned char pat(uint64_t i, int salt) { return (unsigned char)(1 + (i * 37 + (uint64_t)salt * 11) % 251); }
-
 /* This rank's selection: sparse blocks or the dense range; *m gets the model. */
 static hid_t select_mine(hid_t fspace, bool sparse, haddr_t A, uint64_t sparse_len, model_t *m)
 {
@@ -279,13 +277,13 @@ static hid_t select_mine(hid_t fspace, bool sparse, haddr_t A, uint64_t sparse_l
     uint64_t pe = 0, pm = 0;
     memset(m, 0, sizeof *m);
     if (sparse) {
-        hsize_t start = (hsize_t)rank * B, stride = (hsize_t)size * B, count = K, block = B;
+        hsize_t start = (hsize_t)t_rank * B, stride = (hsize_t)t_size * B, count = K, block = B;
         H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, &stride, &count, &block);
         for (uint64_t j = 0; j < K; j++)
             model_run(m, A + start + j * stride, B, j * B, &pe, &pm);
     }
     else {
-        hsize_t start = sparse_len + (hsize_t)rank * (DENSE + DOFF) + DOFF, count = DENSE;
+        hsize_t start = sparse_len + (hsize_t)t_rank * (DENSE + DOFF) + DOFF, count = DENSE;
         H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
         model_run(m, A + start, DENSE, 0, &pe, &pm);
     }
@@ -296,7 +294,7 @@ static void transfers(hid_t file, hid_t dset, bool coll, bool selio, int salt, u
 {
     hid_t    fspace = H5Dget_space(dset), dxpl = H5Pcreate(H5P_DATASET_XFER);
     haddr_t  A          = H5Dget_offset(dset);
-    uint64_t sparse_len = (uint64_t)K * B * (uint64_t)size;
+    uint64_t sparse_len = (uint64_t)K * B * (uint64_t)t_size;
     char     what[128];
     CHECK(A != HADDR_UNDEF, "no dataset address");
     H5Pset_dxpl_mpio(dxpl, coll ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
@@ -308,8 +306,7 @@ static void transfers(hid_t file, hid_t dset, bool coll, bool selio, int salt, u
         hsize_t        mlen = len;
         hid_t          ms   = H5Screate_simple(1, &mlen, NULL);
         unsigned char *buf = malloc(len), *back = calloc(1, len);
-        for (size_t i = 0; i < len; i++)
-            buf[i] = pat(i, salt + sparse + rank);
+        t_fill(buf, len, (uint64_t)(salt + sparse + t_rank), 0);
         snprintf(what, sizeof what, "%s %s selio %s write", sparse ? "sparse" : "dense", coll ? "coll" : "indep",
                  selio ? "on" : "off");
         CHECK(H5Dwrite(dset, H5T_NATIVE_UCHAR, ms, sp, dxpl, buf) >= 0, "%s failed", what);
@@ -334,7 +331,7 @@ static void transfers(hid_t file, hid_t dset, bool coll, bool selio, int salt, u
 /* The chunked rows of the table: one chunk of 4 KiB per rank. */
 static void chunked_modes(hid_t file, bool coll, bool selio)
 {
-    hsize_t dim = 4096 * (hsize_t)size, chunk = 4096, start = 4096 * (hsize_t)rank, count = 4096;
+    hsize_t dim = 4096 * (hsize_t)t_size, chunk = 4096, start = 4096 * (hsize_t)t_rank, count = 4096;
     hid_t   dcpl = H5Pcreate(H5P_DATASET_CREATE), fs = H5Screate_simple(1, &dim, NULL),
           ms            = H5Screate_simple(1, &count, NULL);
     hid_t          dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -363,8 +360,7 @@ int main(int argc, char **argv)
     int  provided;
     char path[4096];
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_report");
     if (argc != 2) {
         fprintf(stderr, "usage: mpiexec -n P t_report DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -379,7 +375,7 @@ int main(int argc, char **argv)
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
         MPI_Comm_size(node, &nsize);
         MPI_Comm_free(&node);
-        CHECK(nsize == size, "the test expects all ranks on one node");
+        CHECK(nsize == t_size, "the test expects all ranks on one node");
     }
 
     H5FD_h5sf_config_t cfg;
@@ -400,8 +396,8 @@ int main(int argc, char **argv)
     H5FD_h5sf_layout_t lay;
     CHECK(H5FD_h5sf_get_layout(file, &lay) >= 0 && lay.stripe_size == S && lay.stripe_count == N, "unexpected layout");
     CHECK(!strcmp(channel, "direct") ? lay.channel == H5FD_H5SF_CHANNEL_DIRECT
-                                     : lay.channel == H5FD_H5SF_CHANNEL_IOC && lay.ioc_count == size,
-          "channel %d with %d IOCs, expected %s with %d", lay.channel, lay.ioc_count, channel, size);
+                                     : lay.channel == H5FD_H5SF_CHANNEL_IOC && lay.ioc_count == t_size,
+          "channel %d with %d IOCs, expected %s with %d", lay.channel, lay.ioc_count, channel, t_size);
 
     /* Before any raw-data transfer: an all-zero report. */
     H5FD_h5sf_transfer_t t0;
@@ -411,7 +407,7 @@ int main(int argc, char **argv)
     H5E_BEGIN_TRY { CHECK(H5FD_h5sf_get_last_transfer(file, NULL) < 0, "NULL report accepted"); }
     H5E_END_TRY
 
-    hsize_t dim = (hsize_t)K * B * (hsize_t)size + (hsize_t)size * (DENSE + DOFF) + 100;
+    hsize_t dim = (hsize_t)K * B * (hsize_t)t_size + (hsize_t)t_size * (DENSE + DOFF) + 100;
     hid_t   fs = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     hid_t dset = H5Dcreate2(file, "contig", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -430,7 +426,7 @@ int main(int argc, char **argv)
         hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
         H5Pset_selection_io(dxpl, H5D_SELECTION_IO_MODE_OFF);
         static model_t       m;
-        hid_t                sp   = select_mine(fs, true, 0, (uint64_t)K * B * (uint64_t)size, &m);
+        hid_t                sp   = select_mine(fs, true, 0, (uint64_t)K * B * (uint64_t)t_size, &m);
         hsize_t              mlen = (hsize_t)K * B;
         hid_t                ms   = H5Screate_simple(1, &mlen, NULL);
         unsigned char       *buf  = calloc(1, (size_t)mlen);
@@ -439,8 +435,8 @@ int main(int argc, char **argv)
         CHECK(H5Dread(dset, H5T_NATIVE_UCHAR, ms, sp, dxpl, buf) >= 0, "independent read, selection I/O off");
         H5FD_h5sf_get_last_transfer(file, &b);
         check_modes(dxpl, "contiguous", false, false, "read");
-        uint64_t nblocks = size == 1 ? 1 : K;
-        CHECK(b.call - a.call == nblocks && b.bytes == (size == 1 ? (uint64_t)K * B : B) && !b.collective,
+        uint64_t nblocks = t_size == 1 ? 1 : K;
+        CHECK(b.call - a.call == nblocks && b.bytes == (t_size == 1 ? (uint64_t)K * B : B) && !b.collective,
               "independent read with selection I/O off: %llu calls of %llu bytes, expected %llu",
               (unsigned long long)(b.call - a.call), (unsigned long long)b.bytes, (unsigned long long)nblocks);
         free(buf);
@@ -451,7 +447,7 @@ int main(int argc, char **argv)
     /* The getters are local: the last rank alone asks while the others
      * wait in a barrier (MPI lets one rank query; a getter that made a
      * collective call here would hang the job). */
-    if (rank == size - 1) {
+    if (t_rank == t_size - 1) {
         H5FD_h5sf_layout_t   l1;
         H5FD_h5sf_transfer_t t1;
         h5sf_stats_t         s1;
@@ -465,7 +461,7 @@ int main(int argc, char **argv)
     H5Sclose(fs);
     CHECK(H5Fclose(file) >= 0, "close failed");
     H5Pclose(fapl);
-    int all = t_verdict("t_report");
+    int all = t_verdict();
     MPI_Finalize();
     return all;
 }

@@ -38,25 +38,7 @@
 #endif
 #include "t_roundtrip.h"
 
-/* ---- globals, failure accounting -------------------------------------- */
-
-int  g_rank, g_size;
-long g_fail; /* local failures (mismatches, failed I/O calls) */
-
-void fatal(const char *file, int line, const char *what)
-{
-    fprintf(stderr, "[rank %d] FATAL %s:%d: %s failed\n", g_rank, file, line, what);
-    H5Eprint2(H5E_DEFAULT, stderr);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-hid_t h5id(hid_t id, const char *what, int line)
-{
-    if (id < 0)
-        fatal(__FILE__, line, what);
-    return id;
-}
+/* ---- agreement --------------------------------------------------------- */
 
 /* 1 if every rank has ok != 0, 0 if none; a split outcome of a collective
  * call cannot be recovered from, so it aborts. */
@@ -64,15 +46,11 @@ int all_ok(int ok, const char *what)
 {
     int sum = 0, mine = ok ? 1 : 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (sum == g_size)
+    if (sum == t_size)
         return 1;
     if (sum == 0)
         return 0;
-    fprintf(stderr, "[rank %d] FATAL %s: succeeded on %d of %d ranks (here: %s)\n", g_rank, what, sum, g_size,
-            ok ? "ok" : "failed");
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    return 0;
+    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
 }
 
 /* ---- configurations --------------------------------------------------- */
@@ -87,22 +65,22 @@ static const int      g_counts[] = {0, 1, 3, 7}; /* 0: default */
 
 static hid_t fapl_h5sf(int use_struct, int64_t size, const char *size_text, int count, int channel_ioc)
 {
-    hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
-    H5X(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    hid_t fapl = H5VRFY(H5Pcreate(H5P_FILE_ACCESS));
+    H5VRFY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     if (use_struct) {
         H5FD_h5sf_config_t c;
-        H5X(H5FD_h5sf_config_init(&c));
+        H5VRFY(H5FD_h5sf_config_init(&c));
         c.stripe_size  = size;
         c.stripe_count = count;
         c.channel      = channel_ioc ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
-        H5X(H5Pset_fapl_h5sf(fapl, &c));
+        H5VRFY(H5Pset_fapl_h5sf(fapl, &c));
     }
     else {
         char cfg[256];
         int  n = snprintf(cfg, sizeof cfg, "stripe_size=%s,channel=%s", size_text, channel_ioc ? "ioc" : "direct");
         if (count > 0)
             snprintf(cfg + n, sizeof cfg - (size_t)n, ",stripe_count=%d", count);
-        H5X(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, cfg));
+        H5VRFY(H5Pset_driver_by_name(fapl, H5FD_H5SF_NAME, cfg));
     }
     return fapl;
 }
@@ -123,30 +101,25 @@ static void check_layout(hid_t f, const char *ctx, int64_t want_size, int want_c
     H5FD_h5sf_layout_t lay;
     memset(&lay, 0, sizeof lay);
     if (H5FD_h5sf_get_layout(f, &lay) < 0) {
-        g_fail++;
-        fprintf(stderr, "[rank %d] FAIL %s: H5FD_h5sf_get_layout failed\n", g_rank, ctx);
+        CHECK(0, "%s: H5FD_h5sf_get_layout failed", ctx);
         return;
     }
     const int want_channel = want_ioc && g_thread_multiple ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
-    if (lay.stripe_size != want_size || (want_count > 0 && lay.stripe_count != want_count) ||
-        lay.channel != want_channel || lay.stripe_count < 1 || lay.ioc_count < 1) {
-        g_fail++;
-        fprintf(stderr,
-                "[rank %d] FAIL %s: H5FD_h5sf_get_layout: stripe_size %" PRId64 " (want %" PRId64
-                "), stripe_count %d (want %d), channel %d (want %d), ioc_count %d\n",
-                g_rank, ctx, lay.stripe_size, want_size, (int)lay.stripe_count, want_count, (int)lay.channel,
-                want_channel, (int)lay.ioc_count);
-    }
+    CHECK(lay.stripe_size == want_size && (want_count <= 0 || lay.stripe_count == want_count) &&
+              lay.channel == want_channel && lay.stripe_count >= 1 && lay.ioc_count >= 1,
+          "%s: H5FD_h5sf_get_layout: stripe_size %" PRId64 " (want %" PRId64
+          "), stripe_count %d (want %d), channel %d (want %d), ioc_count %d",
+          ctx, lay.stripe_size, want_size, (int)lay.stripe_count, want_count, (int)lay.channel, want_channel,
+          (int)lay.ioc_count);
 }
 
 int main(int argc, char **argv)
 {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    t_start("t_roundtrip");
     g_thread_multiple = provided >= MPI_THREAD_MULTIPLE;
-    if (provided < MPI_THREAD_MULTIPLE && g_rank == 0)
+    if (provided < MPI_THREAD_MULTIPLE && t_rank == 0)
         fprintf(stderr, "warning: MPI_THREAD_MULTIPLE not provided (%d); h5sf will use the direct channel\n", provided);
 
     /* The test sets every layout knob itself. */
@@ -174,7 +147,7 @@ int main(int argc, char **argv)
     /* Directory. */
     char dir[4096] = "";
     int  made_dir  = 0;
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         const char *given = argc > 1 ? argv[1] : getenv("H5SF_TEST_DIR");
         if (given && *given) {
             snprintf(dir, sizeof dir, "%s", given);
@@ -196,31 +169,31 @@ int main(int argc, char **argv)
     MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (!dir[0])
         MPI_Abort(MPI_COMM_WORLD, 1);
-    if (g_rank == 0)
-        printf("t_roundtrip: %d ranks, directory %s, thread level %d\n", g_size, dir, provided);
+    if (t_rank == 0)
+        printf("t_roundtrip: %d ranks, directory %s, thread level %d\n", t_size, dir, provided);
 
-    ds_setup(g_size);
+    ds_setup(t_size);
 
     /* ---- reference file through MPI-IO ---- */
     double *ref[DS_COUNT] = {0};
     char    base[256], path[8192];
-    snprintf(base, sizeof base, "rt_np%d_ref_mpio.h5", g_size);
+    snprintf(base, sizeof base, "rt_np%d_ref_mpio.h5", t_size);
     snprintf(path, sizeof path, "%s/%s", dir, base);
     {
-        hid_t fapl = H5ID(H5Pcreate(H5P_FILE_ACCESS));
-        H5X(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
-        hid_t f = H5ID(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        hid_t fapl = H5VRFY(H5Pcreate(H5P_FILE_ACCESS));
+        H5VRFY(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+        hid_t f = H5VRFY(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
         write_file(f, 1, "reference (MPI-IO)");
-        H5X(H5Fclose(f));
-        f = H5ID(H5Fopen(path, H5F_ACC_RDONLY, fapl));
+        H5VRFY(H5Fclose(f));
+        f = H5VRFY(H5Fopen(path, H5F_ACC_RDONLY, fapl));
         read_check(f, 1, "reference (MPI-IO)", NULL, ref);
-        H5X(H5Fclose(f));
+        H5VRFY(H5Fclose(f));
         H5Pclose(fapl);
     }
-    long ref_fail = 0;
-    MPI_Allreduce(&g_fail, &ref_fail, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    long ref_fail = 0, mine = t_fails;
+    MPI_Allreduce(&mine, &ref_fail, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (ref_fail) {
-        if (g_rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "t_roundtrip: the MPI-IO reference does not match the pattern: test bug or HDF5 "
                             "problem; stopping\n");
         MPI_Finalize();
@@ -241,9 +214,9 @@ int main(int argc, char **argv)
                     const int     ioc       = chan == 0;
                     const int     use_strct = (int)((si + ci) % 2); /* alternate the two APIs */
                     char          ctx[512];
-                    long          fail0 = g_fail;
+                    long          fail0 = t_fails;
 
-                    snprintf(base, sizeof base, "rt_np%d_s%" PRId64 "_c%d_%s_%s.h5", g_size, size, count,
+                    snprintf(base, sizeof base, "rt_np%d_s%" PRId64 "_c%d_%s_%s.h5", t_size, size, count,
                              ioc ? "ioc" : "direct", xm ? "coll" : "indep");
                     snprintf(path, sizeof path, "%s/%s", dir, base);
                     nconf++;
@@ -259,13 +232,10 @@ int main(int argc, char **argv)
                     if (all_ok(f >= 0, "H5Fcreate")) {
                         check_layout(f, ctx, size, count, ioc);
                         write_file(f, xm, ctx);
-                        if (H5Fclose(f) < 0) {
-                            g_fail++;
-                            fprintf(stderr, "[rank %d] FAIL %s: H5Fclose failed\n", g_rank, ctx);
-                        }
+                        CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
                         MPI_Barrier(MPI_COMM_WORLD);
-                        if (g_rank == 0)
-                            g_fail += check_disk(dir, base, size, count);
+                        if (t_rank == 0)
+                            CHECK(check_disk(dir, base, size, count) == 0, "%s: the files on disk", base);
 
                         /* read back with the same fapl, independent */
                         snprintf(ctx, sizeof ctx, "%s: reopen, same fapl, independent read", base);
@@ -273,15 +243,10 @@ int main(int argc, char **argv)
                         if (all_ok(f >= 0, "H5Fopen")) {
                             check_layout(f, ctx, size, count, ioc);
                             read_check(f, 0, ctx, ref, NULL);
-                            if (H5Fclose(f) < 0) {
-                                g_fail++;
-                                fprintf(stderr, "[rank %d] FAIL %s: H5Fclose failed\n", g_rank, ctx);
-                            }
+                            CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
                         }
-                        else {
-                            g_fail++;
-                            fprintf(stderr, "[rank %d] FAIL %s: H5Fopen failed\n", g_rank, ctx);
-                        }
+                        else
+                            CHECK(0, "%s: H5Fopen failed", ctx);
 
                         /* other channel, other stripe settings, collective */
                         snprintf(ctx, sizeof ctx,
@@ -291,31 +256,25 @@ int main(int argc, char **argv)
                         if (all_ok(f >= 0, "H5Fopen")) {
                             check_layout(f, ctx, size, count, !ioc);
                             read_check(f, 1, ctx, ref, NULL);
-                            if (H5Fclose(f) < 0) {
-                                g_fail++;
-                                fprintf(stderr, "[rank %d] FAIL %s: H5Fclose failed\n", g_rank, ctx);
-                            }
+                            CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
                         }
-                        else {
-                            g_fail++;
-                            fprintf(stderr, "[rank %d] FAIL %s: H5Fopen failed\n", g_rank, ctx);
-                        }
+                        else
+                            CHECK(0, "%s: H5Fopen failed", ctx);
                         MPI_Barrier(MPI_COMM_WORLD);
-                        if (g_rank == 0) /* layout untouched by the mismatched reopen */
-                            g_fail += check_disk(dir, base, size, count);
+                        if (t_rank == 0) /* layout untouched by the mismatched reopen */
+                            CHECK(check_disk(dir, base, size, count) == 0, "%s: the files on disk", base);
                     }
-                    else {
-                        g_fail++;
-                        fprintf(stderr, "[rank %d] FAIL %s: H5Fcreate failed\n", g_rank, ctx);
-                    }
+                    else
+                        CHECK(0, "%s: H5Fcreate failed", ctx);
                     H5Pclose(fapl);
                     H5Pclose(fapl2);
 
-                    long mine = g_fail - fail0, all = 0;
+                    long all = 0;
+                    mine     = t_fails - fail0;
                     MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
                     if (all)
                         nconf_bad++;
-                    if (g_rank == 0) {
+                    if (t_rank == 0) {
                         printf("%-4s %s (%s)\n", all ? "FAIL" : "ok", base,
                                use_strct ? "H5Pset_fapl_h5sf" : "H5Pset_driver_by_name");
                         fflush(stdout);
@@ -327,12 +286,13 @@ int main(int argc, char **argv)
             }
 
     long total = 0;
-    MPI_Allreduce(&g_fail, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    mine       = t_fails;
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     free_bufs(ref);
-    if (g_rank == 0) {
+    if (t_rank == 0) {
         printf("t_roundtrip: %d of %d configurations passed\n", nconf - nconf_bad, nconf);
         if (!total && !keep) {
-            snprintf(base, sizeof base, "rt_np%d_ref_mpio.h5", g_size);
+            snprintf(base, sizeof base, "rt_np%d_ref_mpio.h5", t_size);
             remove_h5(dir, base);
             if (made_dir)
                 rmdir(dir);
@@ -341,6 +301,5 @@ int main(int argc, char **argv)
             printf("t_roundtrip: files kept in %s\n", dir);
     }
     H5close();
-    MPI_Finalize();
-    return total ? 1 : 0;
+    return t_finish();
 }

@@ -1,7 +1,7 @@
 /*
  * t_roundtrip.h -- shared by the files of t_roundtrip (see t_roundtrip.c):
- * the failure accounting, the datasets and their pattern, selections,
- * buffers, the write/read passes and the on-disk checks.
+ * the datasets and their values, selections, buffers, the write/read passes
+ * and the on-disk checks.  Checks, verdict and pattern: h5sf_test.h.
  */
 #ifndef T_ROUNDTRIP_H
 #define T_ROUNDTRIP_H
@@ -19,36 +19,13 @@
 #include <hdf5.h>
 #include "h5sf.h"
 
-/* ---- globals, failure accounting -------------------------------------- */
-
-extern int  g_rank, g_size;
-extern long g_fail; /* local failures (mismatches, failed I/O calls) */
+#include "h5sf_test.h"
 
 #define MAX_REPORT 8 /* mismatches printed per check */
 
-/* For setup calls whose failure leaves nothing sensible to test. */
-#define H5X(call)                                                                                                      \
-    do {                                                                                                               \
-        if ((call) < 0)                                                                                                \
-            fatal(__FILE__, __LINE__, #call);                                                                          \
-    } while (0)
-#define H5ID(call) h5id((call), #call, __LINE__)
-
-/* For data-path calls: record, report, continue. */
-#define H5TRY(call, ctx)                                                                                               \
-    do {                                                                                                               \
-        if ((call) < 0) {                                                                                              \
-            g_fail++;                                                                                                  \
-            fprintf(stderr, "[rank %d] FAIL %s: %s returned an error (line %d)\n", g_rank, ctx, #call, __LINE__);      \
-        }                                                                                                              \
-    } while (0)
-
-/* t_roundtrip.c: print the HDF5 error stack and abort (setup failures);
- * h5id passes a valid id through.  all_ok: 1 if every rank has ok != 0,
- * 0 if none; a split outcome of a collective call aborts. */
-void  fatal(const char *file, int line, const char *what);
-hid_t h5id(hid_t id, const char *what, int line);
-int   all_ok(int ok, const char *what);
+/* t_roundtrip.c: 1 if every rank has ok != 0, 0 if none; a split outcome
+ * of a collective call stops the job. */
+int all_ok(int ok, const char *what);
 
 /* ---- the data -------------------------------------------------------- */
 
@@ -88,11 +65,10 @@ typedef struct {
     size_t   *memoff;
 } sel_t;
 
-/* t_roundtrip_data.c: the datasets, their pattern, each rank's selection,
+/* t_roundtrip_data.c: the datasets, their values, each rank's selection,
  * buffers of int or double viewed as double, mismatch reports. */
 void     ds_setup(int np);
 uint64_t ds_nelem(const dsinfo_t *d);
-uint64_t mix64(uint64_t x);
 double   pattern(int ds, uint64_t g, int is_double);
 int      union_has(uint64_t lr, uint64_t j);
 int      owner(const dsinfo_t *d, uint64_t g);

@@ -26,22 +26,12 @@ void ds_setup(int np)
 
 uint64_t ds_nelem(const dsinfo_t *d) { return d->ndims == 1 ? d->dims[0] : d->dims[0] * d->dims[1]; }
 
-uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-/* Value of element g of dataset ds: exact in double and in int. */
+/* Value of element g of dataset ds, the harness's int pattern (seed ds):
+ * exact in double and in int; a double dataset's has a fraction too. */
 double pattern(int ds, uint64_t g, int is_double)
 {
-    if (is_double)
-        return (double)g * 1.5 + ds * 0.25 + 0.125;
-    return (double)(int32_t)((mix64(g * 31 + (uint64_t)ds) & 0x3fffffff) + 1);
+    double v = (double)t_pat_int((uint64_t)ds, g);
+    return is_double ? v + 0.125 : v;
 }
 
 int union_has(uint64_t lr, uint64_t j)
@@ -52,11 +42,11 @@ int union_has(uint64_t lr, uint64_t j)
 /* Which rank writes element g; -1: nobody (fill value); OWN_ALL: all. */
 int owner(const dsinfo_t *d, uint64_t g)
 {
-    const uint64_t np = (uint64_t)g_size;
+    const uint64_t np = (uint64_t)t_size;
     switch (d->kind) {
         case DS_CONTIG: return (int)(g / N1);
         case DS_STRIDED: return (int)((g / BLK) % np);
-        case DS_POINTS: return (int)(mix64(g + 12345) % np);
+        case DS_POINTS: return (int)(t_mix(0, g + 12345) % np);
         case DS_UNION: {
             uint64_t i = g / U_COLS, j = g % U_COLS;
             return union_has(i % U_ROWS, j) ? (int)(i / U_ROWS) : -1;
@@ -88,11 +78,11 @@ void sel_make(const dsinfo_t *d, int r, sel_t *s)
 {
     const uint64_t tot = ds_nelem(d);
     memset(s, 0, sizeof *s);
-    s->fspace = H5ID(H5Screate_simple(d->ndims, d->dims, NULL));
+    s->fspace = H5VRFY(H5Screate_simple(d->ndims, d->dims, NULL));
     s->gidx   = malloc(sizeof *s->gidx * (tot ? tot : 1));
     s->memoff = malloc(sizeof *s->memoff * (tot ? tot : 1));
     if (!s->gidx || !s->memoff)
-        fatal(__FILE__, __LINE__, "malloc");
+        VRFY(0, "out of memory");
 
     /* Enumerate the owned elements in increasing order: that is the order
      * in which HDF5 iterates every hyperslab selection below. */
@@ -105,16 +95,16 @@ void sel_make(const dsinfo_t *d, int r, sel_t *s)
         s->memoff[k] = k;
     s->memn = s->n;
 
-    const hsize_t R = (hsize_t)r, NPR = (hsize_t)g_size;
+    const hsize_t R = (hsize_t)r, NPR = (hsize_t)t_size;
     switch (d->kind) {
         case DS_CONTIG: {
             hsize_t start = R * N1, count = N1;
-            H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, &start, NULL, &count, NULL));
+            H5VRFY(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, &start, NULL, &count, NULL));
             break;
         }
         case DS_STRIDED: {
             hsize_t start = R * BLK, stride = NPR * BLK, count = NB, block = BLK;
-            H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, &start, &stride, &count, &block));
+            H5VRFY(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, &start, &stride, &count, &block));
             break;
         }
         case DS_POINTS: {
@@ -130,58 +120,55 @@ void sel_make(const dsinfo_t *d, int r, sel_t *s)
             if (s->n) {
                 hsize_t *coord = malloc(sizeof *coord * s->n);
                 if (!coord)
-                    fatal(__FILE__, __LINE__, "malloc");
+                    VRFY(0, "out of memory");
                 for (size_t k = 0; k < s->n; k++)
                     coord[k] = s->gidx[k];
-                H5X(H5Sselect_elements(s->fspace, H5S_SELECT_SET, s->n, coord));
+                H5VRFY(H5Sselect_elements(s->fspace, H5S_SELECT_SET, s->n, coord));
                 free(coord);
             }
             else
-                H5X(H5Sselect_none(s->fspace));
+                H5VRFY(H5Sselect_none(s->fspace));
             break;
         }
         case DS_UNION: {
             hsize_t sa[2] = {R * U_ROWS, 0}, ca[2] = {8, 150};
             hsize_t sb[2] = {R * U_ROWS + 4, 100}, cb[2] = {12, 200};
             hsize_t sc[2] = {R * U_ROWS + 8, 0}, tc[2] = {1, 2}, cc[2] = {8, 50}, bc[2] = {1, 1};
-            H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, sa, NULL, ca, NULL));
-            H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_OR, sb, NULL, cb, NULL));
-            H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_OR, sc, tc, cc, bc));
+            H5VRFY(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, sa, NULL, ca, NULL));
+            H5VRFY(H5Sselect_hyperslab(s->fspace, H5S_SELECT_OR, sb, NULL, cb, NULL));
+            H5VRFY(H5Sselect_hyperslab(s->fspace, H5S_SELECT_OR, sc, tc, cc, bc));
             break;
         }
         case DS_CHUNKED: {
             hsize_t start[2] = {R * C_ROWS, 0}, count[2] = {C_ROWS, C_COLS};
-            H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL));
+            H5VRFY(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL));
             break;
         }
         case DS_SLAB2D: {
             hsize_t start[2] = {0, R * S_COLS}, count[2] = {S_ROWS, S_COLS};
-            H5X(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL));
+            H5VRFY(H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL));
             break;
         }
-        case DS_COMPACT: H5X(H5Sselect_all(s->fspace)); break;
+        case DS_COMPACT: H5VRFY(H5Sselect_all(s->fspace)); break;
     }
-    if ((size_t)H5Sget_select_npoints(s->fspace) != s->n) {
-        fprintf(stderr, "[rank %d] test bug: %s selects %lld elements, expected %zu\n", g_rank, d->name,
-                (long long)H5Sget_select_npoints(s->fspace), s->n);
-        fatal(__FILE__, __LINE__, "selection self-check");
-    }
+    VRFY((size_t)H5Sget_select_npoints(s->fspace) == s->n, "test bug: %s selects %lld elements, expected %zu", d->name,
+         (long long)H5Sget_select_npoints(s->fspace), s->n);
 
     if (d->kind == DS_SLAB2D) {
         /* Memory: S_ROWS x (S_COLS + S_PAD), selecting the first S_COLS of
          * each row; the padding must never be touched. */
         hsize_t mdims[2] = {S_ROWS, S_COLS + S_PAD}, start[2] = {0, 0}, count[2] = {S_ROWS, S_COLS};
-        s->mspace = H5ID(H5Screate_simple(2, mdims, NULL));
-        H5X(H5Sselect_hyperslab(s->mspace, H5S_SELECT_SET, start, NULL, count, NULL));
+        s->mspace = H5VRFY(H5Screate_simple(2, mdims, NULL));
+        H5VRFY(H5Sselect_hyperslab(s->mspace, H5S_SELECT_SET, start, NULL, count, NULL));
         for (size_t k = 0; k < s->n; k++)
             s->memoff[k] = (k / S_COLS) * (S_COLS + S_PAD) + k % S_COLS;
         s->memn = (size_t)(mdims[0] * mdims[1]);
     }
     else {
         hsize_t m = s->n ? s->n : 1;
-        s->mspace = H5ID(H5Screate_simple(1, &m, NULL));
+        s->mspace = H5VRFY(H5Screate_simple(1, &m, NULL));
         if (!s->n)
-            H5X(H5Sselect_none(s->mspace));
+            H5VRFY(H5Sselect_none(s->mspace));
     }
 }
 
@@ -194,7 +181,7 @@ void *buf_alloc(const dsinfo_t *d, size_t n)
 {
     void *b = malloc((n ? n : 1) * (d->is_double ? sizeof(double) : sizeof(int)));
     if (!b)
-        fatal(__FILE__, __LINE__, "malloc");
+        VRFY(0, "out of memory");
     return b;
 }
 double buf_get(const dsinfo_t *d, const void *b, size_t i)
@@ -217,17 +204,16 @@ void report(const char *ctx, const dsinfo_t *d, uint64_t g, double got, double w
         fprintf(stderr,
                 "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 " (%" PRIu64 ",%" PRIu64
                 "): got %.17g expected %.17g\n",
-                g_rank, ctx, d->name, g, g / d->dims[1], g % d->dims[1], got, want);
+                t_rank, ctx, d->name, g, g / d->dims[1], g % d->dims[1], got, want);
     else
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n", g_rank,
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s element %" PRIu64 ": got %.17g expected %.17g\n", t_rank,
                 ctx, d->name, g, got, want);
 }
 
 void report_done(const char *ctx, const dsinfo_t *d, long nbad)
 {
     if (nbad > MAX_REPORT)
-        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", g_rank, ctx, d->name,
+        fprintf(stderr, "[rank %d] MISMATCH %s: dataset %s: %ld mismatching elements in all\n", t_rank, ctx, d->name,
                 nbad);
-    if (nbad)
-        g_fail++;
+    CHECK(nbad == 0, "%s: dataset %s: %ld mismatching elements", ctx, d->name, nbad);
 }

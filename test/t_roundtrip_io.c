@@ -14,8 +14,8 @@
 
 hid_t make_dxpl(int collective)
 {
-    hid_t dxpl = H5ID(H5Pcreate(H5P_DATASET_XFER));
-    H5X(H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
+    hid_t dxpl = H5VRFY(H5Pcreate(H5P_DATASET_XFER));
+    H5VRFY(H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
     return dxpl;
 }
 
@@ -24,26 +24,26 @@ void write_file(hid_t file, int collective, const char *ctx)
     hid_t dxpl = make_dxpl(collective);
     for (int k = 0; k < DS_COUNT; k++) {
         const dsinfo_t *d      = &g_ds[k];
-        hid_t           fspace = H5ID(H5Screate_simple(d->ndims, d->dims, NULL));
-        hid_t           dcpl   = H5ID(H5Pcreate(H5P_DATASET_CREATE));
+        hid_t           fspace = H5VRFY(H5Screate_simple(d->ndims, d->dims, NULL));
+        hid_t           dcpl   = H5VRFY(H5Pcreate(H5P_DATASET_CREATE));
         if (d->kind == DS_CHUNKED) {
             hsize_t chunk[2] = {16, 50};
-            H5X(H5Pset_chunk(dcpl, 2, chunk));
+            H5VRFY(H5Pset_chunk(dcpl, 2, chunk));
         }
         else if (d->kind == DS_COMPACT)
-            H5X(H5Pset_layout(dcpl, H5D_COMPACT));
+            H5VRFY(H5Pset_layout(dcpl, H5D_COMPACT));
         if (d->is_double) {
             double fv = FILL_VALUE;
-            H5X(H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fv));
+            H5VRFY(H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fv));
         }
         else {
             int fv = (int)FILL_VALUE;
-            H5X(H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fv));
+            H5VRFY(H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fv));
         }
-        hid_t dset = H5ID(H5Dcreate2(file, d->name, filetype(d), fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        hid_t dset = H5VRFY(H5Dcreate2(file, d->name, filetype(d), fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT));
 
         sel_t s;
-        sel_make(d, g_rank, &s);
+        sel_make(d, t_rank, &s);
         void *buf = buf_alloc(d, s.memn);
         for (size_t i = 0; i < s.memn; i++)
             buf_set(d, buf, i, POISON);
@@ -51,7 +51,8 @@ void write_file(hid_t file, int collective, const char *ctx)
             buf_set(d, buf, s.memoff[i], pattern(d->kind, s.gidx[i], d->is_double));
         char what[1024];
         snprintf(what, sizeof what, "%s write %s", ctx, d->name);
-        H5TRY(H5Dwrite(dset, memtype(d), s.mspace, s.fspace, dxpl, buf), what);
+        CHECK((H5Dwrite(dset, memtype(d), s.mspace, s.fspace, dxpl, buf)) >= 0,
+              "%s: H5Dwrite(dset, memtype(d), s.mspace, s.fspace, dxpl, buf) failed", what);
 
         if (d->kind == DS_CONTIG) {
             /* An int attribute on a dataset. */
@@ -59,9 +60,9 @@ void write_file(hid_t file, int collective, const char *ctx)
             int     v[7];
             for (int i = 0; i < 7; i++)
                 v[i] = (int)pattern(101, (uint64_t)i, 0);
-            hid_t as = H5ID(H5Screate_simple(1, &n, NULL));
-            hid_t a  = H5ID(H5Acreate2(dset, "attr_i", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
-            H5TRY(H5Awrite(a, H5T_NATIVE_INT, v), "write attr_i");
+            hid_t as = H5VRFY(H5Screate_simple(1, &n, NULL));
+            hid_t a  = H5VRFY(H5Acreate2(dset, "attr_i", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT));
+            CHECK((H5Awrite(a, H5T_NATIVE_INT, v)) >= 0, "%s: H5Awrite(a, H5T_NATIVE_INT, v) failed", "write attr_i");
             H5Aclose(a);
             H5Sclose(as);
         }
@@ -77,9 +78,9 @@ void write_file(hid_t file, int collective, const char *ctx)
         double  v[50];
         for (int i = 0; i < 50; i++)
             v[i] = pattern(100, (uint64_t)i, 1);
-        hid_t as = H5ID(H5Screate_simple(1, &n, NULL));
-        hid_t a  = H5ID(H5Acreate2(file, "attr_d", H5T_IEEE_F64LE, as, H5P_DEFAULT, H5P_DEFAULT));
-        H5TRY(H5Awrite(a, H5T_NATIVE_DOUBLE, v), "write attr_d");
+        hid_t as = H5VRFY(H5Screate_simple(1, &n, NULL));
+        hid_t a  = H5VRFY(H5Acreate2(file, "attr_d", H5T_IEEE_F64LE, as, H5P_DEFAULT, H5P_DEFAULT));
+        CHECK((H5Awrite(a, H5T_NATIVE_DOUBLE, v)) >= 0, "%s: H5Awrite(a, H5T_NATIVE_DOUBLE, v) failed", "write attr_d");
         H5Aclose(a);
         H5Sclose(as);
     }
@@ -99,37 +100,30 @@ void check_attrs(hid_t file, const char *ctx)
 
     hid_t a = H5Aopen(file, "attr_d", H5P_DEFAULT);
     snprintf(what, sizeof what, "%s read attr_d", ctx);
-    if (a < 0) {
-        g_fail++;
-        fprintf(stderr, "[rank %d] FAIL %s: cannot open attribute\n", g_rank, what);
-    }
-    else {
-        H5TRY(H5Aread(a, H5T_NATIVE_DOUBLE, vd), what);
+    CHECK(a >= 0, "%s: cannot open attribute", what);
+    if (a >= 0) {
+        CHECK((H5Aread(a, H5T_NATIVE_DOUBLE, vd)) >= 0, "%s: H5Aread(a, H5T_NATIVE_DOUBLE, vd) failed", what);
         H5Aclose(a);
         for (int i = 0; i < 50; i++)
             if (vd[i] != pattern(100, (uint64_t)i, 1) && ++nbad <= MAX_REPORT)
                 fprintf(stderr, "[rank %d] MISMATCH %s: attribute /attr_d element %d: got %.17g expected %.17g\n",
-                        g_rank, ctx, i, vd[i], pattern(100, (uint64_t)i, 1));
+                        t_rank, ctx, i, vd[i], pattern(100, (uint64_t)i, 1));
     }
     hid_t d = H5Dopen2(file, "contig", H5P_DEFAULT);
     a       = d < 0 ? -1 : H5Aopen(d, "attr_i", H5P_DEFAULT);
     snprintf(what, sizeof what, "%s read contig/attr_i", ctx);
-    if (a < 0) {
-        g_fail++;
-        fprintf(stderr, "[rank %d] FAIL %s: cannot open attribute\n", g_rank, what);
-    }
-    else {
-        H5TRY(H5Aread(a, H5T_NATIVE_INT, vi), what);
+    CHECK(a >= 0, "%s: cannot open attribute", what);
+    if (a >= 0) {
+        CHECK((H5Aread(a, H5T_NATIVE_INT, vi)) >= 0, "%s: H5Aread(a, H5T_NATIVE_INT, vi) failed", what);
         H5Aclose(a);
         for (int i = 0; i < 7; i++)
             if (vi[i] != (int)pattern(101, (uint64_t)i, 0) && ++nbad <= MAX_REPORT)
                 fprintf(stderr, "[rank %d] MISMATCH %s: attribute /contig/attr_i element %d: got %d expected %d\n",
-                        g_rank, ctx, i, vi[i], (int)pattern(101, (uint64_t)i, 0));
+                        t_rank, ctx, i, vi[i], (int)pattern(101, (uint64_t)i, 0));
     }
     if (d >= 0)
         H5Dclose(d);
-    if (nbad)
-        g_fail++;
+    CHECK(nbad == 0, "%s: %ld attribute elements wrong", ctx, nbad);
 }
 
 /* Read every dataset (own selection, then whole) and check it against the
@@ -143,20 +137,19 @@ void read_check(hid_t file, int collective, const char *ctx, double *const ref[D
     for (int k = 0; k < DS_COUNT; k++) {
         const dsinfo_t *d    = &g_ds[k];
         hid_t           dset = H5Dopen2(file, d->name, H5P_DEFAULT);
-        if (dset < 0) {
-            g_fail++;
-            fprintf(stderr, "[rank %d] FAIL %s: cannot open dataset %s\n", g_rank, ctx, d->name);
+        CHECK(dset >= 0, "%s: cannot open dataset %s", ctx, d->name);
+        if (dset < 0)
             continue;
-        }
 
         /* Own selection, into a poisoned buffer. */
         sel_t s;
-        sel_make(d, g_rank, &s);
+        sel_make(d, t_rank, &s);
         void *buf = buf_alloc(d, s.memn);
         for (size_t i = 0; i < s.memn; i++)
             buf_set(d, buf, i, POISON);
         snprintf(what, sizeof what, "%s (own selection)", ctx);
-        H5TRY(H5Dread(dset, memtype(d), s.mspace, s.fspace, dxpl, buf), what);
+        CHECK((H5Dread(dset, memtype(d), s.mspace, s.fspace, dxpl, buf)) >= 0,
+              "%s: H5Dread(dset, memtype(d), s.mspace, s.fspace, dxpl, buf) failed", what);
         long   nbad = 0;
         size_t k2   = 0;
         for (size_t i = 0; i < s.memn; i++) {
@@ -184,7 +177,8 @@ void read_check(hid_t file, int collective, const char *ctx, double *const ref[D
         for (size_t i = 0; i < tot; i++)
             buf_set(d, buf, i, POISON);
         snprintf(what, sizeof what, "%s (whole dataset)", ctx);
-        H5TRY(H5Dread(dset, memtype(d), H5S_ALL, H5S_ALL, dxpl, buf), what);
+        CHECK((H5Dread(dset, memtype(d), H5S_ALL, H5S_ALL, dxpl, buf)) >= 0,
+              "%s: H5Dread(dset, memtype(d), H5S_ALL, H5S_ALL, dxpl, buf) failed", what);
         nbad = 0;
         for (uint64_t g = 0; g < tot; g++) {
             double got = buf_get(d, buf, g), want = expected(d, g);
@@ -205,7 +199,7 @@ void read_check(hid_t file, int collective, const char *ctx, double *const ref[D
         if (keep) {
             keep[k] = malloc(sizeof(double) * (tot ? tot : 1));
             if (!keep[k])
-                fatal(__FILE__, __LINE__, "malloc");
+                VRFY(0, "out of memory");
             for (uint64_t g = 0; g < tot; g++)
                 keep[k][g] = buf_get(d, buf, g);
         }

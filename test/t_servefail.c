@@ -14,7 +14,7 @@
  *   finalize  MPI_Finalize right after the failed open (it ends the parked
  *             IOC context, which must have no thread left on it)
  *
- * An alarm turns a hang into a failure.
+ * The watchdog turns a hang into a failure.
  * usage: t_servefail DIR START reopen|finalize
  */
 #include <dirent.h>
@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <uv.h>
 #include "h5sf.h"
-#include "t_h5check.h"
+#include "h5sf_test.h"
 
 /* Set before any IOC thread exists; only the opening thread starts them. */
 static int fail_at, starts;
@@ -67,16 +67,17 @@ static int ioc_threads(void)
 
 int main(int argc, char **argv)
 {
-    int  provided;
-    char path[4096], msg[4096] = "";
+    int                provided;
+    char               path[4096];
+    static t_errtext_t t;
+    const char        *msg = t.desc;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_servefail");
     if (argc != 4 || (strcmp(argv[3], "reopen") && strcmp(argv[3], "finalize")))
         MPI_Abort(MPI_COMM_WORLD, 2);
     bool reopen = !strcmp(argv[3], "reopen");
-    alarm(60);     /* a hang is the defect */
-    if (rank == 0) /* no file of an earlier run: HDF5 would probe it first */
+    t_step(60, "the opens"); /* a hang is the defect */
+    if (t_rank == 0)         /* no file of an earlier run: HDF5 would probe it first */
         t_fresh_dir(argv[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/servefail.h5", argv[1]);
@@ -86,19 +87,19 @@ int main(int argc, char **argv)
     H5Pset_driver_by_name(fapl, "h5sf", "channel=ioc,ioc=every:1,threads=2,stripe_size=4096,stripe_count=2");
 
     hid_t f;
-    if (rank == size - 1)
+    if (t_rank == t_size - 1)
         fail_at = atoi(argv[2]);
     H5E_BEGIN_TRY { f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
     H5E_END_TRY
     fail_at = 0;
-    CHECK(f < 0, "the open succeeded although IOC thread start %s failed on rank %d", argv[2], size - 1);
+    CHECK(f < 0, "the open succeeded although IOC thread start %s failed on rank %d", argv[2], t_size - 1);
     if (f >= 0)
         H5Fclose(f);
     else {
-        t_err_text(msg);
+        t_errors(&t);
         CHECK(strstr(msg, "cannot start") != NULL, "the error does not name the thread start: \"%s\"", msg);
     }
-    if (rank == size - 1) {
+    if (t_rank == t_size - 1) {
         int n = ioc_threads();
         CHECK(n == 0, "%d IOC threads left running after the failed open (start %s failed)", n, argv[2]);
     }
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
         }
     }
     H5Pclose(fapl);
-    int all = t_verdict("t_servefail");
+    int all = t_verdict();
     MPI_Finalize();
     return all;
 }

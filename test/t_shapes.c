@@ -17,27 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static int rank, nranks, fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "t_shapes rank %d line %d: ", rank, __LINE__);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#include "h5sf_test.h"
 
 #define NX 24                                                 /* rows per rank (first dimension) */
 static const hsize_t TAIL[3][2] = {{1, 1}, {37, 1}, {9, 11}}; /* extra dims of 1-, 2-, 3-D */
 
-static double val(int d, hsize_t i) { return (double)(d + 1) * 1e6 + (double)i * 0.5; }
-
 /* Rows [rank*NX, (rank+1)*NX) of dataset d; rank 1 writes nothing (a
  * zero-size selection) when there are more than 2 ranks, its rows stay at
  * the fill value -1. */
-static int writes_rows(int r) { return !(nranks > 2 && r == 1); }
+static int writes_rows(int r) { return !(t_size > 2 && r == 1); }
 
 /* Every rank reads the rows of the next rank (another rank's bytes) of
  * the datasets in one H5Dread_multi: collective, all four (the deflated one
@@ -51,7 +39,7 @@ static void read_multi(const char *path, hid_t fapl, int coll)
         return;
     }
     H5Pset_dxpl_mpio(dx, coll ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
-    const int n = coll ? 4 : 3, from = (rank + 1) % nranks;
+    const int n = coll ? 4 : 3, from = (t_rank + 1) % t_size;
     hid_t     dset[4], mt[4], ms[4], fs[4];
     double   *got[4];
     void     *vbuf[4];
@@ -75,7 +63,7 @@ static void read_multi(const char *path, hid_t fapl, int coll)
           coll ? "collective" : "independent");
     for (int d = 0; d < n; d++) {
         for (hsize_t i = 0; i < NX * rowsz[d]; i++) {
-            double want = writes_rows(from) ? val(d, (hsize_t)from * NX * rowsz[d] + i) : -1;
+            double want = writes_rows(from) ? (double)t_pat_int((uint64_t)d, (hsize_t)from * NX * rowsz[d] + i) : -1;
             if (got[d][i] != want) {
                 CHECK(0, "H5Dread_multi (%s), dataset %d, element %llu of rank %d's rows: %g, want %g",
                       coll ? "collective" : "independent", d, (unsigned long long)i, from, got[d][i], want);
@@ -111,7 +99,7 @@ static void run(const char *dir, size_t stripe)
     const void *cbuf[4];
     for (int d = 0; d < 4; d++) {
         int     nd      = d < 3 ? d + 1 : 3;
-        hsize_t dims[3] = {(hsize_t)NX * nranks, d < 3 ? TAIL[d][0] : 9, d < 3 ? TAIL[d][1] : 11};
+        hsize_t dims[3] = {(hsize_t)NX * t_size, d < 3 ? TAIL[d][0] : 9, d < 3 ? TAIL[d][1] : 11};
         hsize_t rowsz; /* elements per row of the first dimension */
         if (nd == 1)
             rowsz = 1;
@@ -132,12 +120,12 @@ static void run(const char *dir, size_t stripe)
         fs[d]   = H5Screate_simple(nd, dims, NULL);
         dset[d] = H5Dcreate2(g, name, H5T_NATIVE_DOUBLE, fs[d], H5P_DEFAULT, dcpl, H5P_DEFAULT);
         H5Pclose(dcpl);
-        hsize_t start[3] = {(hsize_t)rank * NX, 0, 0}, count[3] = {NX, dims[1], dims[2]};
+        hsize_t start[3] = {(hsize_t)t_rank * NX, 0, 0}, count[3] = {NX, dims[1], dims[2]};
         ms[d]  = H5Screate_simple(nd, count, NULL);
         buf[d] = malloc(NX * rowsz * sizeof(double));
         for (hsize_t i = 0; i < NX * rowsz; i++)
-            buf[d][i] = val(d, (hsize_t)rank * NX * rowsz + i);
-        if (writes_rows(rank))
+            buf[d][i] = (double)t_pat_int((uint64_t)d, (hsize_t)t_rank * NX * rowsz + i);
+        if (writes_rows(t_rank))
             H5Sselect_hyperslab(fs[d], H5S_SELECT_SET, start, NULL, count, NULL);
         else {
             H5Sselect_none(fs[d]);
@@ -158,7 +146,7 @@ static void run(const char *dir, size_t stripe)
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* Rank 0 alone reads everything back. */
-    if (rank == 0) {
+    if (t_rank == 0) {
         hid_t fapl1 = H5Pcreate(H5P_FILE_ACCESS);
         H5Pset_mpi_params(fapl1, MPI_COMM_SELF, MPI_INFO_NULL);
         H5Pset_driver_by_name(fapl1, "h5sf", NULL);
@@ -172,10 +160,10 @@ static void run(const char *dir, size_t stripe)
             hssize_t n   = H5Sget_simple_extent_npoints(sp);
             double  *all = malloc((size_t)n * sizeof *all);
             CHECK(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0, "read %s", name);
-            hsize_t per = (hsize_t)n / ((hsize_t)NX * nranks) * NX; /* elements per rank */
+            hsize_t per = (hsize_t)n / ((hsize_t)NX * t_size) * NX; /* elements per rank */
             for (hsize_t i = 0; i < (hsize_t)n; i++) {
                 int    r    = (int)(i / per);
-                double want = writes_rows(r) ? val(d, i) : -1;
+                double want = writes_rows(r) ? (double)t_pat_int((uint64_t)d, i) : -1;
                 if (all[i] != want) {
                     CHECK(0, "stripe %zu, %s[%llu] = %g, want %g", stripe, name, (unsigned long long)i, all[i], want);
                     break;
@@ -202,20 +190,14 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    t_start("t_shapes");
     if (argc < 2)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    if (rank == 0)
+    if (t_rank == 0)
         mkdir(argv[1], 0755);
     MPI_Barrier(MPI_COMM_WORLD);
     const size_t stripes[] = {128, 4096, (size_t)64 << 20};
     for (size_t i = 0; i < 3; i++)
         run(argv[1], stripes[i]);
-    int all = 0;
-    MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_shapes: %s\n", all ? "FAIL" : "ok");
-    MPI_Finalize();
-    return all != 0;
+    return t_finish();
 }

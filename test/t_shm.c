@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../ioc/ioc.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define BLOCK   ((uint64_t)4096)
 #define NBLOCKS ((uint64_t)6144)     /* 24 MiB per rank */
@@ -56,17 +56,12 @@ int MPI_Irecv(void *buf, int n, MPI_Datatype dt, int src, int tag, MPI_Comm comm
     return PMPI_Irecv(buf, n, dt, src, tag, comm, req);
 }
 
-static unsigned char pattern(int r, uint64_t i)
-{
-    return (unsigned char)(1 + (i * 131 + (uint64_t)r * 17 + (i >> 12)) % 251);
-}
-
 /* Subfile offset of rank r's byte i: its strided blocks, then its big piece. */
 static uint64_t file_off(int r, uint64_t i)
 {
     if (i < NBLOCKS * BLOCK)
-        return ((i / BLOCK) * (uint64_t)size + (uint64_t)r) * BLOCK + i % BLOCK;
-    return NBLOCKS * BLOCK * (uint64_t)size + (uint64_t)r * BIG + (i - NBLOCKS * BLOCK);
+        return ((i / BLOCK) * (uint64_t)t_size + (uint64_t)r) * BLOCK + i % BLOCK;
+    return NBLOCKS * BLOCK * (uint64_t)t_size + (uint64_t)r * BIG + (i - NBLOCKS * BLOCK);
 }
 
 /* This rank's pieces over mem, one request, waited for. */
@@ -78,11 +73,11 @@ static void transfer(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned cha
     h5sf_errbuf_t   e;
     h5sf_ioc_req_t *q;
     for (uint64_t b = 0; b < NBLOCKS; b++) {
-        offs[b] = file_off(rank, b * BLOCK);
+        offs[b] = file_off(t_rank, b * BLOCK);
         lens[b] = BLOCK;
         bufs[b] = mem + b * BLOCK;
     }
-    offs[NBLOCKS] = file_off(rank, NBLOCKS * BLOCK);
+    offs[NBLOCKS] = file_off(t_rank, NBLOCKS * BLOCK);
     lens[NBLOCKS] = BIG;
     bufs[NBLOCKS] = mem + NBLOCKS * BLOCK;
     CHECK(h5sf_ioc_post(ctx, op, 0, file_id, 0, n, offs, lens, bufs, &q, &e) == 0 && h5sf_ioc_wait(q, &e) == 0,
@@ -94,15 +89,15 @@ static void transfer(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned cha
 
 static void check_subfile(const char *path)
 {
-    uint64_t       mine = NBLOCKS * BLOCK + BIG, len = mine * (uint64_t)size;
+    uint64_t       mine = NBLOCKS * BLOCK + BIG, len = mine * (uint64_t)t_size;
     unsigned char *got = malloc(len);
     int            fd  = open(path, O_RDONLY);
     ssize_t        n   = fd >= 0 ? pread(fd, got, len, 0) : -1;
     size_t         bad = 0;
     CHECK(n == (ssize_t)len, "%s: %zd bytes, expected %llu", path, n, (unsigned long long)len);
-    for (int r = 0; n == (ssize_t)len && r < size; r++)
+    for (int r = 0; n == (ssize_t)len && r < t_size; r++)
         for (uint64_t i = 0; i < mine; i++)
-            bad += got[file_off(r, i)] != pattern(r, i);
+            bad += got[file_off(r, i)] != t_pat((uint64_t)r, i);
     CHECK(bad == 0, "%s: %zu bytes differ from the ranks' patterns", path, bad);
     if (fd >= 0)
         close(fd);
@@ -116,20 +111,16 @@ int main(int argc, char **argv)
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3 || (strcmp(argv[2], "shm") && strcmp(argv[2], "mpi")) || provided < MPI_THREAD_MULTIPLE) {
         fprintf(stderr, "usage: mpiexec -n N t_shm DIR shm|mpi (MPI_THREAD_MULTIPLE)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bool shm = !strcmp(argv[2], "shm");
+    t_start(shm ? "t_shm" : "t_shm (messages)");
     snprintf(path, sizeof path, "%s/shm.sub", argv[1]);
-    if (h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 300, &ctx, &e) < 0) {
-        fprintf(stderr, "t_shm rank %d: %s\n", rank, e.msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 300, &ctx, &e) == 0, "%s", e.msg);
     uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 &&
                   h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
               "%s", e.msg);
@@ -137,7 +128,7 @@ int main(int argc, char **argv)
     uint64_t       mine = NBLOCKS * BLOCK + BIG;
     unsigned char *mem = malloc(mine), *back = malloc(mine);
     for (uint64_t i = 0; i < mine; i++)
-        mem[i] = pattern(rank, i);
+        mem[i] = t_pat((uint64_t)t_rank, i);
     transfer(ctx, H5SF_IOC_OP_WRITE, file_id, mem);
     MPI_Barrier(MPI_COMM_WORLD);
     memset(back, 0, mine);
@@ -146,7 +137,7 @@ int main(int argc, char **argv)
     free(mem);
     free(back);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
+    if (t_rank == 0) {
         check_subfile(path);
         CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
         unlink(path);
@@ -156,14 +147,14 @@ int main(int argc, char **argv)
     unsigned long long moved = atomic_load(&payload_bytes), all = 0;
     MPI_Allreduce(&moved, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     /* Both ends count a message: the other ranks' bytes, written and read. */
-    unsigned long long remote = 2ull * 2ull * (unsigned long long)(size - 1) * mine;
-    if (rank == 0)
+    unsigned long long remote = 2ull * 2ull * (unsigned long long)(t_size - 1) * mine;
+    if (t_rank == 0)
         printf("t_shm (%s): %llu payload bytes over MPI (%llu without shared memory)\n", argv[2], all, remote);
     if (shm)
         CHECK(all == 0, "%llu payload bytes went over MPI between ranks of one node", all);
     else
-        CHECK(size == 1 || all == remote, "%llu payload bytes over MPI, expected %llu", all, remote);
-    int bad = t_verdict(shm ? "t_shm" : "t_shm (messages)");
+        CHECK(t_size == 1 || all == remote, "%llu payload bytes over MPI, expected %llu", all, remote);
+    int bad = t_verdict();
     MPI_Finalize();
     return bad;
 }

@@ -29,20 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
-static int  rank, size;
-static long fails;
 static bool fail_bcast; /* the next MPI_Bcast of a name fails */
-
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "t_shmsetup [rank %d] line %d: ", rank, __LINE__);                                         \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* The name broadcast of make_object (64 chars) fails on every rank, before
  * any message moves, as a broken transport would fail it. */
@@ -72,9 +61,9 @@ static int leftovers(long pid0)
 static h5sf_ioc_ctx_t *new_ctx(void)
 {
     h5sf_errbuf_t   e   = {0};
-    h5sf_ioc_ctx_t *ctx = ioc_ctx_new(rank, size, 5, &e);
+    h5sf_ioc_ctx_t *ctx = ioc_ctx_new(t_rank, t_size, 5, &e);
     if (!ctx || MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm) != MPI_SUCCESS) {
-        fprintf(stderr, "t_shmsetup [rank %d]: cannot make a context: %s\n", rank, e.msg);
+        fprintf(stderr, "t_shmsetup [rank %d]: cannot make a context: %s\n", t_rank, e.msg);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
@@ -91,8 +80,8 @@ static void check_regions(h5sf_ioc_ctx_t *ctx, const char *what)
     CHECK(ok, "%s: cannot take a region of this rank's segment (%llu bytes)", what,
           (unsigned long long)ioc_shm_seg_size(ctx));
     if (ok)
-        memset(ioc_shm_own(ctx, off), 'a' + rank, n);
-    int from = (rank + size - 1) % size, to = (rank + 1) % size;
+        memset(ioc_shm_own(ctx, off), 'a' + t_rank, n);
+    int from = (t_rank + t_size - 1) % t_size, to = (t_rank + 1) % t_size;
     MPI_Sendrecv(&off, 1, MPI_UINT64_T, to, 7, &peer_off, 1, MPI_UINT64_T, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -143,7 +132,7 @@ static void case_overflow(long pid0)
           r, e.msg);
     CHECK(ioc_shm_seg_size(ctx) == 0, "overflow: a segment of %llu bytes", (unsigned long long)ioc_shm_seg_size(ctx));
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(leftovers(pid0) == 0, "overflow: %d object(s) left in /dev/shm", leftovers(pid0));
     ioc_ctx_free(ctx, true);
 }
@@ -158,7 +147,7 @@ static void case_bcast(long pid0)
     CHECK(r < 0 && e.msg[0], "bcast: setup returned %d (message \"%s\"), expected a failure", r, e.msg);
     CHECK(ioc_shm_seg_size(ctx) == 0, "bcast: a segment of %llu bytes", (unsigned long long)ioc_shm_seg_size(ctx));
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(leftovers(pid0) == 0, "bcast: %d object(s) left in /dev/shm after a failed broadcast", leftovers(pid0));
     ioc_ctx_free(ctx, true);
 }
@@ -167,10 +156,9 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
-        if (rank == 0)
+    t_start("t_shmsetup");
+    if (t_size < 2) {
+        if (t_rank == 0)
             fprintf(stderr, "t_shmsetup: needs at least 2 ranks\n");
         MPI_Finalize();
         return 2;
@@ -183,12 +171,7 @@ int main(int argc, char **argv)
     case_good("good, after overflow");
     case_bcast(pid0);
     case_good("good, after a failed broadcast");
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(leftovers(pid0) == 0, "%d object(s) left in /dev/shm at the end", leftovers(pid0));
-    long all = 0;
-    MPI_Allreduce(&fails, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_shmsetup: %s (%ld failed checks)\n", all ? "FAIL" : "ok", all);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return t_finish();
 }

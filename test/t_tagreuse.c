@@ -28,12 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/ioc.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define NSUB 6
 #define LEN  ((size_t)256 << 10) /* above the inline limit: payload messages */
-
-static unsigned char pattern(int s, size_t o) { return (unsigned char)(o * 31 + (o >> 9) * 7 + (size_t)s * 97 + 1); }
 
 /* A barrier that naps instead of spinning: the IOC threads of this rank
  * need the core (2 cores, 3 ranks of 4 threads each). */
@@ -60,7 +58,7 @@ static void write_together(h5sf_ioc_ctx_t *ctx, uint32_t file_id, const int *sub
     for (int i = 0; i < n; i++) {
         uint64_t off = 0, len = LEN;
         void    *b = bufs[subs[i]];
-        CHECK(h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, subs[i] % size, file_id, (uint32_t)subs[i], 1, &off, &len, &b,
+        CHECK(h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, subs[i] % t_size, file_id, (uint32_t)subs[i], 1, &off, &len, &b,
                             &q[i], &e) == 0,
               "post to subfile %d: %s", subs[i], e.msg);
     }
@@ -74,7 +72,7 @@ static void check_subfiles(const char *dir, const int *subs, int n)
 {
     unsigned char *got = malloc(LEN);
     char           path[4096];
-    for (int s = rank; s < NSUB; s += size) {
+    for (int s = t_rank; s < NSUB; s += t_size) {
         bool written = false;
         for (int i = 0; i < n; i++)
             written |= subs[i] == s;
@@ -90,14 +88,14 @@ static void check_subfiles(const char *dir, const int *subs, int n)
         CHECK(r == (ssize_t)LEN, "subfile %d: read %zd of %zu bytes", s, r, LEN);
         size_t bad = 0, first = LEN;
         for (size_t o = 0; r == (ssize_t)LEN && o < LEN; o++)
-            if (got[o] != pattern(s, o)) {
+            if (got[o] != t_pat(s, o)) {
                 bad++;
                 first = first < o ? first : o;
             }
         /* Whose bytes are they? */
         int from = -1;
         for (int t = 0; bad && t < NSUB && first < LEN; t++)
-            if (t != s && got[first] == pattern(t, first) && got[first + 1] == pattern(t, first + 1))
+            if (t != s && got[first] == t_pat(t, first) && got[first + 1] == t_pat(t, first + 1))
                 from = t;
         CHECK(bad == 0, "subfile %d: %zu of %zu bytes wrong from offset %zu%s%d", s, bad, LEN, first,
               from >= 0 ? "; they are subfile " : "", from >= 0 ? from : 0);
@@ -123,9 +121,8 @@ int main(int argc, char **argv)
     setenv("H5SF_FAULT", "op=stall,ms=1500,rank=0,count=1", 1);
     setenv("H5SF_IOC_MERGE_WAIT", "0", 1);
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 3 || provided < MPI_THREAD_MULTIPLE) {
+    t_start("t_tagreuse");
+    if (t_size != 3 || provided < MPI_THREAD_MULTIPLE) {
         fprintf(stderr, "t_tagreuse: needs 3 ranks and MPI_THREAD_MULTIPLE\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -136,25 +133,22 @@ int main(int argc, char **argv)
     }
     /* A timeout only bounds a failure: far above the 1.5 s stall, even
      * under ThreadSanitizer on a loaded machine. */
-    if (h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 60, &ctx, &e) < 0) {
-        fprintf(stderr, "t_tagreuse rank %d: %s\n", rank, e.msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 60, &ctx, &e) == 0, "%s", e.msg);
     uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
     /* Two workers, so that IOC 0 runs a request while the first stalls. */
     CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0, "serve: %s", e.msg);
-    for (int s = rank; s < NSUB; s += size) {
+    for (int s = t_rank; s < NSUB; s += t_size) {
         subfile_path(argv[1], s, path, sizeof path);
         CHECK(h5sf_ioc_subfile_open(ctx, file_id, (uint32_t)s, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0, "%s", e.msg);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
-    if (rank == 1) {
+    if (t_rank == 1) {
         unsigned char *bufs[NSUB] = {0};
         for (int i = 0; i < n; i++) {
             bufs[subs[i]] = malloc(LEN);
             for (size_t o = 0; o < LEN; o++)
-                bufs[subs[i]][o] = pattern(subs[i], o);
+                bufs[subs[i]][o] = t_pat(subs[i], o);
         }
         write_together(ctx, file_id, subs, n, bufs);
         for (int s = 0; s < NSUB; s++)
@@ -163,13 +157,13 @@ int main(int argc, char **argv)
     /* Every write has been answered (or given up on): check, then close. */
     nap_barrier();
     check_subfiles(argv[1], subs, n);
-    for (int s = rank; s < NSUB; s += size) {
+    for (int s = t_rank; s < NSUB; s += t_size) {
         CHECK(h5sf_ioc_subfile_close(ctx, file_id, (uint32_t)s, &e) == 0, "%s", e.msg);
         subfile_path(argv[1], s, path, sizeof path);
         unlink(path);
     }
     CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int all = t_verdict("t_tagreuse");
+    int all = t_verdict();
     MPI_Finalize();
     return all != 0;
 }

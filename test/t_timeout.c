@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/ioc.h"
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define NPIECE 3
 #define PIECE  ((size_t)3 << 20) /* 9 MiB in all: more than one chunk */
@@ -125,30 +125,26 @@ int main(int argc, char **argv)
     int op = !strcmp(argv[2], "read") ? H5SF_IOC_OP_READ : H5SF_IOC_OP_WRITE;
     setenv("H5SF_FAULT", "op=stall,ms=2500,rank=0", 1); /* before anything reads it */
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2 || provided < MPI_THREAD_MULTIPLE) {
+    t_start("t_timeout");
+    if (t_size != 2 || provided < MPI_THREAD_MULTIPLE) {
         fprintf(stderr, "t_timeout: needs 2 ranks and MPI_THREAD_MULTIPLE\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     snprintf(path, sizeof path, "%s/timeout_%s.sub", argv[1], argv[2]);
-    if (rank == 0) { /* the old bytes, written past the IOC */
+    if (t_rank == 0) { /* the old bytes, written past the IOC */
         int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
         memset(buf, OLD, TOTAL);
         CHECK(fd >= 0 && pwrite(fd, buf, TOTAL, 0) == (ssize_t)TOTAL, "cannot prepare %s", path);
         if (fd >= 0)
             close(fd);
     }
-    if (h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 1, &ctx, &e) < 0) {
-        fprintf(stderr, "t_timeout rank %d: %s\n", rank, e.msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 1, &ctx, &e) == 0, "%s", e.msg);
     uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
-    if (rank == 0)
+    if (t_rank == 0)
         CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 && h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR, &e) == 0, "%s",
               e.msg);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1) {
+    if (t_rank == 1) {
         memset(buf, op == H5SF_IOC_OP_WRITE ? NEW : 0, TOTAL);
         timed_out(ctx, op, file_id, buf);
         memset(buf, CANARY, TOTAL);
@@ -169,7 +165,7 @@ int main(int argc, char **argv)
         unlink(path);
     }
     CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int all = t_verdict("t_timeout");
+    int all = t_verdict();
     free(buf);
     MPI_Finalize();
     return all != 0;

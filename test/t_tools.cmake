@@ -5,9 +5,11 @@
 #                   h5fuse output; --in-place --remove-subfiles; under mpiexec;
 #                   a file written by the built-in driver
 #   tools_split     plain files (v0, v3, user block, paged) -> h5sf-split ->
-#                   read with h5sf (h5diff) and the built-in driver
+#                   read with h5sf (h5diff) and the built-in driver; --force
+#                   (tk_remove_file: an old subfile it cannot remove is a warning)
 #   tools_mv        copy/move/rename, other subfile dir; reopen with h5sf
-#                   and the built-in driver; refusals leave the source alone
+#                   and the built-in driver; refusals leave the source alone;
+#                   --force as for tools_split
 #   tools_info      healthy layout, then one damage at a time: each must be
 #                   the only problem reported, with exit status 1
 #   tools_hdf5      h5dump, h5ls, h5diff, h5repack on h5sf files, no mpiexec,

@@ -171,6 +171,18 @@ case_split() {
     expect 1 h5sf-split "$v0" "$W/v0-4k3.h5"            # exists
     expect 0 h5sf-split -q -f -S 8192 -n 2 "$v0" "$W/v0-4k3.h5"
     [[ $(subfiles_of "$W/v0-4k3.h5" | wc -l) == 2 ]] || fail "--force left old subfiles"
+    note "--force over a file whose subfiles are elsewhere, one of them not removable (a warning)"
+    mkdir -p "$W/oldsub"
+    expect 0 h5sf-split -q -S 4096 -n 3 -s "$W/oldsub" "$v0" "$W/forced.h5"
+    local stuck
+    stuck="$(ls -d "$W/oldsub"/* | sed -n 1p)"
+    rm "$stuck" && mkdir "$stuck" && touch "$stuck/x"   # unlink fails (EISDIR), even as root
+    expect 0 h5sf-split -q -f -S 8192 -n 2 "$v0" "$W/forced.h5"
+    has "h5sf-split: warning: cannot remove $stuck"
+    [[ $(ls "$W/oldsub" | wc -l) == 1 ]] || fail "--force left other old subfiles: $(ls "$W/oldsub")"
+    [[ $(config_of "$W/forced.h5" | wc -l) == 1 ]] || fail "--force left the old config file"
+    [[ $(subfiles_of "$W/forced.h5" | wc -l) == 2 ]] || fail "--force: new subfiles missing"
+    expect 0 h5diff --vfd-name-2=h5sf "$v0" "$W/forced.h5"
     expect 2 h5sf-split -S 0 "$v0" "$W/y.h5"
     note "ok"
 }
@@ -224,6 +236,19 @@ case_mv() {
     expect 0 h5sf-info "$W/d.h5"
     [[ $(subfiles_of "$W/d.h5" | wc -l) == 3 ]] || fail "--force left stale subfiles"
 
+    note "--force over a file whose subfiles are elsewhere, one of them not removable (a warning)"
+    mkdir -p "$W/c/old"
+    expect 0 h5sf-mv -C -s "$W/c/old" "$W/f.h5" "$W/forced.h5"
+    local stuck
+    stuck="$(ls -d "$W/c/old"/* | sed -n 1p)"
+    rm "$stuck" && mkdir "$stuck" && touch "$stuck/x"   # unlink fails (EISDIR), even as root
+    expect 0 h5sf-mv -f -C "$W/f.h5" "$W/forced.h5"
+    has "h5sf-mv: warning: cannot remove $stuck"
+    [[ $(ls "$W/c/old" | wc -l) == 1 ]] || fail "--force left other old subfiles: $(ls "$W/c/old")"
+    [[ $(config_of "$W/forced.h5" | wc -l) == 1 ]] || fail "--force left the old config file"
+    expect 0 h5sf-info "$W/forced.h5"
+    expect 0 h5diff --vfd-name-1=h5sf "$W/forced.h5" "$ref"
+
     note "plain mv / cp lose the subfiles; h5sf-info says why"
     mv "$W/d.h5" "$W/renamed.h5"
     only_problem "$W/renamed.h5" no_config
@@ -251,7 +276,7 @@ case_info() {
     expect 0 h5sf-info "$f"
     has "status        healthy"
     has "driver info \"Subfilin\": stripe size 4096, 4 subfiles"
-    grep -c " ok " "$W/last.out" | grep -qx 4 || fail "not 4 subfiles ok"
+    grep -c " ok " "$W/last.out" | grep -x 4 >/dev/null || fail "not 4 subfiles ok"
     expect 0 h5sf-info --json "$f"
     if command -v python3 >/dev/null; then
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["healthy"] and d["stripe_count"]==4 and d["stripe_size"]==4096 and len(d["subfiles"])==4 and d["logical_eof"]>0 and not d["issues"], d' \

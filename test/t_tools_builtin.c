@@ -19,16 +19,10 @@
 #if H5SF_HAVE_SUBFILING_VFD
 #include <H5FDsubfiling.h>
 #endif
+#include "h5sf_test.h"
 
-static int   rank, failures, datasets, attributes;
+static int   datasets, attributes;
 static hid_t subfiled;
-
-static void bad(const char *what, const char *name)
-{
-    if (rank == 0)
-        fprintf(stderr, "t_tools_builtin: %s: %s\n", name, what);
-    failures++;
-}
 
 /* Read all of obj (dataset or attribute) as its native type. */
 static void *read_all(hid_t obj, bool is_attr, size_t *bytes)
@@ -54,15 +48,13 @@ static void compare(hid_t a, hid_t b, bool is_attr, const char *name)
 {
     size_t na = 0, nb = 0;
     hid_t  ta = is_attr ? H5Aget_type(a) : H5Dget_type(a), tb = is_attr ? H5Aget_type(b) : H5Dget_type(b);
-    if (H5Tequal(ta, tb) <= 0)
-        bad("datatypes differ", name);
+    CHECK(H5Tequal(ta, tb) > 0, "%s: datatypes differ", name);
     H5Tclose(ta);
     H5Tclose(tb);
     void *x = read_all(a, is_attr, &na), *y = read_all(b, is_attr, &nb);
-    if (!x || !y)
-        bad("cannot read", name);
-    else if (na != nb || memcmp(x, y, na) != 0)
-        bad("values differ", name);
+    CHECK(x && y, "%s: cannot read", name);
+    if (x && y)
+        CHECK(na == nb && memcmp(x, y, na) == 0, "%s: values differ", name);
     free(x);
     free(y);
 }
@@ -74,9 +66,8 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
     char        full[1024];
     snprintf(full, sizeof full, "%s@%s", obj, name);
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT), b = H5Aopen_by_name(subfiled, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-    if (a < 0 || b < 0)
-        bad("attribute missing", full);
-    else {
+    CHECK(a >= 0 && b >= 0, "%s: attribute missing", full);
+    if (a >= 0 && b >= 0) {
         compare(b, a, true, full);
         attributes++;
     }
@@ -94,9 +85,8 @@ static herr_t visit_cb(hid_t ref, const char *name, const H5O_info2_t *info, voi
     if (info->type != H5O_TYPE_DATASET)
         return 0;
     hid_t a = H5Dopen2(ref, name, H5P_DEFAULT), b = H5Dopen2(subfiled, name, H5P_DEFAULT);
-    if (b < 0)
-        bad("dataset missing", name);
-    else {
+    CHECK(b >= 0, "%s: dataset missing", name);
+    if (b >= 0) {
         compare(b, a, false, name);
         datasets++;
     }
@@ -108,19 +98,18 @@ static herr_t visit_cb(hid_t ref, const char *name, const H5O_info2_t *info, voi
 
 int main(int argc, char **argv)
 {
-    int provided, nranks;
+    int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    t_start("t_tools_builtin");
     if (argc != 3 || provided < MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, argc != 3 ? "usage: t_tools_builtin SUBFILED.h5 REFERENCE.h5\n"
                                       : "t_tools_builtin: the built-in driver needs MPI_THREAD_MULTIPLE\n");
         MPI_Finalize();
         return 2;
     }
 #if !H5SF_HAVE_SUBFILING_VFD
-    if (rank == 0)
+    if (t_rank == 0)
         printf("t_tools_builtin: skipped: this HDF5 is built without its subfiling driver\n");
     MPI_Finalize();
     return 77;
@@ -129,30 +118,20 @@ int main(int argc, char **argv)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     H5FD_subfiling_config_t cfg;
-    if (H5Pget_fapl_subfiling(fapl, &cfg) < 0 || H5Pset_fapl_subfiling(fapl, &cfg) < 0) {
-        fprintf(stderr, "t_tools_builtin: cannot set up the built-in subfiling driver\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    VRFY(H5Pget_fapl_subfiling(fapl, &cfg) >= 0 && H5Pset_fapl_subfiling(fapl, &cfg) >= 0,
+         "cannot set up the built-in subfiling driver");
     H5Pclose(cfg.ioc_fapl_id);
     subfiled  = H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
     hid_t ref = H5Fopen(argv[2], H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (subfiled < 0 || ref < 0) {
-        bad("cannot open", subfiled < 0 ? argv[1] : argv[2]);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    VRFY(subfiled >= 0 && ref >= 0, "%s: cannot open", subfiled < 0 ? argv[1] : argv[2]);
     H5Ovisit3(ref, H5_INDEX_NAME, H5_ITER_NATIVE, visit_cb, NULL, H5O_INFO_BASIC);
-    if (datasets == 0)
-        bad("no dataset compared", argv[2]);
+    CHECK(datasets > 0, "%s: no dataset compared", argv[2]);
     H5Fclose(ref);
-    if (H5Fclose(subfiled) < 0)
-        bad("close failed", argv[1]);
+    CHECK(H5Fclose(subfiled) >= 0, "%s: close failed", argv[1]);
     H5Pclose(fapl);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_tools_builtin: %s: %d datasets, %d attributes read with the built-in driver on %d ranks: %s\n",
-               argv[1], datasets, attributes, nranks, all ? "MISMATCH" : "all equal");
-    MPI_Finalize();
-    return all ? 1 : 0;
+    if (t_rank == 0)
+        printf("t_tools_builtin: %s: %d datasets, %d attributes read with the built-in driver\n", argv[1], datasets,
+               attributes);
+    return t_finish();
 #endif
 }

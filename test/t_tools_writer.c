@@ -30,6 +30,7 @@
 #if H5SF_HAVE_SUBFILING_VFD /* HDF5's own subfiling driver is built in */
 #include <H5FDsubfiling.h>
 #endif
+#include "h5sf_test.h"
 
 #define COLS     256
 #define BLOCK    1024 /* ints per strided block */
@@ -38,57 +39,47 @@
 #define CH_COLS  200
 #define SPARSE_N (1 << 16)
 
-static int rank, nranks;
-
-#define CHECK(x)                                                                                                       \
-    do {                                                                                                               \
-        if ((x) < 0) {                                                                                                 \
-            fprintf(stderr, "[rank %d] t_tools_writer: %s failed (line %d)\n", rank, #x, __LINE__);                    \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                              \
-        }                                                                                                              \
-    } while (0)
-
-static float   field_value(hsize_t i, hsize_t j) { return (float)i * 0.5f + (float)j * 0.001f; }
-static int     strided_value(hsize_t g) { return (int)(g * 7 + 3); }
-static int     chunked_value(hsize_t i, hsize_t j) { return (int)(i * 1000 + j); }
-static int64_t sparse_value(hsize_t k) { return (int64_t)(k * k) - 5; }
+/* The datasets' contents: the harness pattern, one seed each. */
+#define field_value(i, j)   ((float)t_pat_int(1, (i)*COLS + (j)) * 0.001f)
+#define strided_value(g)    t_pat_int(2, g)
+#define chunked_value(i, j) t_pat_int(3, (i)*CH_COLS + (j))
+#define sparse_value(k)     ((int64_t)t_mix(4, k))
 
 static void write_file(const char *path, const char *config, hsize_t rows, int bad)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    CHECK(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    H5VRFY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     if (config && strncmp(config, "builtin:", 8) == 0) {
 #if !H5SF_HAVE_SUBFILING_VFD
-        fprintf(stderr, "t_tools_writer: this HDF5 is built without its subfiling driver\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        VRFY(0, "this HDF5 is built without its subfiling driver");
 #else
         H5FD_subfiling_config_t cfg;
-        CHECK(H5Pget_fapl_subfiling(fapl, &cfg));
+        H5VRFY(H5Pget_fapl_subfiling(fapl, &cfg));
         cfg.shared_cfg.stripe_size  = strtoll(config + 8, NULL, 10);
         cfg.shared_cfg.stripe_count = atoi(strchr(config + 8, ':') ? strchr(config + 8, ':') + 1 : "1");
-        CHECK(H5Pset_fapl_subfiling(fapl, &cfg));
+        H5VRFY(H5Pset_fapl_subfiling(fapl, &cfg));
         H5Pclose(cfg.ioc_fapl_id);
 #endif
     }
     else if (config)
-        CHECK(H5Pset_driver_by_name(fapl, "h5sf", config));
+        H5VRFY(H5Pset_driver_by_name(fapl, "h5sf", config));
     else
-        CHECK(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+        H5VRFY(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    CHECK(f);
+    H5VRFY(f);
     hid_t coll = H5Pcreate(H5P_DATASET_XFER);
-    CHECK(H5Pset_dxpl_mpio(coll, H5FD_MPIO_COLLECTIVE));
-    const hsize_t R = (hsize_t)rank, N = (hsize_t)nranks;
+    H5VRFY(H5Pset_dxpl_mpio(coll, H5FD_MPIO_COLLECTIVE));
+    const hsize_t R = (hsize_t)t_rank, N = (hsize_t)t_size;
 
     /* attributes */
     {
         hid_t s = H5Screate(H5S_SCALAR), t = H5Tcopy(H5T_C_S1);
-        CHECK(H5Tset_size(t, 24));
+        H5VRFY(H5Tset_size(t, 24));
         hid_t a = H5Acreate2(f, "title", t, s, H5P_DEFAULT, H5P_DEFAULT);
-        CHECK(H5Awrite(a, t, "h5sf tools test file...."));
+        H5VRFY(H5Awrite(a, t, "h5sf tools test file...."));
         H5Aclose(a);
         a = H5Acreate2(f, "nranks", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT);
-        CHECK(H5Awrite(a, H5T_NATIVE_INT, &nranks));
+        H5VRFY(H5Awrite(a, H5T_NATIVE_INT, &t_size));
         H5Aclose(a);
         H5Tclose(t);
         H5Sclose(s);
@@ -99,20 +90,19 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
         hid_t   fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, count, NULL);
         hid_t   d = H5Dcreate2(f, "field", H5T_IEEE_F32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         float  *b = malloc(sizeof *b * rows * COLS);
-        CHECK(d);
-        if (!b)
-            MPI_Abort(MPI_COMM_WORLD, 1);
+        H5VRFY(d);
+        VRFY(b, "out of memory");
         for (hsize_t i = 0; i < rows; i++)
             for (hsize_t j = 0; j < COLS; j++)
                 b[i * COLS + j] = field_value(R * rows + i, j);
-        if (bad && rank == 0)
+        if (bad && t_rank == 0)
             b[0] += 1.0f;
-        CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
-        CHECK(H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, coll, b));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+        H5VRFY(H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, coll, b));
         hid_t  s = H5Screate(H5S_SCALAR);
         hid_t  a = H5Acreate2(d, "scale", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT);
         double v = 0.5;
-        CHECK(H5Awrite(a, H5T_NATIVE_DOUBLE, &v));
+        H5VRFY(H5Awrite(a, H5T_NATIVE_DOUBLE, &v));
         H5Aclose(a);
         H5Sclose(s);
         free(b);
@@ -121,7 +111,7 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
         H5Sclose(fs);
     }
     hid_t g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(g);
+    H5VRFY(g);
     /* /grp/strided: block k of rank r at global block k*N + r (independent I/O) */
     {
         hsize_t dims = N * BLOCKS * BLOCK, start = R * BLOCK, stride = N * BLOCK, count = BLOCKS, block = BLOCK;
@@ -130,12 +120,12 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
         hid_t   ms = H5Screate_simple(1, &mn, NULL);
         hid_t   d  = H5Dcreate2(g, "strided", H5T_STD_I32LE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         int    *b  = malloc(sizeof *b * BLOCKS * BLOCK);
-        CHECK(d);
+        H5VRFY(d);
         for (hsize_t k = 0; k < BLOCKS; k++)
             for (hsize_t i = 0; i < BLOCK; i++)
                 b[k * BLOCK + i] = strided_value((k * N + R) * BLOCK + i);
-        CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
-        CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, b));
+        H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, &stride, &count, &block));
+        H5VRFY(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, b));
         free(b);
         H5Dclose(d);
         H5Sclose(ms);
@@ -145,9 +135,9 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
     {
         hsize_t dims[2] = {CH_ROWS, CH_COLS}, chunk[2] = {64, 64};
         hid_t   fs = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        CHECK(H5Pset_chunk(dcpl, 2, chunk));
+        H5VRFY(H5Pset_chunk(dcpl, 2, chunk));
         hid_t d = H5Dcreate2(g, "chunked", H5T_STD_I32LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        CHECK(d);
+        H5VRFY(d);
         hsize_t mine     = (CH_ROWS - R + N - 1) / N;
         hsize_t start[2] = {R, 0}, stride[2] = {N, 1}, count[2] = {mine, 1}, block[2] = {1, CH_COLS};
         hsize_t mdims[2] = {mine, CH_COLS};
@@ -157,12 +147,12 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
             for (hsize_t j = 0; j < CH_COLS; j++)
                 b[i * CH_COLS + j] = chunked_value(R + i * N, j);
         if (mine)
-            CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, stride, count, block));
+            H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, stride, count, block));
         else {
             H5Sselect_none(fs);
             H5Sselect_none(ms);
         }
-        CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, coll, b));
+        H5VRFY(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, coll, b));
         free(b);
         H5Dclose(d);
         H5Sclose(ms);
@@ -174,11 +164,11 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
     {
         hsize_t dims = SPARSE_N;
         hid_t   fs = H5Screate_simple(1, &dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        CHECK(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
-        CHECK(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
+        H5VRFY(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
+        H5VRFY(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
         hid_t d = H5Dcreate2(f, "sparse", H5T_STD_I64LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        CHECK(d);
-        if (rank == 0) {
+        H5VRFY(d);
+        if (t_rank == 0) {
             hsize_t ranges[2][2] = {{1000, 500}, {SPARSE_N - 300, 300}};
             for (int r = 0; r < 2; r++) {
                 hsize_t  n = ranges[r][1];
@@ -186,8 +176,8 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
                 for (hsize_t k = 0; k < n; k++)
                     b[k] = sparse_value(ranges[r][0] + k);
                 hid_t ms = H5Screate_simple(1, &n, NULL);
-                CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &ranges[r][0], NULL, &n, NULL));
-                CHECK(H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, b));
+                H5VRFY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &ranges[r][0], NULL, &n, NULL));
+                H5VRFY(H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, b));
                 H5Sclose(ms);
                 free(b);
             }
@@ -200,15 +190,15 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
     {
         hsize_t dims = 1000, chunk = 100;
         hid_t   fs = H5Screate_simple(1, &dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        CHECK(H5Pset_chunk(dcpl, 1, &chunk));
+        H5VRFY(H5Pset_chunk(dcpl, 1, &chunk));
         hid_t d = H5Dcreate2(f, "empty", H5T_STD_U8LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        CHECK(d);
+        H5VRFY(d);
         H5Dclose(d);
         H5Sclose(fs);
         H5Pclose(dcpl);
     }
     H5Pclose(coll);
-    CHECK(H5Fclose(f));
+    H5VRFY(H5Fclose(f));
     H5Pclose(fapl);
 }
 
@@ -216,10 +206,9 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    t_start("t_tools_writer");
     if (argc < 4) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_tools_writer DIR NAME CONFIG [--mib M] [--bad] [--no-ref]\n");
         MPI_Finalize();
         return 2;
@@ -234,13 +223,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-ref"))
             ref = 0;
         else {
-            if (rank == 0)
+            if (t_rank == 0)
                 fprintf(stderr, "t_tools_writer: unknown argument %s\n", argv[i]);
             MPI_Finalize();
             return 2;
         }
     }
-    hsize_t rows = (hsize_t)(mib * 1048576.0 / (4.0 * COLS * nranks));
+    hsize_t rows = (hsize_t)(mib * 1048576.0 / (4.0 * COLS * t_size));
     if (rows < 1)
         rows = 1;
     char path[4096];

@@ -23,15 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "t_check.h"
+#include "h5sf_test.h"
 
 #define DIM1   64 /* rows per rank */
 #define DIM2   1000
 #define STRIPE 65536
 #define NSUB   3
 
-
-static int value(size_t i) { return (int)(i * 2654435761u % 1000003u) + 1; }
 
 static hid_t make_fapl(int h5sf)
 {
@@ -51,11 +49,11 @@ static hid_t make_fapl(int h5sf)
 /* Create path with a user block of ub bytes; returns the dataset's offset. */
 static haddr_t write_file(const char *path, hid_t fapl, hsize_t ub)
 {
-    hsize_t dims[2] = {(hsize_t)DIM1 * size, DIM2}, start[2] = {(hsize_t)DIM1 * rank, 0}, count[2] = {DIM1, DIM2};
+    hsize_t dims[2] = {(hsize_t)DIM1 * t_size, DIM2}, start[2] = {(hsize_t)DIM1 * t_rank, 0}, count[2] = {DIM1, DIM2};
     int    *buf = malloc(sizeof(int) * DIM1 * DIM2);
     haddr_t off = HADDR_UNDEF;
     for (size_t i = 0; i < (size_t)DIM1 * DIM2; i++)
-        buf[i] = value((size_t)DIM1 * DIM2 * rank + i);
+        buf[i] = t_pat_int(1, (size_t)DIM1 * DIM2 * t_rank + i);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     H5Pset_userblock(fcpl, ub);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
@@ -90,18 +88,18 @@ static int read_file(const char *path, hid_t fapl, hsize_t ub)
     H5Pget_userblock(fcpl, &got);
     H5Pclose(fcpl);
     if (got != ub) {
-        fprintf(stderr, "rank %d: %s: user block %llu, expected %llu\n", rank, path, (unsigned long long)got,
+        fprintf(stderr, "rank %d: %s: user block %llu, expected %llu\n", t_rank, path, (unsigned long long)got,
                 (unsigned long long)ub);
         bad = 1;
     }
-    size_t n   = (size_t)DIM1 * DIM2 * size;
+    size_t n   = (size_t)DIM1 * DIM2 * t_size;
     int   *buf = malloc(n * sizeof(int));
     hid_t  d   = H5Dopen2(f, "d", H5P_DEFAULT);
     if (d < 0 || H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         bad = 1;
     for (size_t i = 0; i < n && !bad; i++)
-        if (buf[i] != value(i)) {
-            fprintf(stderr, "rank %d: %s: element %zu is %d, expected %d\n", rank, path, i, buf[i], value(i));
+        if (buf[i] != t_pat_int(1, i)) {
+            fprintf(stderr, "rank %d: %s: element %zu is %d, expected %d\n", t_rank, path, i, buf[i], t_pat_int(1, i));
             bad = 1;
         }
     free(buf);
@@ -160,16 +158,16 @@ static void one(const char *dir, hsize_t ub, int h5sf)
     haddr_t off = write_file(path, fapl, ub);
     CHECK(off != HADDR_UNDEF, "%s, user block %llu: write failed", drv, (unsigned long long)ub);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0 && off != HADDR_UNDEF) {
-        size_t n   = (size_t)DIM1 * DIM2 * size;
+    if (t_rank == 0 && off != HADDR_UNDEF) {
+        size_t n   = (size_t)DIM1 * DIM2 * t_size;
         int   *raw = malloc(n * sizeof(int));
         CHECK(off >= ub, "%s: dataset at %llu inside the %llu-byte user block", drv, (unsigned long long)off,
               (unsigned long long)ub);
         CHECK(logical_io(dir, base, h5sf, 0, raw, n * sizeof(int), (off_t)off) == 0, "%s: raw read failed", drv);
         for (size_t i = 0; i < n; i++)
-            if (raw[i] != value(i)) {
+            if (raw[i] != t_pat_int(1, i)) {
                 CHECK(0, "%s, user block %llu: raw element %zu at logical offset %llu is %d, expected %d", drv,
-                      (unsigned long long)ub, i, (unsigned long long)off, raw[i], value(i));
+                      (unsigned long long)ub, i, (unsigned long long)off, raw[i], t_pat_int(1, i));
                 break;
             }
         /* h5jam's way: the user block's bytes are the user's. */
@@ -182,7 +180,7 @@ static void one(const char *dir, hsize_t ub, int h5sf)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(read_file(path, fapl, ub) == 0, "%s, user block %llu: read back failed", drv, (unsigned long long)ub);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
+    if (t_rank == 0) {
         char *mark = malloc(ub);
         CHECK(logical_io(dir, base, h5sf, 0, mark, ub, 0) == 0, "%s: reading the user block failed", drv);
         for (hsize_t i = 0; i < ub; i++)
@@ -199,10 +197,9 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_userblock");
     if (argc != 2) {
-        if (rank == 0)
+        if (t_rank == 0)
             fprintf(stderr, "usage: t_userblock DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -210,7 +207,7 @@ int main(int argc, char **argv)
     for (int u = 0; u < 2; u++)
         for (int h5sf = 0; h5sf < 2; h5sf++)
             one(argv[1], ubs[u], h5sf);
-    int rc = t_verdict("t_userblock");
+    int rc = t_verdict();
     MPI_Finalize();
     return rc;
 }

@@ -5,9 +5,11 @@
  * Usage: mpiexec -n N t_xver write|verify DRIVER FILE [indep]
  *   DRIVER  h5sf (plugin by name, 64 KiB x 3 subfiles when writing) or
  *           subfiling (HDF5's built-in driver; only if this HDF5 has it)
- *   write   dataset "v" of N*4096 int64, element i = i*7 - 3, each rank its
- *           block, collectively, plus attribute "writer" = this HDF5's version
- *   verify  reads "v" (every rank all of it) and compares with the formula;
+ *   write   dataset "v" of N*4096 int64, element i = t_mix(1, i) (the
+ *           harness's pattern, h5sf_test.h; test/ecosystem/t_xmpi_data.sh
+ *           computes the same bytes in Python), each rank its block,
+ *           collectively, plus attribute "writer" = this HDF5's version
+ *   verify  reads "v" (every rank all of it) and compares with the pattern;
  *           prints the writer's version
  *   indep   independent transfers (default: collective)
  * Exit status 0 only if every rank agrees; 77 if DRIVER is not available.
@@ -21,10 +23,9 @@
 #if H5SF_HAVE_SUBFILING_VFD
 #include <H5FDsubfiling.h>
 #endif
+#include "h5sf_test.h"
 
 #define PER_RANK 4096
-
-static int64_t value(hsize_t i) { return (int64_t)i * 7 - 3; }
 
 static hid_t make_fapl(const char *driver, int writing)
 {
@@ -52,12 +53,11 @@ static hid_t make_fapl(const char *driver, int writing)
 
 int main(int argc, char **argv)
 {
-    int      rank, size, provided, bad = 0, all = 1;
+    int      provided, bad = 0;
     unsigned maj, min, rel;
     char     mine[32], writer[32] = "?";
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_start("t_xver");
     if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "indep"))) {
         fprintf(stderr, "usage: t_xver write|verify h5sf|subfiling FILE [indep]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     int writing = !strcmp(argv[1], "write");
 #if !H5SF_HAVE_SUBFILING_VFD
     if (!strcmp(argv[2], "subfiling")) {
-        if (rank == 0)
+        if (t_rank == 0)
             printf("t_xver: skipped: this HDF5 is built without its subfiling driver\n");
         MPI_Finalize();
         return 77;
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     H5get_libversion(&maj, &min, &rel);
     snprintf(mine, sizeof mine, "%u.%u.%u", maj, min, rel);
     hid_t    fapl = make_fapl(argv[2], writing);
-    hsize_t  n = (hsize_t)size * PER_RANK, start = (hsize_t)rank * PER_RANK, cnt = PER_RANK;
+    hsize_t  n = (hsize_t)t_size * PER_RANK, start = (hsize_t)t_rank * PER_RANK, cnt = PER_RANK;
     int64_t *buf  = malloc((size_t)n * sizeof *buf);
     hid_t    dxpl = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(dxpl, argc == 5 ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         hid_t fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
         hid_t d = f < 0 ? -1 : H5Dcreate2(f, "v", H5T_NATIVE_INT64, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         for (hsize_t i = 0; i < cnt; i++)
-            buf[i] = value(start + i);
+            buf[i] = (int64_t)t_mix(1, start + i);
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL);
         hid_t as = H5Screate(H5S_SCALAR), st = H5Tcopy(H5T_C_S1);
         H5Tset_size(st, sizeof mine);
@@ -111,9 +111,9 @@ int main(int argc, char **argv)
             H5Aread(a, st, writer) < 0)
             bad = 1;
         for (hsize_t i = 0; !bad && i < n; i++)
-            if (buf[i] != value(i)) {
-                fprintf(stderr, "[rank %d] element %llu = %lld, expected %lld\n", rank, (unsigned long long)i,
-                        (long long)buf[i], (long long)value(i));
+            if (buf[i] != (int64_t)t_mix(1, i)) {
+                CHECK(0, "element %llu = %lld, expected %lld", (unsigned long long)i, (long long)buf[i],
+                      (long long)t_mix(1, i));
                 bad = 1;
             }
         H5Aclose(a);
@@ -123,15 +123,14 @@ int main(int argc, char **argv)
             bad = 1;
     }
     if (bad)
-        H5Eprint2(H5E_DEFAULT, stderr);
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("t_xver: %s %s with %s under HDF5 %s%s%s: %s\n", writing ? "wrote" : "read", argv[3], argv[2], mine,
-               writing ? "" : ", written under HDF5 ", writing ? "" : writer, all ? "FAILED" : "ok");
+        t_errors_print(stderr);
+    CHECK(!bad, "%s %s with %s", writing ? "writing" : "reading", argv[3], argv[2]);
+    if (t_rank == 0)
+        printf("t_xver: %s %s with %s under HDF5 %s%s%s\n", writing ? "wrote" : "read", argv[3], argv[2], mine,
+               writing ? "" : ", written under HDF5 ", writing ? "" : writer);
     free(buf);
     H5Pclose(dxpl);
     if (fapl >= 0)
         H5Pclose(fapl);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return t_finish();
 }

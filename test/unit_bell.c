@@ -17,19 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
 #define ROUNDS 2000
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_bell: %s:%d: ", __FILE__, __LINE__);                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static atomic_int rounds_done;
 
@@ -51,11 +42,9 @@ int main(void)
     h5sf_errbuf_t   e = {0};
     uint32_t        s0, s1, s2;
     pthread_t       t;
-    h5sf_ioc_ctx_t *ctx = ioc_ctx_new(0, 1, 5, &e);
-    if (!ctx) {
-        fprintf(stderr, "unit_bell: %s\n", e.msg);
-        return 1;
-    }
+    h5sf_ioc_ctx_t *ctx;
+    t_start("unit_bell");
+    VRFY((ctx = ioc_ctx_new(0, 1, 5, &e)), "%s", e.msg);
     ioc_shm_setup(ctx, 0, &e); /* one rank: a private bell, no MPI */
     CHECK(ioc_bell_arm(ctx, &s0), "a context of one rank has no bell");
 
@@ -67,10 +56,7 @@ int main(void)
     CHECK(ioc_bell_arm(ctx, &s2) && s2 == s1 + 1, "an armed bell rung once went from %u to %u", s1, s2);
     ioc_bell_disarm(ctx);
 
-    if (pthread_create(&t, NULL, sleeper, ctx) != 0) {
-        fprintf(stderr, "unit_bell: cannot start a thread\n");
-        return 1;
-    }
+    VRFY(pthread_create(&t, NULL, sleeper, ctx) == 0, "cannot start a thread");
     while (atomic_load(&rounds_done) < ROUNDS) {
         ioc_bell_ring(ctx, 0, false);
         sched_yield();
@@ -78,6 +64,5 @@ int main(void)
     pthread_join(t, NULL);
     CHECK(atomic_load(&rounds_done) == ROUNDS, "%d of %d sleeps ended", atomic_load(&rounds_done), ROUNDS);
     ioc_ctx_free(ctx, false);
-    printf("unit_bell: %s\n", fails ? "FAILED" : "passed");
-    return fails ? 1 : 0;
+    return t_verdict();
 }

@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
-
-#include "t_unit.h"
+#include "settings.h"
+#include "h5sf_test.h"
 
 /* Every variable the code reads, so the environment of the runner cannot leak in. */
 static void clear_env(void)
@@ -35,16 +34,10 @@ static void bad(int line, const char *str, const char *w1, const char *w2)
     h5sf_errbuf_t   e;
     h5sf_settings_defaults(&before);
     int rc = parse(str, &c, &e);
-    if (rc == 0 || !strstr(e.msg, w1) || (w2 && !strstr(e.msg, w2))) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: parse(\"%s\") rc=%d msg=\"%s\" (want \"%s\"%s%s)\n", line, str, rc, e.msg, w1,
-                w2 ? " and " : "", w2 ? w2 : "");
-    }
+    CHECK_AT(line, rc != 0 && strstr(e.msg, w1) && (!w2 || strstr(e.msg, w2)),
+             "parse(\"%s\") rc=%d msg=\"%s\" (want \"%s\"%s%s)", str, rc, e.msg, w1, w2 ? " and " : "", w2 ? w2 : "");
     /* all or nothing: a failed parse leaves the struct alone */
-    if (rc != 0 && memcmp(&c, &before, sizeof c) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: failed parse(\"%s\") modified the config\n", line, str);
-    }
+    CHECK_AT(line, rc == 0 || memcmp(&c, &before, sizeof c) == 0, "failed parse(\"%s\") modified the config", str);
 }
 #define BAD(s, w1, w2) bad(__LINE__, s, w1, w2)
 
@@ -52,14 +45,10 @@ static h5sf_settings_t good(int line, const char *str)
 {
     h5sf_settings_t c;
     h5sf_errbuf_t   e;
-    if (parse(str, &c, &e) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: parse(\"%s\"): %s\n", line, str, e.msg);
-    }
-    else if (h5sf_settings_validate(&c, &e) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: parse(\"%s\") gave an invalid config: %s\n", line, str, e.msg);
-    }
+    if (parse(str, &c, &e) != 0)
+        CHECK_AT(line, 0, "parse(\"%s\"): %s", str, e.msg);
+    else
+        CHECK_AT(line, h5sf_settings_validate(&c, &e) == 0, "parse(\"%s\") gave an invalid config: %s", str, e.msg);
     return c;
 }
 #define GOOD(s) good(__LINE__, s)
@@ -382,10 +371,7 @@ static h5sf_settings_t env_result(int line, const char *str)
 {
     h5sf_settings_t c = good(line, str);
     h5sf_errbuf_t   e = {0};
-    if (h5sf_settings_apply_env(&c, &e) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: apply_env: %s\n", line, e.msg);
-    }
+    CHECK_AT(line, h5sf_settings_apply_env(&c, &e) == 0, "apply_env: %s", e.msg);
     return c;
 }
 #define ENV(s) env_result(__LINE__, s)
@@ -396,10 +382,9 @@ static void env_bad(int line, const char *want1, const char *want2)
     h5sf_errbuf_t   e = {0};
     h5sf_settings_defaults(&c);
     before = c;
-    if (h5sf_settings_apply_env(&c, &e) == 0 || !strstr(e.msg, want1) || (want2 && !strstr(e.msg, want2))) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: apply_env: \"%s\" (want \"%s\")\n", line, e.msg, want1);
-    }
+    int rc = h5sf_settings_apply_env(&c, &e);
+    CHECK_AT(line, rc != 0 && strstr(e.msg, want1) && (!want2 || strstr(e.msg, want2)),
+             "apply_env: \"%s\" (want \"%s\")", e.msg, want1);
     CHECK(memcmp(&c, &before, sizeof c) == 0, "failed apply_env (line %d) modified the config", line);
 }
 #define ENV_BAD(w1, w2) env_bad(__LINE__, w1, w2)
@@ -608,8 +593,81 @@ static void test_tables(void)
     }
 }
 
+/* The environment read by row: each H5SF_VAR_* names its own row (the
+ * names below are written out, not taken from the table), and
+ * h5sf_option_env takes the H5SF_* variable over the built-in's, counting
+ * "" as unset. */
+static void test_env_rows(void)
+{
+    static const char *const names[H5SF_NVARS] = {
+        [H5SF_VAR_STATS]                   = "H5SF_STATS",
+        [H5SF_VAR_LOG]                     = "H5SF_LOG",
+        [H5SF_VAR_IOC_MEMORY]              = "H5SF_IOC_MEMORY",
+        [H5SF_VAR_IOC_SHM]                 = "H5SF_IOC_SHM",
+        [H5SF_VAR_IOC_MAX_FDS]             = "H5SF_IOC_MAX_FDS",
+        [H5SF_VAR_IOC_MERGE_WAIT]          = "H5SF_IOC_MERGE_WAIT",
+        [H5SF_VAR_IOC_LOCAL_READS]         = "H5SF_IOC_LOCAL_READS",
+        [H5SF_VAR_IOC_LOCAL_WRITES]        = "H5SF_IOC_LOCAL_WRITES",
+        [H5SF_VAR_IOC_AFFINITY]            = "H5SF_IOC_AFFINITY",
+        [H5SF_VAR_POOL_THREADS]            = "H5SF_POOL_THREADS",
+        [H5SF_VAR_FAULT]                   = "H5SF_FAULT",
+        [H5SF_VAR_ALLOW_UNTESTED_HDF5]     = "H5SF_ALLOW_UNTESTED_HDF5",
+        [H5SF_VAR_TEST_NO_PRIVATE_HDF5]    = "H5SF_TEST_NO_PRIVATE_HDF5",
+        [H5SF_VAR_TEST_TAG_UB]             = "H5SF_TEST_TAG_UB",
+        [H5SF_VAR_TEST_MAX_PIECES]         = "H5SF_TEST_MAX_PIECES",
+        [H5SF_VAR_TEST_BELL_WAIT_S]        = "H5SF_TEST_BELL_WAIT_S",
+        [H5SF_VAR_REDIRECT_MPIO]           = "H5SF_REDIRECT_MPIO",
+        [H5SF_VAR_PRELOAD_THREAD_MULTIPLE] = "H5SF_PRELOAD_THREAD_MULTIPLE",
+        [H5SF_VAR_HDF5_DRIVER]             = "HDF5_DRIVER",
+        [H5SF_VAR_HDF5_DRIVER_CONFIG]      = "HDF5_DRIVER_CONFIG",
+    };
+    size_t rows = 0;
+    for (const h5sf_option_t *o = h5sf_runtime_vars; o->key; o++)
+        rows++;
+    CHECK(rows == H5SF_NVARS, "%zu runtime rows before the terminator, %d names", rows, (int)H5SF_NVARS);
+    for (int v = 0; v < H5SF_NVARS; v++) {
+        const char *env = h5sf_runtime_vars[v].env;
+        CHECK(names[v] && env && strcmp(env, names[v]) == 0, "row %d is %s, not %s", v, env ? env : "(none)",
+              names[v] ? names[v] : "(none)");
+        if (!names[v])
+            continue;
+        char *old = getenv(names[v]) ? strdup(getenv(names[v])) : NULL;
+        unsetenv(names[v]);
+        CHECK(h5sf_var((h5sf_var_t)v) == NULL, "%s unset", names[v]);
+        setenv(names[v], "row-value", 1);
+        CHECK(h5sf_var((h5sf_var_t)v) && strcmp(h5sf_var((h5sf_var_t)v), "row-value") == 0, "%s set", names[v]);
+        setenv(names[v], "", 1);
+        CHECK(h5sf_var((h5sf_var_t)v) && !*h5sf_var((h5sf_var_t)v), "%s empty: as getenv gives it", names[v]);
+        if (old)
+            setenv(names[v], old, 1);
+        else
+            unsetenv(names[v]);
+        free(old);
+    }
+    CHECK(h5sf_var(H5SF_NVARS) == NULL && h5sf_var((h5sf_var_t)-1) == NULL, "out-of-range rows");
+
+    unsetenv("H5SF_CONFIG_DIR");
+    unsetenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX");
+    CHECK(h5sf_option_env("config_dir") == NULL, "config_dir: neither set");
+    setenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX", "/builtin", 1);
+    CHECK(h5sf_option_env("config_dir") && !strcmp(h5sf_option_env("config_dir"), "/builtin"), "fallback");
+    setenv("H5SF_CONFIG_DIR", "", 1);
+    CHECK(h5sf_option_env("config_dir") && !strcmp(h5sf_option_env("config_dir"), "/builtin"), "empty H5SF_*");
+    setenv("H5SF_CONFIG_DIR", "/ours", 1);
+    CHECK(h5sf_option_env("config_dir") && !strcmp(h5sf_option_env("config_dir"), "/ours"), "H5SF_* wins");
+    setenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX", "", 1);
+    unsetenv("H5SF_CONFIG_DIR");
+    CHECK(h5sf_option_env("config_dir") == NULL, "config_dir: both empty or unset");
+    unsetenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX");
+    setenv("H5SF_CHANNEL", "ioc", 1);
+    CHECK(h5sf_option_env("channel") && !strcmp(h5sf_option_env("channel"), "ioc"), "an option without fallback");
+    unsetenv("H5SF_CHANNEL");
+    CHECK(h5sf_option_env("no_such_key") == NULL && h5sf_option_env(NULL) == NULL, "unknown key");
+}
+
 int main(void)
 {
+    t_start("unit_config");
     test_sizes();
     test_ints();
     test_rank_list();
@@ -618,10 +676,6 @@ int main(void)
     test_env();
     test_format();
     test_tables();
-    if (failures) {
-        fprintf(stderr, "unit_config: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("unit_config: all passed\n");
-    return 0;
+    test_env_rows();
+    return t_verdict();
 }

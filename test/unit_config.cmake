@@ -1,4 +1,4 @@
-# Settings (common/options.c, values.c, config.c, cfgstring.c).
+# Settings (common/options.c, values.c, settings.c, cfgstring.c).
 add_executable(unit_config ${CMAKE_CURRENT_SOURCE_DIR}/unit_config.c)
 target_link_libraries(unit_config PRIVATE h5sf_common)
 add_test(NAME unit_config COMMAND unit_config)

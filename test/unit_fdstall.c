@@ -17,8 +17,9 @@
  *      their bytes (pread).
  *
  * The check is an order, not a time: step 3's wait returns before the
- * release.  A guard thread releases the close after GUARD_S in any case, so
- * that a build where step 3 waits for the close fails instead of hanging.
+ * release.  The watchdog releases the close after GUARD_S in any case
+ * (t_on_hang), so that a build where step 3 waits for the close fails
+ * instead of hanging.
  * `ctest -L tsan` runs it under ThreadSanitizer too.
  * usage: unit_fdstall DIR
  */
@@ -31,20 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
 #define GUARD_S 30 /* a hang guard, not a limit on any step */
 #define LEN     ((size_t)64 << 10)
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_fdstall: %s:%d: ", __FILE__, __LINE__);                                              \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* The stalled close: armed for one descriptor; entered; released (by the
  * test, or by the guard). */
@@ -93,28 +85,13 @@ static bool wait_entered(void)
     return ok;
 }
 
-static void *guard_main(void *arg)
-{
-    (void)arg;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += GUARD_S;
-    pthread_mutex_lock(&mu);
-    while (!released && pthread_cond_timedwait(&cv, &mu, &ts) == 0)
-        ;
-    pthread_mutex_unlock(&mu);
-    release(true);
-    return NULL;
-}
-
-static unsigned char pattern(uint32_t file, size_t o) { return (unsigned char)(o * 13 + file * 101 + 7); }
+static void release_by_guard(void) { release(true); }
 
 static int post_write(h5sf_ioc_ctx_t *ctx, uint32_t file, unsigned char *buf, h5sf_ioc_req_t **q, h5sf_errbuf_t *e)
 {
     uint64_t off = 0, len = LEN;
     void    *b = buf;
-    for (size_t o = 0; o < LEN; o++)
-        buf[o] = pattern(file, o);
+    t_fill(buf, LEN, file, 0);
     return h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, 0, file, 0, 1, &off, &len, &b, q, e);
 }
 
@@ -128,7 +105,7 @@ static void check_file(const char *path, uint32_t file)
         close(fd);
     CHECK(r == (ssize_t)LEN, "%s: read %zd of %zu bytes", path, r, LEN);
     for (size_t o = 0; r == (ssize_t)LEN && o < LEN; o++)
-        bad += got[o] != pattern(file, o);
+        bad += got[o] != t_pat(file, o);
     CHECK(bad == 0, "%s: %zu bytes wrong", path, bad);
     free(got);
 }
@@ -139,7 +116,7 @@ int main(int argc, char **argv)
     char                 pa[4200], pb[4200];
     static unsigned char ba[LEN], bb[LEN];
     h5sf_ioc_req_t      *qa = NULL, *qb = NULL;
-    pthread_t            guard;
+    t_start("unit_fdstall");
     if (argc != 2) {
         fprintf(stderr, "usage: unit_fdstall DIR\n");
         return 2;
@@ -148,27 +125,23 @@ int main(int argc, char **argv)
     snprintf(pa, sizeof pa, "%s/fdstall_a", argv[1]);
     snprintf(pb, sizeof pb, "%s/fdstall_b", argv[1]);
     h5sf_ioc_ctx_t *ctx = ioc_ctx_new(0, 1, 10, &e);
-    if (!ctx || ioc_workers_start(ctx, 2, &e) < 0 ||
-        h5sf_ioc_subfile_open(ctx, 1, 0, pa, O_RDWR | O_CREAT | O_TRUNC, &e) < 0 ||
-        h5sf_ioc_subfile_open(ctx, 2, 0, pb, O_RDWR | O_CREAT | O_TRUNC, &e) < 0) {
-        fprintf(stderr, "unit_fdstall: setup: %s\n", e.msg);
-        return 1;
-    }
+    VRFY(ctx && ioc_workers_start(ctx, 2, &e) == 0 &&
+             h5sf_ioc_subfile_open(ctx, 1, 0, pa, O_RDWR | O_CREAT | O_TRUNC, &e) == 0 &&
+             h5sf_ioc_subfile_open(ctx, 2, 0, pb, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
+         "setup: %s", e.msg);
     ctx->serving = true; /* requests to rank 0 take the local path */
 
     /* 1. One descriptor open: B's. */
     uv_mutex_lock(&ctx->lock);
     int fa = ioc_sf_find(ctx, 1, 0)->fd, fb = ioc_sf_find(ctx, 2, 0)->fd, nfds = ctx->nfds;
     uv_mutex_unlock(&ctx->lock);
-    if (ctx->max_fds != 1 || fa >= 0 || fb < 0 || nfds != 1) {
-        fprintf(stderr, "unit_fdstall: setup: cap %d, descriptors A %d B %d (%d open); expected cap 1, B's only\n",
-                ctx->max_fds, fa, fb, nfds);
-        return 1;
-    }
+    VRFY(ctx->max_fds == 1 && fa < 0 && fb >= 0 && nfds == 1,
+         "setup: cap %d, descriptors A %d B %d (%d open); expected cap 1, B's only", ctx->max_fds, fa, fb, nfds);
     pthread_mutex_lock(&mu);
     stall_fd = fb;
     pthread_mutex_unlock(&mu);
-    pthread_create(&guard, NULL, guard_main, NULL);
+    t_on_hang(release_by_guard);
+    t_step(GUARD_S, "the close of B's descriptor stalled");
 
     /* 2. A worker reopens A and blocks closing B's descriptor. */
     CHECK(post_write(ctx, 1, ba, &qa, &e) == 0, "post to A: %s", e.msg);
@@ -188,7 +161,7 @@ int main(int argc, char **argv)
 
     /* 4. Release; A's write completes; both files hold their bytes. */
     release(false);
-    pthread_join(guard, NULL);
+    t_step(0, "after the release");
     CHECK(qa && h5sf_ioc_wait(qa, &e) == 0, "write to A: %s", e.msg);
     check_file(pa, 1);
     check_file(pb, 2);
@@ -204,7 +177,6 @@ int main(int argc, char **argv)
     ioc_ctx_free(ctx, false);
     unlink(pa);
     unlink(pb);
-    printf("unit_fdstall: %s (the write to B %s the stalled close)\n", fails ? "FAILED" : "passed",
-           during ? "completed during" : "waited for");
-    return fails ? 1 : 0;
+    printf("unit_fdstall: the write to B %s the stalled close\n", during ? "completed during" : "waited for");
+    return t_verdict();
 }

@@ -11,21 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "layout.h"
+#include "superblock.h"
 
-#include "t_unit.h"
+#include "h5sf_test.h"
 
 /* Verbatim from HDF5 1.14 H5FDsubfiling.h. */
 #define H5FD_SUBFILING_FILENAME_TEMPLATE        "%s.subfile_%" PRIu64 "_%0*d_of_%d"
 #define H5FD_SUBFILING_CONFIG_FILENAME_TEMPLATE "%s.subfile_%" PRIu64 ".config"
-
-static uint64_t rng = 88172645463325252ull; /* xorshift64, fixed seed */
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* The built-in's width: (int)(log10(n) + 1), done by counting. */
 static int digits(int n) { return n < 10 ? 1 : 1 + digits(n / 10); }
@@ -270,11 +262,8 @@ static void bad_config(int line, const char *text, const char *w1, const char *w
     h5sf_layout_t *l = new_layout(), *before = new_layout();
     h5sf_errbuf_t  e;
     int            rc = parse(text, l, &e);
-    if (rc == 0 || !strstr(e.msg, w1) || (w2 && !strstr(e.msg, w2))) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: config parse rc=%d msg=\"%s\" (want \"%s\" %s)\n", line, rc, e.msg, w1,
-                w2 ? w2 : "");
-    }
+    CHECK_AT(line, rc != 0 && strstr(e.msg, w1) && (!w2 || strstr(e.msg, w2)),
+             "config parse rc=%d msg=\"%s\" (want \"%s\" %s)", rc, e.msg, w1, w2 ? w2 : "");
     CHECK(memcmp(l, before, sizeof *l) == 0, "failed parse modified the layout (line %d)", line);
     free(l);
     free(before);
@@ -392,9 +381,9 @@ static void test_config_parse(void)
     /* random garbage lines never crash and name a line */
     unsigned char buf[512];
     for (int it = 0; it < 20000; it++) {
-        size_t n = next() % sizeof buf;
+        size_t n = t_rnd() % sizeof buf;
         for (size_t i = 0; i < n; i++) {
-            uint64_t x = next();
+            uint64_t x = t_rnd();
             buf[i]     = (x & 3) == 0   ? '\n'
                          : (x & 7) == 1 ? (unsigned char)"0123456789_="[(x >> 8) % 12]
                                         : (unsigned char)(x >> 16);
@@ -520,19 +509,19 @@ static void test_drvinfo(void)
     /* random garbage and random mutations of a valid block: never crash */
     int accepted = 0;
     for (int it = 0; it < 100000; it++) {
-        size_t         len = next() % 160;
+        size_t         len = t_rnd() % 160;
         unsigned char *t   = malloc(len ? len : 1);
         if (it & 1) {
             for (size_t i = 0; i < len; i++)
-                t[i] = (unsigned char)next();
+                t[i] = (unsigned char)t_rnd();
         }
         else {
             memcpy(t, good, len < n ? len : n);
             for (size_t i = n; i < len; i++)
-                t[i] = (unsigned char)next();
-            int flips = 1 + (int)(next() % 4);
+                t[i] = (unsigned char)t_rnd();
+            int flips = 1 + (int)(t_rnd() % 4);
             for (int f = 0; f < flips && len; f++)
-                t[next() % len] ^= (unsigned char)(1u << (next() % 8));
+                t[t_rnd() % len] ^= (unsigned char)(1u << (t_rnd() % 8));
         }
         h5sf_layout_t *o = new_layout();
         if (h5sf_drvinfo_decode(name, t, len, o, &e) == 0) {
@@ -550,7 +539,7 @@ static void test_drvinfo(void)
 }
 
 /* A stub with a version-2 superblock (8-byte offsets) at `at`, its root
- * object header address `root` (base 0); `ohdr` bytes written there or
+ * object header address `root` (base 0, taken to be `at`); `ohdr` bytes written there or
  * nothing (a hole, as in a subfiled file's stub).  Returns the descriptor. */
 static int fake_stub(const char *dir, const char *name, unsigned ver, uint64_t at, uint64_t root, const char *ohdr)
 {
@@ -560,6 +549,11 @@ static int fake_stub(const char *dir, const char *name, unsigned ver, uint64_t a
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     for (int i = 0; i < 8; i++)
         b[12 + 3 * 8 + i] = (unsigned char)(root >> (8 * i));
+    /* Versions 2/3 end in a checksum (HDF5's own files check it in
+     * unit_superblock). */
+    uint32_t sum = h5sf_metadata_checksum(b, 44);
+    for (int i = 0; i < 4; i++)
+        b[44 + i] = (unsigned char)(sum >> (8 * i));
     if (fd < 0 || pwrite(fd, b, sizeof b, (off_t)at) != (ssize_t)sizeof b || ftruncate(fd, (off_t)(root + 4096)) < 0)
         return -1;
     if (ohdr && pwrite(fd, ohdr, 4, (off_t)root) != 4)
@@ -603,10 +597,10 @@ int main(void)
 {
     char  tmpl[] = "/tmp/h5sf-unit-layout-XXXXXX";
     char *tmp    = mkdtemp(tmpl);
-    if (!tmp) {
-        perror("mkdtemp");
-        return 1;
-    }
+    t_start("unit_layout");
+    t_rnd_seed(88172645463325252ull);
+    if (!tmp)
+        t_die_io("create", tmpl);
     test_names();
     test_set_stub(tmp);
     test_config_file(tmp);
@@ -614,10 +608,5 @@ int main(void)
     test_drvinfo();
     test_stub_lacks_root(tmp);
     rmdir(tmp);
-    if (failures) {
-        fprintf(stderr, "unit_layout: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("unit_layout: all passed\n");
-    return 0;
+    return t_verdict();
 }

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
 #define STALL_MS "2500"
 #define NPIECE   3
@@ -34,16 +35,6 @@
 #define NEW      0x5e              /* the bytes written                  */
 #define CANARY   0xc5              /* the reused buffer's                */
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_own_timeout: %s:%d: ", __FILE__, __LINE__);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static h5sf_ioc_ctx_t *ctx;
 static char            path[4096];
@@ -118,20 +109,16 @@ int main(int argc, char **argv)
     const char    *dir = argc > 1 ? argv[1] : ".";
     h5sf_errbuf_t  e;
     unsigned char *buf = malloc(NPIECE * PIECE);
+    t_start("unit_own_timeout");
     snprintf(path, sizeof path, "%s/own_timeout.sub", dir);
     /* The old bytes, written past the ioc layer. */
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     memset(buf, OLD, NPIECE * PIECE);
-    if (fd < 0 || pwrite(fd, buf, NPIECE * PIECE, 0) != (ssize_t)(NPIECE * PIECE)) {
-        fprintf(stderr, "unit_own_timeout: cannot prepare %s\n", path);
-        return 1;
-    }
+    if (fd < 0 || pwrite(fd, buf, NPIECE * PIECE, 0) != (ssize_t)(NPIECE * PIECE))
+        t_die_io("prepare", path);
     close(fd);
     setenv("H5SF_FAULT", "op=stall,ms=" STALL_MS, 1); /* before the first request reads it */
-    if (!(ctx = ioc_ctx_new(0, 1, 1, &e)) || ioc_workers_start(ctx, 2, &e) < 0) {
-        fprintf(stderr, "unit_own_timeout: %s\n", e.msg);
-        return 1;
-    }
+    VRFY((ctx = ioc_ctx_new(0, 1, 1, &e)) && ioc_workers_start(ctx, 2, &e) == 0, "%s", e.msg);
     ctx->serving = true; /* requests to rank 0 take client.c's local path */
     CHECK(h5sf_ioc_subfile_open(ctx, 1, 0, path, O_RDWR, &e) == 0, "%s", e.msg);
     test_read(buf);
@@ -142,6 +129,5 @@ int main(int argc, char **argv)
     ioc_ctx_free(ctx, false);
     unlink(path);
     free(buf);
-    printf("unit_own_timeout: %s\n", fails ? "FAIL" : "ok");
-    return fails != 0;
+    return t_verdict();
 }

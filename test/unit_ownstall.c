@@ -15,9 +15,9 @@
  *
  * Checked: the call fails with a timeout error within the timeout plus
  * SLACK_S, while the system call still blocks.  Then the call is released,
- * the worker finishes, and the context closes.  A guard releases the call
- * after GUARD_S in any case, so that a build whose caller runs the system
- * call itself fails instead of hanging.  `ctest -L tsan` runs it under
+ * the worker finishes, and the context closes.  The watchdog releases the
+ * call after GUARD_S in any case (t_on_hang), so that a build whose caller
+ * runs the system call itself fails instead of hanging.  `ctest -L tsan` runs it under
  * ThreadSanitizer too.
  *
  * usage: unit_ownstall DIR
@@ -33,22 +33,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
 #define GUARD_S   30 /* a hang guard, not a limit on any step */
 #define TIMEOUT_S 2
 #define SLACK_S   2.0
 #define LEN       ((size_t)64 << 10)
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_ownstall: %s:%d: ", __FILE__, __LINE__);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* The stalled call: armed for one system call on one descriptor; entered;
  * released (by the test, or by the guard). */
@@ -106,56 +97,29 @@ static void release(void)
     pthread_mutex_unlock(&mu);
 }
 
-static void *guard_main(void *arg)
-{
-    (void)arg;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += GUARD_S;
-    pthread_mutex_lock(&mu);
-    while (!released && pthread_cond_timedwait(&cv, &mu, &ts) == 0)
-        ;
-    pthread_mutex_unlock(&mu);
-    release();
-    return NULL;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* One case: arm `call`, make the request, check that it fails in time. */
 static void run_case(const char *dir, const char *call)
 {
     h5sf_errbuf_t        e = {0};
     char                 path[4200];
     static unsigned char buf[LEN];
-    pthread_t            guard;
     snprintf(path, sizeof path, "%s/ownstall_%s", dir, call);
     h5sf_ioc_ctx_t *ctx = ioc_ctx_new(0, 1, TIMEOUT_S, &e);
-    if (!ctx || ioc_workers_start(ctx, 2, &e) < 0 ||
-        h5sf_ioc_subfile_open(ctx, 1, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) < 0) {
-        fprintf(stderr, "unit_ownstall: %s: setup: %s\n", call, e.msg);
-        exit(1);
-    }
+    VRFY(ctx && ioc_workers_start(ctx, 2, &e) == 0 &&
+             h5sf_ioc_subfile_open(ctx, 1, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
+         "%s: setup: %s", call, e.msg);
     ctx->serving = true; /* requests to rank 0 take the local path */
     uv_mutex_lock(&ctx->lock);
     int fd = ioc_sf_find(ctx, 1, 0)->fd;
     uv_mutex_unlock(&ctx->lock);
-    if (!strcmp(call, "preadv") && pwrite(fd, buf, LEN, 0) != (ssize_t)LEN) {
-        fprintf(stderr, "unit_ownstall: %s: setup: pwrite failed\n", call);
-        exit(1);
-    }
+    VRFY(strcmp(call, "preadv") || pwrite(fd, buf, LEN, 0) == (ssize_t)LEN, "%s: setup: pwrite failed", call);
     pthread_mutex_lock(&mu);
     stall_call = call, stall_fd = fd, entered = released = false;
     pthread_mutex_unlock(&mu);
-    pthread_create(&guard, NULL, guard_main, NULL);
+    t_step(GUARD_S, "%s stalled", call);
     uint64_t served = atomic_load(&ctx->served);
 
-    double t0 = now_s();
+    double t0 = t_now_s();
     int    rc;
     if (!strcmp(call, "pwritev") || !strcmp(call, "preadv")) {
         h5sf_ioc_req_t *q   = NULL;
@@ -173,7 +137,7 @@ static void run_case(const char *dir, const char *call)
         uint64_t sz = 0;
         rc          = h5sf_ioc_get_size(ctx, 0, 1, 0, &sz, &e);
     }
-    double dt = now_s() - t0;
+    double dt = t_now_s() - t0;
     pthread_mutex_lock(&mu);
     bool during = !released, hit = entered;
     pthread_mutex_unlock(&mu);
@@ -187,7 +151,7 @@ static void run_case(const char *dir, const char *call)
 
     /* Release; the worker finishes the request; the context closes. */
     release();
-    pthread_join(guard, NULL);
+    t_step_done();
     for (int i = 0; i < 2000 && atomic_load(&ctx->served) == served; i++) {
         struct timespec ts = {0, 10 * 1000000L};
         nanosleep(&ts, NULL);
@@ -202,6 +166,8 @@ static void run_case(const char *dir, const char *call)
 
 int main(int argc, char **argv)
 {
+    t_start("unit_ownstall");
+    t_on_hang(release);
     if (argc != 2) {
         fprintf(stderr, "usage: unit_ownstall DIR\n");
         return 2;
@@ -209,6 +175,5 @@ int main(int argc, char **argv)
     static const char *calls[] = {"pwritev", "preadv", "fsync", "fstat"};
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
         run_case(argv[1], calls[i]);
-    printf("unit_ownstall: %s\n", fails ? "FAILED" : "passed");
-    return fails != 0;
+    return t_verdict();
 }

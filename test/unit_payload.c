@@ -11,26 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_payload: %s:%d: ", __FILE__, __LINE__);                                              \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
-
-static uint64_t s = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-}
 
 #define NP   40
 #define MAXB (NP * 64)
@@ -40,11 +22,11 @@ static uint64_t rnd(void)
 static void one_list(uint64_t chunk, size_t cap)
 {
     uint64_t lens[NP], total = 0;
-    size_t   n = 1 + rnd() % NP;
+    size_t   n = 1 + t_rnd() % NP;
     /* Model: payload byte b is byte pof[b] of piece pix[b]. */
     static uint64_t pix[MAXB], pof[MAXB];
     for (size_t i = 0; i < n; i++) {
-        lens[i] = rnd() % 4 == 0 ? 0 : rnd() % 64;
+        lens[i] = t_rnd() % 4 == 0 ? 0 : t_rnd() % 64;
         for (uint64_t j = 0; j < lens[i]; j++, total++) {
             pix[total] = i;
             pof[total] = j;
@@ -103,16 +85,16 @@ static void one_dtype(void)
 {
     static unsigned char arena[1 << 16], packed[1 << 16], want[1 << 16];
     void                *bufs[64];
-    uint64_t             lens[64], total = 0, at = rnd() % 64;
-    size_t               n        = 1 + rnd() % 64;
+    uint64_t             lens[64], total = 0, at = t_rnd() % 64;
+    size_t               n        = 1 + t_rnd() % 64;
     int                  adjacent = 1;
     for (size_t i = 0; i < sizeof arena; i++)
-        arena[i] = (unsigned char)rnd();
+        arena[i] = (unsigned char)t_rnd();
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = rnd() % 8;
-        lens[i]    = r == 0 ? 0 : rnd() % 200;
+        uint64_t r = t_rnd() % 8;
+        lens[i]    = r == 0 ? 0 : t_rnd() % 200;
         if ((r == 1 || at + lens[i] > sizeof arena) && i > 0) { /* jump: a gap, or back */
-            at       = rnd() % (sizeof arena - 256);
+            at       = t_rnd() % (sizeof arena - 256);
             adjacent = 0;
         }
         bufs[i] = arena + at;
@@ -143,10 +125,12 @@ static void one_dtype(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    t_start("unit_payload");
+    t_rnd_seed(0x9E3779B97F4A7C15ull);
     for (int t = 0; t < 2000; t++)
         one_dtype();
     for (int t = 0; t < 3000; t++)
-        one_list(1 + rnd() % 200, rnd() % 2 ? NP + 1 : rnd() % 4);
+        one_list(1 + t_rnd() % 200, t_rnd() % 2 ? NP + 1 : t_rnd() % 4);
 
     /* Messages: a few large parts split, anything else one message. */
     uint64_t M = H5SF_IOC_CHUNK;
@@ -159,10 +143,7 @@ int main(int argc, char **argv)
     CHECK(ioc_chunk_msgs(4, 4 * IOC_SPLIT_MIN - 1) == 1, "parts below IOC_SPLIT_MIN on average: one message");
     CHECK(ioc_chunk_msgs(0, 0) == 1, "an empty chunk is not split");
 
-    if (fails)
-        fprintf(stderr, "unit_payload: %d failure(s)\n", fails);
-    else
-        printf("unit_payload: ok\n");
+    int rc = t_verdict();
     MPI_Finalize();
-    return fails ? 1 : 0;
+    return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * unit_pool.c -- the pool that runs a call's subfile transfers together
- * (vfd/pool.c), without HDF5 or MPI, so `ctest -L tsan` watches its threads.
+ * (vfd/threadpool.c), without HDF5 or MPI, so `ctest -L tsan` watches its threads.
  *
  * Four "subfiles" (plain files in DIR), pieces with gaps, more contiguous
  * pieces than one pwritev takes (IOV_MAX), writes then reads checked with
@@ -27,29 +27,18 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../vfd/pool.h"
+#include "../vfd/threadpool.h"
+#include "h5sf_test.h"
 
 #define NF   4
 #define NP   3000 /* pieces per file: more than IOV_MAX */
 #define PLEN 16
 #define GAP  4096 /* every 500th piece starts after a gap */
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_pool: %s:%d: ", __FILE__, __LINE__);                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static int           fds[NF];
 static sf_piece_t    pieces[NF][NP];
 static unsigned char mem[NF][NP * PLEN];
-
-static unsigned char pat(int f, size_t i) { return (unsigned char)(f * 31 + i * 7 + 1); }
 
 /* Pieces of file f: PLEN bytes each, contiguous except for a gap before
  * every 500th; memory in order. */
@@ -89,9 +78,9 @@ static void check_files(const char *what)
                 return;
             }
             for (int k = 0; k < PLEN; k++)
-                if (b[k] != pat(f, i * PLEN + (size_t)k)) {
+                if (b[k] != t_pat(f, i * PLEN + (size_t)k)) {
                     CHECK(0, "%s: file %d piece %zu byte %d is %u, want %u", what, f, i, k, b[k],
-                          pat(f, i * PLEN + (size_t)k));
+                          t_pat(f, i * PLEN + (size_t)k));
                     return;
                 }
         }
@@ -101,15 +90,15 @@ static void fill_mem(void)
 {
     for (int f = 0; f < NF; f++)
         for (size_t i = 0; i < NP * PLEN; i++)
-            mem[f][i] = pat(f, i);
+            mem[f][i] = t_pat(f, i);
 }
 
 static void check_mem(const char *what)
 {
     for (int f = 0; f < NF; f++)
         for (size_t i = 0; i < NP * PLEN; i++)
-            if (mem[f][i] != pat(f, i)) {
-                CHECK(0, "%s: file %d byte %zu read as %u, want %u", what, f, i, mem[f][i], pat(f, i));
+            if (mem[f][i] != t_pat(f, i)) {
+                CHECK(0, "%s: file %d byte %zu read as %u, want %u", what, f, i, mem[f][i], t_pat(f, i));
                 return;
             }
 }
@@ -151,7 +140,7 @@ static void past_eof(void)
     for (size_t i = 0; i < NP * PLEN; i++) {
         size_t        p    = i / PLEN;
         uint64_t      off  = pieces[1][p].off + i % PLEN;
-        unsigned char want = off < cut ? pat(1, i) : 0;
+        unsigned char want = off < cut ? t_pat(1, i) : 0;
         if (mem[1][i] != want) {
             CHECK(0, "past eof: byte %zu (offset %llu) is %u, want %u", i, (unsigned long long)off, mem[1][i], want);
             break;
@@ -196,6 +185,7 @@ static void many_jobs(void)
 
 int main(int argc, char **argv)
 {
+    t_start("unit_pool");
     if (argc != 3) {
         fprintf(stderr, "usage: unit_pool DIR plain|overlap|limit|short|eintr|enospc\n");
         return 2;
@@ -215,10 +205,8 @@ int main(int argc, char **argv)
         char p[4200];
         snprintf(p, sizeof p, "%s/pool_%s_%d", argv[1], mode, f);
         fds[f] = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-        if (fds[f] < 0) {
-            perror(p);
-            return 2;
-        }
+        if (fds[f] < 0)
+            t_die_io("create", p);
     }
     layout();
     uint64_t w = 0, r = 0;
@@ -275,10 +263,10 @@ int main(int argc, char **argv)
 #ifndef __SANITIZE_THREAD__
             pid_t pid = fork();
             if (pid == 0) { /* the parent's workers are not here: a fresh pool */
-                fails = 0;
+                t_fails = 0;
                 round_trip(ALL, "forked child", &w, &r);
                 h5sf_pool_shutdown();
-                _exit(fails ? 1 : 0);
+                _exit(t_fails ? 1 : 0);
             }
             int st = 0;
             CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -290,6 +278,5 @@ int main(int argc, char **argv)
     h5sf_pool_shutdown();
     for (int f = 0; f < NF; f++)
         close(fds[f]);
-    printf("unit_pool %s: %s\n", mode, fails ? "FAILED" : "passed");
-    return fails ? 1 : 0;
+    return t_verdict();
 }

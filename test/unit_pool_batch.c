@@ -1,6 +1,6 @@
 /*
  * unit_pool_batch.c -- a caller's COBEGIN/COEND bracket in the pool
- * (vfd/pool.c h5sf_pool_open/post/close), without HDF5 or MPI, so
+ * (vfd/threadpool.c h5sf_pool_open/post/close), without HDF5 or MPI, so
  * `ctest -L tsan` watches its threads.
  *
  * Four files in DIR, one job each, posted by two "calls" of two jobs; the
@@ -21,25 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../vfd/pool.h"
+#include "../vfd/threadpool.h"
+#include "h5sf_test.h"
 
 #define NF  4
 #define LEN 65536
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_pool_batch: %s:%d: ", __FILE__, __LINE__);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static int fds[NF];
 
-static unsigned char pat(int f, size_t i, int pass) { return (unsigned char)(f * 31 + i * 7 + pass * 13 + 1); }
+/* Byte i of file f as written by pass: the pattern of seed pass * NF + f. */
 
 /* Jobs and their pieces on the heap, as the bracket's. */
 typedef struct {
@@ -53,7 +44,7 @@ static set_t *make(bool is_write, int pass)
     set_t *s = calloc(1, sizeof *s);
     for (int f = 0; f < NF; f++) {
         for (size_t i = 0; i < LEN; i++)
-            s->mem[f][i] = is_write ? pat(f, i, pass) : 0xee;
+            s->mem[f][i] = is_write ? t_pat((uint64_t)(pass * NF + f), i) : 0xee;
         s->p[f] = (sf_piece_t){(uint64_t)f * 4096, LEN, (uint64_t)(uintptr_t)s->mem[f]};
         s->j[f] = (h5sf_pio_t){.fd = fds[f], .is_write = is_write, .v = &s->p[f], .n = 1, .fault_rank = -1};
     }
@@ -72,7 +63,7 @@ static void check_files(int pass, const char *what, int skip, int nf)
             bad = LEN;
         else
             for (size_t i = 0; i < LEN; i++)
-                bad += b[i] != pat(f, i, pass);
+                bad += b[i] != t_pat((uint64_t)(pass * NF + f), i);
         CHECK(bad == 0, "%s: file %d: %ld bytes wrong", what, f, bad);
     }
 }
@@ -81,6 +72,7 @@ int main(int argc, char **argv)
 {
     char     path[4096];
     uint64_t inflight = 0;
+    t_start("unit_pool_batch");
     if (argc != 3) {
         fprintf(stderr, "usage: unit_pool_batch DIR overlap|error\n");
         return 2;
@@ -88,10 +80,8 @@ int main(int argc, char **argv)
     for (int f = 0; f < NF; f++) {
         snprintf(path, sizeof path, "%s/batch_%d", argv[1], f);
         fds[f] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-        CHECK(fds[f] >= 0, "cannot create %s", path);
+        VRFY(fds[f] >= 0, "cannot create %s", path);
     }
-    if (fails)
-        return 1;
 
     if (!strcmp(argv[2], "overlap")) {
         /* Two posts of two jobs: all four in flight at once. */
@@ -148,6 +138,5 @@ int main(int argc, char **argv)
     h5sf_pool_shutdown();
     for (int f = 0; f < NF; f++)
         close(fds[f]);
-    printf("unit_pool_batch %s: %s\n", argv[2], fails ? "FAILED" : "passed");
-    return fails ? 1 : 0;
+    return t_verdict();
 }

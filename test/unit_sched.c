@@ -12,33 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_sched: %s:%d: ", __FILE__, __LINE__);                                                \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            if (++fails > 20)                                                                                          \
-                exit(1);                                                                                               \
-        }                                                                                                              \
-    } while (0)
 
 typedef struct {
     ioc_req_t r;
     int       seq;
     int       state; /* 0 waiting, 1 runnable/running, 2 done */
 } node_t;
-
-static uint64_t s = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-}
 
 static bool conflict(const node_t *a, const node_t *b)
 {
@@ -67,20 +48,20 @@ static void run_case(int n, uint64_t space, int barrier_pct, bool check)
     for (int i = 0; i < n; i++) {
         node_t *x = &all[i];
         x->seq    = i;
-        int kind  = (int)(rnd() % 100);
+        int kind  = (int)(t_rnd() % 100);
         if (kind < barrier_pct) {
             x->r.barrier = true;
             x->r.h.op    = H5SF_WIRE_TRUNCATE;
         }
         else {
             x->r.h.op = kind % 2 ? H5SF_WIRE_WRITE : H5SF_WIRE_READ;
-            x->r.lo   = rnd() % space;
-            x->r.hi   = x->r.lo + 1 + rnd() % (space / 8 + 1);
+            x->r.lo   = t_rnd() % space;
+            x->r.hi   = x->r.lo + 1 + t_rnd() % (space / 8 + 1);
         }
     }
     while (done < n) {
         /* Either a new arrival or a completion, at random. */
-        if (arrived < n && (nrun == 0 || rnd() % 2)) {
+        if (arrived < n && (nrun == 0 || t_rnd() % 2)) {
             node_t *x = &all[arrived++];
             if (ioc_sched_arrive(&sf, &x->r)) {
                 if (check)
@@ -94,7 +75,7 @@ static void run_case(int n, uint64_t space, int barrier_pct, bool check)
         CHECK(nrun > 0, "nothing runnable with %d requests outstanding (deadlock)", arrived - done);
         if (nrun == 0)
             break;
-        int     k  = (int)(rnd() % (uint64_t)nrun);
+        int     k  = (int)(t_rnd() % (uint64_t)nrun);
         node_t *x  = &all[running[k]];
         running[k] = running[--nrun];
         x->state   = 2;
@@ -167,11 +148,13 @@ static void pieces_case(void)
 
 int main(void)
 {
+    t_start("unit_sched");
+    t_rnd_seed(88172645463325252ull);
+    t_max_fails = 20;
     pieces_case();
     for (int round = 0; round < 200; round++)
         run_case(200, round % 2 ? 1000 : 100000, round % 3 ? 2 : 0, true);
     run_case(20000, 1u << 30, 0, false); /* many queued: must stay fast */
     run_case(20000, 64, 0, false);       /* many overlapping */
-    printf("unit_sched: %s\n", fails ? "FAIL" : "ok");
-    return fails != 0;
+    return t_verdict();
 }

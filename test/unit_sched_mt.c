@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
 #define NCTX     2
 #define NSUB     2 /* subfiles per context                  */
@@ -50,32 +51,6 @@
 #define GRAIN    16
 #define MAXPIECE 3
 #define MAXFD    128
-
-static atomic_int fails;
-/* flockfile: several threads may fail at once. */
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            flockfile(stderr);                                                                                         \
-            fprintf(stderr, "unit_sched_mt: %s:%d: ", __FILE__, __LINE__);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            funlockfile(stderr);                                                                                       \
-            if (atomic_fetch_add(&fails, 1) > 20)                                                                      \
-                _exit(1);                                                                                              \
-        }                                                                                                              \
-    } while (0)
-
-static _Thread_local uint64_t seed;
-static uint64_t               rnd(void)
-{
-    if (!seed) /* a worker thread: any nonzero start will do */
-        seed = 0x2545F4914F6CDD1Dull ^ (uint64_t)(uintptr_t)&seed;
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
-}
 
 /* ---- overlap guard around the workers' pwritev/preadv -------------------- */
 
@@ -107,9 +82,9 @@ static void guard_enter(int fd, uint64_t off, uint64_t len, bool write)
               old >= WRITER ? "write" : "read");
     }
     /* Widen the window in which a misordered request would be caught. */
-    uint64_t r = rnd() % 8;
+    uint64_t r = t_rnd() % 8;
     if (r == 0) {
-        struct timespec ts = {0, (long)(20000 + rnd() % 200000)};
+        struct timespec ts = {0, (long)(20000 + t_rnd() % 200000)};
         nanosleep(&ts, NULL);
     }
     else if (r == 1)
@@ -237,18 +212,18 @@ static atomic_ulong next_seq = 1;
  * merged by a worker; unsorted ones conflict by extent). */
 static void pick_pieces(pend_t *p)
 {
-    p->n = 1 + rnd() % MAXPIECE;
+    p->n = 1 + t_rnd() % MAXPIECE;
     for (size_t i = 0; i < p->n; i++) {
         bool clash;
         do {
-            p->lens[i] = GRAIN * (1 + rnd() % (sizeof p->mem[0] / GRAIN));
-            p->offs[i] = GRAIN * (rnd() % ((REGION - p->lens[i]) / GRAIN + 1));
+            p->lens[i] = GRAIN * (1 + t_rnd() % (sizeof p->mem[0] / GRAIN));
+            p->offs[i] = GRAIN * (t_rnd() % ((REGION - p->lens[i]) / GRAIN + 1));
             clash      = false;
             for (size_t j = 0; j < i; j++)
                 clash |= p->offs[i] < p->offs[j] + p->lens[j] && p->offs[j] < p->offs[i] + p->lens[i];
         } while (clash);
     }
-    if (rnd() % 2)
+    if (t_rnd() % 2)
         for (size_t i = 1; i < p->n; i++) /* insertion sort by offset */
             for (size_t j = i; j > 0 && p->offs[j - 1] > p->offs[j]; j--) {
                 uint64_t o = p->offs[j], l = p->lens[j];
@@ -354,20 +329,20 @@ static void barrier(sub_t *s, int op, uint64_t arg)
 static void client(void *arg)
 {
     pend_t *ring = calloc(DEPTH, sizeof *ring);
-    seed         = 0x9E3779B97F4A7C15ull * (uint64_t)(uintptr_t)arg + 1;
+    t_rnd_seed(0x9E3779B97F4A7C15ull * (uint64_t)(uintptr_t)arg + 1);
     if (!ring)
         abort();
     for (int i = 0; i < OPS; i++) {
         pend_t  *p    = &ring[i % DEPTH];
-        sub_t   *s    = &subs[rnd() % (NCTX * NSUB)];
-        unsigned kind = (unsigned)(rnd() % 100);
+        sub_t   *s    = &subs[t_rnd() % (NCTX * NSUB)];
+        unsigned kind = (unsigned)(t_rnd() % 100);
         finish_rw(p);
         if (kind < 46)
             post_rw(p, s, H5SF_IOC_OP_WRITE);
         else if (kind < 92)
             post_rw(p, s, H5SF_IOC_OP_READ);
         else if (kind < 95)
-            barrier(s, H5SF_WIRE_TRUNCATE, GRAIN * (rnd() % (REGION / GRAIN + 1)));
+            barrier(s, H5SF_WIRE_TRUNCATE, GRAIN * (t_rnd() % (REGION / GRAIN + 1)));
         else if (kind < 99)
             barrier(s, H5SF_WIRE_GET_SIZE, 0);
         else
@@ -382,7 +357,7 @@ static void client(void *arg)
 static void churn(void *arg)
 {
     (void)arg;
-    seed      = 12345;
+    t_rnd_seed(12345);
     sub_t  *s = malloc(sizeof *s);
     pend_t *p = calloc(2, sizeof *p);
     if (!s || !p)
@@ -405,6 +380,8 @@ int main(int argc, char **argv)
 {
     uv_thread_t threads[NCLIENT + 1];
     dir = argc > 1 ? argv[1] : ".";
+    t_start("unit_sched_mt");
+    t_max_fails = 20; /* several threads may fail at once, and on */
     for (int c = 0; c < NCTX; c++) {
         /* Context 1 may keep one descriptor open: its workers reopen
          * subfiles all the time (set before any thread reads the environment). */
@@ -431,7 +408,7 @@ int main(int argc, char **argv)
     /* Without the wrappers or without concurrency this test proves nothing. */
     CHECK(atomic_load(&transfers) > 0, "no transfer went through the guard: pwritev/preadv not wrapped?");
     CHECK(atomic_load(&max_in_io) >= 2, "never more than one transfer at a time");
-    printf("unit_sched_mt: %lu transfers, up to %u at once: %s\n", (unsigned long)atomic_load(&transfers),
-           atomic_load(&max_in_io), atomic_load(&fails) ? "FAIL" : "ok");
-    return atomic_load(&fails) != 0;
+    printf("unit_sched_mt: %lu transfers, up to %u at once\n", (unsigned long)atomic_load(&transfers),
+           atomic_load(&max_in_io));
+    return t_verdict();
 }

@@ -24,19 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
 #define THREADS 3
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_serve_fail: %s:%d: ", __FILE__, __LINE__);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* Only the main thread starts threads here: plain counters will do. */
 static int calls, fail_at;
@@ -83,21 +74,18 @@ int main(void)
     /* ThreadSanitizer starts a helper thread of its own with the first
      * thread: have it started before counting. */
     uv_thread_t t;
+    t_start("unit_serve_fail");
     if (__real_uv_thread_create(&t, nothing, NULL) == 0)
         uv_thread_join(&t);
+    /* A free that waits on a worker hangs: fail instead.  (Armed before
+     * counting: the watchdog is a thread.) */
+    t_step(30, "failed starts");
     int base = nthreads();
-    if (base < 1) {
-        fprintf(stderr, "unit_serve_fail: cannot count threads in /proc/self/task\n");
-        return 1;
-    }
-    alarm(30); /* a free that waits on a worker hangs: fail instead */
+    VRFY(base >= 1, "cannot count threads in /proc/self/task");
     for (int n = 1; n <= THREADS + 1; n++) {
         h5sf_errbuf_t   e   = {0};
         h5sf_ioc_ctx_t *ctx = ioc_ctx_new(0, 1, 5, &e);
-        if (!ctx) {
-            fprintf(stderr, "unit_serve_fail: ioc_ctx_new: %s\n", e.msg);
-            return 1;
-        }
+        VRFY(ctx, "ioc_ctx_new: %s", e.msg);
         calls            = 0;
         fail_at          = n;
         int rc           = h5sf_ioc_serve(ctx, THREADS, &e);
@@ -116,9 +104,5 @@ int main(void)
                 left - base);
         ioc_ctx_free(ctx, false);
     }
-    if (fails)
-        fprintf(stderr, "unit_serve_fail: %d checks failed\n", fails);
-    else
-        printf("unit_serve_fail: passed\n");
-    return fails ? 1 : 0;
+    return t_verdict();
 }

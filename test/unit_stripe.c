@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stripe.h"
-
-#include "t_unit.h"
+#include "h5sf_test.h"
 
 /* Reference: walk byte by byte, stripe k -> subfile k % N, row k / N. */
 static void ref_map(uint64_t a, uint64_t S, int N, int *s, uint64_t *off)
@@ -16,6 +15,7 @@ static void ref_map(uint64_t a, uint64_t S, int N, int *s, uint64_t *off)
 
 int main(void)
 {
+    t_start("unit_stripe");
     const uint64_t sizes[]  = {1, 3, 128, 4096};
     const int      counts[] = {1, 2, 3, 4, 7};
     for (size_t si = 0; si < 4; si++)
@@ -43,10 +43,10 @@ int main(void)
             /* plan: random extents, every byte must land where the reference says */
             sf_plan_t p;
             CHECK(sf_plan_init(&p, S, N) == 0, "init");
-            srand(7);
+            t_rnd_seed(7);
             for (int iter = 0; iter < 200; iter++) {
                 sf_plan_reset(&p);
-                uint64_t addr = (uint64_t)rand() % (5 * S * N + 3), len = 1 + (uint64_t)rand() % (4 * S * N + 2);
+                uint64_t addr = t_rnd_below(5 * S * N + 3), len = 1 + t_rnd_below(4 * S * N + 2);
                 uint64_t mem = 1000;
                 CHECK(sf_plan_add(&p, addr, len, mem) == 0, "add");
                 uint64_t covered = 0;
@@ -98,9 +98,5 @@ int main(void)
             CHECK(sf_plan_add(&p, 0, 2 * S, 0) == 0 && p.stored == (N == 1 ? 1u : 2u), "add after trim");
             sf_plan_free(&p);
         }
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("unit_stripe: all checks passed\n");
-    return failures != 0;
+    return t_verdict();
 }

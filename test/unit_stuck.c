@@ -24,21 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "../ioc/internal.h"
+#include "h5sf_test.h"
 
 #define STUCK_MS 12000 /* far beyond the timeout, even on a loaded machine */
 #define BOUND_S  8.0   /* what waits bounded by the timeout may take here */
 #define NWORKER  2
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_stuck: %s:%d: ", __FILE__, __LINE__);                                                \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static double secs(uint64_t t0) { return (double)(ioc_now_ns() - t0) / 1e9; }
 
@@ -46,6 +37,7 @@ int main(int argc, char **argv)
 {
     h5sf_errbuf_t e = {0};
     char          path[4200];
+    t_start("unit_stuck");
     if (argc != 2) {
         fprintf(stderr, "usage: unit_stuck DIR\n");
         return 2;
@@ -56,11 +48,9 @@ int main(int argc, char **argv)
     setenv("H5SF_FAULT", fault, 1);
     snprintf(path, sizeof path, "%s/stuck_subfile", argv[1]);
     h5sf_ioc_ctx_t *ctx = ioc_ctx_new(0, 1, 1, &e);
-    if (!ctx || ioc_workers_start(ctx, NWORKER, &e) < 0 ||
-        h5sf_ioc_subfile_open(ctx, 7, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) < 0) {
-        fprintf(stderr, "unit_stuck: setup: %s\n", e.msg);
-        return 1;
-    }
+    VRFY(ctx && ioc_workers_start(ctx, NWORKER, &e) == 0 &&
+             h5sf_ioc_subfile_open(ctx, 7, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
+         "setup: %s", e.msg);
     ctx->serving = true; /* requests to rank 0 take the local path */
 
     static unsigned char data[4096];
@@ -82,10 +72,8 @@ int main(int argc, char **argv)
     CHECK(!all && atomic_load(&ctx->abandoned), "the stop did not give up on the stuck worker");
     CHECK(dt < BOUND_S, "subfile close and worker stop took %.2f s (timeout 1 s, stuck %d ms)", dt, STUCK_MS);
     ioc_ctx_free(ctx, false); /* leaves it to the worker */
-    if (all) {                /* freed: nothing more to look at */
-        printf("unit_stuck: FAILED\n");
-        return 1;
-    }
+    if (all)                  /* freed: nothing more to look at */
+        return t_verdict();
 
     /* The stuck call returns: the worker must leave, not answer or pick up
      * more work.  (The context is leaked on purpose, so reading it is fine.) */
@@ -98,6 +86,6 @@ int main(int argc, char **argv)
         uv_mutex_unlock(&ctx->lock);
     }
     CHECK(left == NWORKER, "%d of %d workers left after the stuck call returned", left, NWORKER);
-    printf("unit_stuck: %s (stop gave up after %.2f s; workers left: %d)\n", fails ? "FAILED" : "passed", dt, left);
-    return fails ? 1 : 0;
+    printf("unit_stuck: stop gave up after %.2f s; workers left: %d\n", dt, left);
+    return t_verdict();
 }

@@ -23,17 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "../common/sysio.h"
+#include "h5sf_test.h"
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_sysio: %s:%d: ", __FILE__, __LINE__);                                                \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 #define NV   3000 /* iovecs: more than IOV_MAX (1024) */
 #define VLEN 7
@@ -41,8 +32,6 @@ static int fails;
 static char          path[4096];
 static unsigned char buf[NV * VLEN], back[NV * VLEN];
 static struct iovec  iov[NV], orig[NV];
-
-static unsigned char pat(size_t i) { return (unsigned char)(i * 13 + 5); }
 
 /* iov[0..NV) over b, VLEN bytes each; orig keeps a copy. */
 static void make_iov(unsigned char *b)
@@ -57,10 +46,8 @@ static void make_iov(unsigned char *b)
 static int fresh_file(void)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) {
-        perror(path);
-        exit(2);
-    }
+    if (fd < 0)
+        t_die_io("create", path);
     return fd;
 }
 
@@ -75,10 +62,7 @@ static ssize_t one(bool wr, int fd, const struct iovec *v, int n, off_t off)
         errno = EINTR;
         return -1;
     }
-    if (n > 1024) {
-        fprintf(stderr, "unit_sysio: %d iovecs in one call\n", n);
-        fails++;
-    }
+    CHECK(n <= 1024, "%d iovecs in one call", n);
     size_t len = v[0].iov_len < 5 ? v[0].iov_len : 5;
     return wr ? pwrite(fd, v[0].iov_base, len, off) : pread(fd, v[0].iov_base, len, off);
 }
@@ -92,10 +76,7 @@ static ssize_t zero_pwritev(int fd, const struct iovec *v, int n, off_t off)
 static ssize_t count_pwritev(int fd, const struct iovec *v, int n, off_t off)
 {
     calls++;
-    if (n > 1024) {
-        fprintf(stderr, "unit_sysio: %d iovecs in one call\n", n);
-        fails++;
-    }
+    CHECK(n <= 1024, "%d iovecs in one call", n);
     return pwritev(fd, v, n, off);
 }
 
@@ -104,7 +85,7 @@ static void write_check(int fd, uint64_t off, int rank, const char *what)
 {
     h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = rank};
     for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = pat(i);
+        buf[i] = t_pat(1, i);
     make_iov(buf);
     CHECK(h5sf_sysio_xferv(&x, iov, NV, off) == 0, "%s: write failed: %s", what, strerror(errno));
     CHECK(!memcmp(iov, orig, sizeof iov), "%s: iovecs not given back as they came", what);
@@ -123,8 +104,8 @@ static void read_check(int fd, uint64_t off, const char *what)
     CHECK(h5sf_sysio_xferv(&x, iov, NV, off) == 0, "%s: read failed: %s", what, strerror(errno));
     CHECK(!memcmp(iov, orig, sizeof iov), "%s: iovecs not given back as they came", what);
     for (size_t i = 0; i < sizeof back; i++)
-        if (back[i] != pat(i)) {
-            CHECK(0, "%s: byte %zu is %u, not %u", what, i, back[i], pat(i));
+        if (back[i] != t_pat(1, i)) {
+            CHECK(0, "%s: byte %zu is %u, not %u", what, i, back[i], t_pat(1, i));
             break;
         }
 }
@@ -158,7 +139,7 @@ static void mode_calls(void)
     CHECK(h5sf_sysio_xferv(&x, iov, NV, 333) == 0, "read past EOF failed: %s", strerror(errno));
     CHECK(!memcmp(iov, orig, sizeof iov), "read past EOF: iovecs changed");
     for (size_t i = 0; i < sizeof back; i++)
-        if (back[i] != (i < 100 ? pat(i) : 0)) {
+        if (back[i] != (i < 100 ? t_pat(1, i) : 0)) {
             CHECK(0, "read past EOF: byte %zu is %u", i, back[i]);
             break;
         }
@@ -212,7 +193,7 @@ static void mode_fault(void)
         write_check(fd, 0, rank, "another rank's write");
     h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = 3};
     for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = pat(i);
+        buf[i] = t_pat(1, i);
     make_iov(buf);
     CHECK(h5sf_sysio_xferv(&x, iov, 4, 0) == 0, "first write of rank 3 (after=1) failed");
     errno = 0;
@@ -252,6 +233,7 @@ static void mode_eintr(void)
 
 int main(int argc, char **argv)
 {
+    t_start("unit_sysio");
     if (argc != 3) {
         fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr\n");
         return 2;
@@ -279,9 +261,5 @@ int main(int argc, char **argv)
         return 2;
     }
     unlink(path);
-    if (fails)
-        fprintf(stderr, "unit_sysio %s: %d failures\n", m, fails);
-    else
-        printf("unit_sysio %s: ok\n", m);
-    return fails ? 1 : 0;
+    return t_verdict();
 }

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "settings.h"
 #include "iocmap.h"
 
-#include "t_unit.h"
+#include "h5sf_test.h"
 
 static h5sf_settings_t cfg_of(const char *ioc)
 {
@@ -38,16 +38,12 @@ static void expect(int line, int size, const int *lead, const char *ioc, int nsu
     int            *iocs = NULL, n = 0, nodes = 0;
     char            got[512];
     if (h5sf_iocmap_select(size, lead, &c, nsub, &iocs, &n, &nodes, &e) < 0) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: %s, %d subfiles: %s\n", line, ioc, nsub, e.msg);
+        CHECK_AT(line, 0, "%s, %d subfiles: %s", ioc, nsub, e.msg);
         return;
     }
     fmt(got, sizeof got, iocs, n);
-    if (strcmp(got, want) || nodes != want_nodes) {
-        failures++;
-        fprintf(stderr, "FAIL line %d: %s, %d subfiles: IOCs [%s] on %d node(s), expected [%s] on %d\n", line, ioc,
-                nsub, got, nodes, want, want_nodes);
-    }
+    CHECK_AT(line, !strcmp(got, want) && nodes == want_nodes,
+             "%s, %d subfiles: IOCs [%s] on %d node(s), expected [%s] on %d", ioc, nsub, got, nodes, want, want_nodes);
     free(iocs);
 }
 #define EXPECT(size, lead, ioc, nsub, want, nodes) expect(__LINE__, size, lead, ioc, nsub, want, nodes)
@@ -299,14 +295,10 @@ static void against_builtin(void)
 
 int main(void)
 {
+    t_start("unit_topology");
     default_count_cases();
     fixed_cases();
     bad_cases();
     against_builtin();
-    if (failures) {
-        fprintf(stderr, "unit_topology: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("unit_topology: all passed\n");
-    return 0;
+    return t_verdict();
 }

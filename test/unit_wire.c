@@ -6,38 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "wire.h"
+#include "h5sf_test.h"
 
-static int fails;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "unit_wire: %s:%d: ", __FILE__, __LINE__);                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
-
-static uint64_t s = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void)
-{
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-}
 
 /* Build a valid message with n pieces; inline payload for writes if asked. */
 static unsigned char *build(int op, uint64_t n, int inl, h5sf_wire_hdr_t *h, size_t *len)
 {
     uint64_t offs[64], lens[64], total = 0;
     for (uint64_t i = 0; i < n; i++) {
-        offs[i] = rnd() % 1000000;
-        lens[i] = 1 + rnd() % 100;
+        offs[i] = t_rnd() % 1000000;
+        lens[i] = 1 + t_rnd() % 100;
         total += lens[i];
     }
     *h               = (h5sf_wire_hdr_t){.op      = (uint16_t)op,
-                                         .id      = rnd(),
+                                         .id      = t_rnd(),
                                          .file_id = 3,
                                          .subfile = 7,
                                          .count   = n,
@@ -59,6 +41,8 @@ int main(void)
     h5sf_wire_hdr_t      h, g;
     const unsigned char *pairs, *payload;
     size_t               len;
+    t_start("unit_wire");
+    t_rnd_seed(0x2545F4914F6CDD1Dull);
 
     /* Round trips. */
     for (int op = H5SF_WIRE_WRITE; op <= H5SF_WIRE_READ; op++)
@@ -131,21 +115,21 @@ int main(void)
 
     /* Random garbage and random bit flips of valid messages: no crash. */
     for (int i = 0; i < 200000; i++) {
-        size_t         n = (size_t)(rnd() % 400);
+        size_t         n = (size_t)(t_rnd() % 400);
         unsigned char *t;
         if (i % 2) {
-            t = build((int)(1 + rnd() % 2), rnd() % 8, 0, &h, &len);
+            t = build((int)(1 + t_rnd() % 2), t_rnd() % 8, 0, &h, &len);
             if (len)
-                t[rnd() % len] ^= (unsigned char)(1u << (rnd() % 8));
+                t[t_rnd() % len] ^= (unsigned char)(1u << (t_rnd() % 8));
             n = len;
         }
         else {
             t = malloc(n ? n : 1);
             for (size_t k = 0; k < n; k++)
-                t[k] = (unsigned char)rnd();
-            if (n >= 4 && rnd() % 2)
+                t[k] = (unsigned char)t_rnd();
+            if (n >= 4 && t_rnd() % 2)
                 h5sf_put_u32(t, H5SF_WIRE_MAGIC);
-            if (n >= 6 && rnd() % 2)
+            if (n >= 6 && t_rnd() % 2)
                 h5sf_put_u16(t + 4, H5SF_WIRE_VERSION);
         }
         if (h5sf_wire_decode(t, n, &g, &pairs, &payload, &e) == 0) {
@@ -171,6 +155,5 @@ int main(void)
     rb[0] ^= 1;
     CHECK(h5sf_wire_reply_decode(rb, sizeof rb, &q, &e) < 0, "reply with bad magic accepted");
 
-    printf("unit_wire: %s\n", fails ? "FAIL" : "ok");
-    return fails != 0;
+    return t_verdict();
 }

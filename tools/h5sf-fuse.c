@@ -190,11 +190,8 @@ static void usage(FILE *fp)
 
 static bool under_mpiexec(void)
 {
-    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", NULL};
-    for (int i = 0; vars[i]; i++)
-        if (getenv(vars[i]))
-            return true;
-    return false;
+    /* The launchers' own variables (Open MPI, PMI, PMIx, MPICH's Hydra). */
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") || getenv("MPI_LOCALNRANKS");
 }
 
 /* Everyone learns whether anyone failed (one rank: just the flag). */
@@ -324,12 +321,12 @@ int main(int argc, char **argv)
              * never written (they are zeros in the logical file). */
             if (tk_superblock(&G.t, &sb, &from_stub, &eb) < 0)
                 snprintf(note, sizeof note, "note: no usable superblock (%s); output sized from the subfiles", eb.msg);
-            else if (sb.eof > G.eof) {
+            else if (sb.hdr.eof > G.eof) {
                 snprintf(note, sizeof note,
                          "note: the subfiles end at %" PRIu64 ", the superblock's end of file is %" PRIu64
                          "; the rest reads as zeros",
-                         G.eof, sb.eof);
-                G.eof = sb.eof;
+                         G.eof, sb.hdr.eof);
+                G.eof = sb.hdr.eof;
             }
             snprintf(tmp, sizeof tmp, "%s.h5sf-fuse.%ld", dest, (long)getpid());
             if ((G.out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0 ||

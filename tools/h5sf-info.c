@@ -189,15 +189,15 @@ static void read_hdf5_file_line(report_t *r)
  * differs was overwritten or belongs to another file. */
 static void check_stub_copy(report_t *r)
 {
-    unsigned char buf[SB_RAW_MAX];
-    if (r->sb_from_stub || r->t.stub_size < r->sb.sig_off + r->sb.sb_len)
+    unsigned char buf[H5SF_SB_MAX];
+    if (r->sb_from_stub || r->t.stub_size < r->sb.hdr.sig_off + r->sb.hdr.len)
         return;
     int fd = open(r->file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    ssize_t n = tk_pread(fd, buf, r->sb.sb_len, r->sb.sig_off);
+    ssize_t n = tk_pread(fd, buf, r->sb.hdr.len, r->sb.hdr.sig_off);
     close(fd);
-    if (n == (ssize_t)r->sb.sb_len && memcmp(buf, r->sb.raw, r->sb.sb_len) != 0)
+    if (n == (ssize_t)r->sb.hdr.len && memcmp(buf, r->sb.raw, r->sb.hdr.len) != 0)
         add_issue(r, true, "stub_differs",
                   "the superblock copy in the stub differs from the superblock in the subfiles (the stub was "
                   "overwritten?); readers use the subfiles' copy");
@@ -237,11 +237,11 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
                   r->sb_from_stub ? " (read from the stub: subfile 1 is missing)" : "", eb.msg);
     else {
         r->sb_ok = true;
-        if (r->sb.status_flags)
+        if (r->sb.hdr.status_flags)
             add_issue(r, true, "open_for_write",
                       "the superblock marks the file as open for writing (flags 0x%x): a writer crashed or still "
                       "runs (h5clear -s clears the mark)",
-                      r->sb.status_flags);
+                      r->sb.hdr.status_flags);
         check_stub_copy(r);
         if (!r->sb.has_drvinfo)
             add_issue(r, true, "no_driver_info",
@@ -264,8 +264,8 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
 
     /* Sizes: what the logical EOF implies against what is there. */
     r->eof = r->t.sub_eof;
-    if (r->sb_ok && r->sb.eof > r->eof)
-        r->eof = r->sb.eof;
+    if (r->sb_ok && r->sb.hdr.eof > r->eof)
+        r->eof = r->sb.hdr.eof;
     r->expected = calloc((size_t)N, sizeof *r->expected);
     for (int s = 0; r->expected && s < N; s++) {
         r->expected[s] = sf_subfile_size(r->eof, S, N, s);
@@ -280,11 +280,11 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
             add_issue(r, true, "long_subfile", "subfile %d of %d holds %" PRIu64 " bytes beyond the logical EOF: %s",
                       s + 1, N, (uint64_t)r->t.size[s] - r->expected[s], r->t.path[s]);
     }
-    if (r->sb_ok && r->sb.eof < r->t.sub_eof)
+    if (r->sb_ok && r->sb.hdr.eof < r->t.sub_eof)
         add_issue(r, true, "beyond_eof",
                   "the subfiles hold data up to %" PRIu64 ", past the superblock's end of file %" PRIu64
                   " (not truncated at close?)",
-                  r->t.sub_eof, r->sb.eof);
+                  r->t.sub_eof, r->sb.hdr.eof);
 
     /* Files the layout does not account for. */
     char sdir[TK_PATH];
@@ -339,8 +339,8 @@ static void print_text(const report_t *r)
         printf("  subfile dir   %s\n", r->t.l.subfile_dir[0] ? r->t.l.subfile_dir : r->t.l.stub_dir);
     }
     if (r->sb_ok) {
-        printf("  superblock    version %d at %" PRIu64 ", end of file %" PRIu64, r->sb.version, r->sb.sig_off,
-               r->sb.eof);
+        printf("  superblock    version %d at %" PRIu64 ", end of file %" PRIu64, r->sb.hdr.version, r->sb.hdr.sig_off,
+               r->sb.hdr.eof);
         if (r->drv_ok)
             printf(", driver info \"%s\": stripe size %" PRId64 ", %" PRId32 " subfiles", r->sb.drv_name,
                    r->drv.stripe_size, r->drv.stripe_count);
@@ -406,7 +406,7 @@ static void print_json(const report_t *r)
     }
     if (r->sb_ok) {
         printf(", \"superblock\": {\"version\": %d, \"offset\": %" PRIu64 ", \"eof\": %" PRIu64 ", \"from_stub\": %s",
-               r->sb.version, r->sb.sig_off, r->sb.eof, r->sb_from_stub ? "true" : "false");
+               r->sb.hdr.version, r->sb.hdr.sig_off, r->sb.hdr.eof, r->sb_from_stub ? "true" : "false");
         if (r->drv_present) {
             printf(", \"driver_info\": {\"name\": ");
             json_str(r->sb.drv_name);

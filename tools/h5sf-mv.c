@@ -49,24 +49,6 @@ static void rollback(const tk_set_t *src, const tk_set_t *dst, const char *src_s
         unlink(dst_stub);
 }
 
-/* An existing DEST under --force: remove it and, if it is subfiled, its set. */
-static int remove_existing(const char *path, const char *config_dir)
-{
-    tk_set_t      old;
-    h5sf_errbuf_t eb = {0};
-    if (tk_open(&old, path, config_dir, NULL, -1, &eb) == 0) {
-        for (int s = 0; s < old.n; s++)
-            unlink(old.path[s]);
-        unlink(old.config);
-    }
-    tk_close(&old);
-    if (unlink(path) < 0 && errno != ENOENT) {
-        fprintf(stderr, "h5sf-mv: cannot replace %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: h5sf-mv [options] SOURCE.h5 DEST.h5\n"
@@ -165,8 +147,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "h5sf-mv: %s exists (use --force to replace it)\n", dest);
             goto done;
         }
-        if (remove_existing(dest, dest_config_dir) < 0)
+        if (tk_remove_file("h5sf-mv", dest, dest_config_dir, &eb) < 0) {
+            fprintf(stderr, "h5sf-mv: %s\n", eb.msg);
             goto done;
+        }
     }
 
     /* The stub: rename keeps the inode; a copy (or another file system) gets a new one. */

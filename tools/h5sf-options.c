@@ -11,7 +11,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "config.h"
+#include "settings.h"
 
 #ifndef H5SF_VERSION_STRING /* set by tools/tools.cmake */
 #define H5SF_VERSION_STRING "unknown"

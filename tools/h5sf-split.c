@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "config.h"
+#include "settings.h"
 #include "stripe.h"
 #include "toolkit.h"
 
@@ -36,7 +36,7 @@ static struct {
     uint64_t      in_eof; /* bytes of the input that belong to the file */
     tk_set_t      t;      /* the output                                 */
     sb_info_t     sb;
-    unsigned char sb_new[SB_RAW_MAX];
+    unsigned char sb_new[H5SF_SB_MAX];
     size_t        sb_len;
     unsigned char tail[SB_TAIL_MAX];
     size_t        tail_len;
@@ -87,7 +87,7 @@ static int expected_bytes(uint64_t off, char *buf, size_t n)
         if (tk_pread(G.in, buf, k, off) != (ssize_t)k)
             return -1;
     }
-    const uint64_t       pieces[2][2] = {{G.sb.sig_off, G.sb_len}, {G.in_eof, G.tail_len}};
+    const uint64_t       pieces[2][2] = {{G.sb.hdr.sig_off, G.sb_len}, {G.in_eof, G.tail_len}};
     const unsigned char *src[2]       = {G.sb_new, G.tail};
     for (int p = 0; p < 2; p++) {
         uint64_t a = pieces[p][0], len = pieces[p][1];
@@ -126,26 +126,6 @@ static void undo(const char *stub)
         unlink(G.t.config);
     if (G.stub_fd >= 0)
         unlink(stub);
-}
-
-/* An existing OUTPUT under --force: remove it, with its subfiles and config
- * if it is a subfiled file. */
-static int remove_existing(const char *path, const char *config_dir)
-{
-    tk_set_t      old;
-    h5sf_errbuf_t eb = {0};
-    if (tk_open(&old, path, config_dir, NULL, -1, &eb) == 0) {
-        for (int s = 0; s < old.n; s++)
-            if (unlink(old.path[s]) < 0 && errno != ENOENT)
-                fprintf(stderr, "h5sf-split: warning: cannot remove %s: %s\n", old.path[s], strerror(errno));
-        unlink(old.config);
-    }
-    tk_close(&old);
-    if (unlink(path) < 0 && errno != ENOENT) {
-        fprintf(stderr, "h5sf-split: cannot replace %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
 static void usage(FILE *fp)
@@ -257,15 +237,15 @@ int main(int argc, char **argv)
                 strcmp(G.sb.drv_name, "Subfilin") == 0 ? " (a stub whose config file is elsewhere?)" : "");
         return 1;
     }
-    G.in_eof = G.sb.eof;
+    G.in_eof = G.sb.hdr.eof;
     if ((uint64_t)si.st_size < G.in_eof) {
         fprintf(stderr, "h5sf-split: %s is truncated: %" PRIu64 " bytes, its superblock says %" PRIu64 "\n", input,
                 (uint64_t)si.st_size, G.in_eof);
         return 1;
     }
-    if (G.sb.status_flags && !quiet)
+    if (G.sb.hdr.status_flags && !quiet)
         fprintf(stderr, "h5sf-split: warning: %s is marked as open for writing (superblock flags 0x%x)\n", input,
-                G.sb.status_flags);
+                G.sb.hdr.status_flags);
 
     /* The output's name and layout. */
     if (stat(argv[optind + 1], &so) == 0 && S_ISDIR(so.st_mode)) {
@@ -285,8 +265,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "h5sf-split: %s exists (use --force to replace it)\n", out);
             return 1;
         }
-        if (remove_existing(out, config_dir) < 0)
+        if (tk_remove_file("h5sf-split", out, config_dir, &eb) < 0) {
+            fprintf(stderr, "h5sf-split: %s\n", eb.msg);
             return 1;
+        }
     }
     h5sf_layout_t *l = &G.t.l;
     if (h5sf_layout_set_stub(l, out, &eb) < 0) {
@@ -304,7 +286,7 @@ int main(int argc, char **argv)
 
     /* Superblock with driver info, and the block to append. */
     if (no_drv)
-        memcpy(G.sb_new, G.sb.raw, G.sb_len = G.sb.sb_len);
+        memcpy(G.sb_new, G.sb.raw, G.sb_len = G.sb.hdr.len);
     else {
         unsigned char info[SB_DRVINFO_MAX];
         char          name[9];
@@ -366,13 +348,13 @@ int main(int argc, char **argv)
         goto fail;
     }
     /* The new superblock and driver info, in the subfiles and mirrored in the stub. */
-    if (tk_write_logical(&G.t, G.sb.sig_off, G.sb_new, G.sb_len) < 0 ||
+    if (tk_write_logical(&G.t, G.sb.hdr.sig_off, G.sb_new, G.sb_len) < 0 ||
         tk_write_logical(&G.t, G.in_eof, G.tail, G.tail_len) < 0) {
         fprintf(stderr, "h5sf-split: cannot write the superblock to the subfiles: %s\n", strerror(errno));
         goto fail;
     }
-    if (tk_pwrite(G.stub_fd, G.sb_new, G.sb_len, G.sb.sig_off) < 0 ||
-        (G.sb.version <= 1 && G.tail_len && tk_pwrite(G.stub_fd, G.tail, G.tail_len, G.in_eof) < 0) ||
+    if (tk_pwrite(G.stub_fd, G.sb_new, G.sb_len, G.sb.hdr.sig_off) < 0 ||
+        (G.sb.hdr.version <= 1 && G.tail_len && tk_pwrite(G.stub_fd, G.tail, G.tail_len, G.in_eof) < 0) ||
         ftruncate(G.stub_fd, (off_t)G.out_eof) < 0) {
         fprintf(stderr, "h5sf-split: cannot write the stub %s: %s\n", out, strerror(errno));
         goto fail;
@@ -399,7 +381,7 @@ int main(int argc, char **argv)
     if (!quiet)
         printf("h5sf-split: %s: %s (%" PRIu64 " bytes) in %d subfiles of %" PRId64 "-byte stripes, driver info %s%s\n",
                out, tk_human(G.out_eof, h, sizeof h), G.out_eof, count, stripe,
-               no_drv ? "not added" : (G.sb.version <= 1 ? "block added" : "added in a new superblock extension"),
+               no_drv ? "not added" : (G.sb.hdr.version <= 1 ? "block added" : "added in a new superblock extension"),
                verify ? ", verified" : "");
     ret = 0;
     goto done;

@@ -15,19 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
+#include "settings.h"
 #include "stripe.h"
 #include "toolkit.h"
 
 const char *tk_config_dir(const char *opt)
 {
-    const char *v;
-    if (opt)
-        return opt;
-    if ((v = getenv("H5SF_CONFIG_DIR")) && *v)
-        return v;
-    if ((v = getenv("H5FD_SUBFILING_CONFIG_FILE_PREFIX")) && *v)
-        return v;
-    return "";
+    const char *v = opt ? opt : h5sf_option_env("config_dir");
+    return v ? v : "";
 }
 
 int tk_alloc(tk_set_t *t, h5sf_errbuf_t *e)
@@ -295,6 +290,25 @@ done:
         unlink(dst);
     free(buf);
     return ret;
+}
+
+int tk_remove_file(const char *prog, const char *stub, const char *config_dir, h5sf_errbuf_t *e)
+{
+    tk_set_t      old;
+    h5sf_errbuf_t eb = {0};
+    if (tk_open(&old, stub, config_dir, NULL, -1, &eb) == 0) {
+        /* What is left of these is an orphan (its name holds the old
+         * stub's inode): say so, and go on. */
+        for (int s = 0; s < old.n; s++)
+            if (unlink(old.path[s]) < 0 && errno != ENOENT)
+                fprintf(stderr, "%s: warning: cannot remove %s: %s\n", prog, old.path[s], strerror(errno));
+        if (unlink(old.config) < 0 && errno != ENOENT)
+            fprintf(stderr, "%s: warning: cannot remove %s: %s\n", prog, old.config, strerror(errno));
+    }
+    tk_close(&old);
+    if (unlink(stub) < 0 && errno != ENOENT)
+        return h5sf_fail(e, errno, "cannot replace %s: %s", stub, strerror(errno));
+    return 0;
 }
 
 int tk_abs_dir(const char *dir, char *out, size_t n, const char *what, h5sf_errbuf_t *e)

@@ -70,6 +70,12 @@ int64_t tk_copy_range(int in, uint64_t ioff, int out, uint64_t ooff, uint64_t le
  * (O_EXCL unless replace). */
 int tk_copy_file(const char *src, const char *dst, bool replace, h5sf_errbuf_t *e);
 
+/* Remove the file whose stub is `stub` (for --force): its subfiles and
+ * config file when it is a subfiled file (config_dir as for tk_open), then
+ * the stub.  A piece that cannot be removed is a warning on stderr, after
+ * prog; a stub that cannot be removed fails (nothing could replace it). */
+int tk_remove_file(const char *prog, const char *stub, const char *config_dir, h5sf_errbuf_t *e);
+
 /*
  * A pool of threads (libuv) running jobs 0..njobs-1.  fn returns the bytes
  * it moved (for the progress bar) or -1 after tk_pool_fail(); the first

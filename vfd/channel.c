@@ -9,8 +9,9 @@
  * channel keeps them all in flight.
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
- * it; in IOC mode only ranks of the owner's node touch it: the IOC, and
- * for reads and non-strided writes the node's other ranks directly (local.c).
+ * it; in IOC mode only ranks of the owner's node touch it: the IOC, and the
+ * node's other ranks through the same-node shortcut (which requests take it:
+ * samenode.c's opening comment).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 
 
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
@@ -222,10 +223,12 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
 
 int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 {
-    int N       = f->layout.stripe_count;
-    f->chan     = calloc((size_t)N, sizeof *f->chan);
+    int N = f->layout.stripe_count;
+    /* Test-only: both tables fail on one rank (H5SF_FAULT op=nomem-chan). */
+    bool nomem  = h5sf_fault("nomem-chan", f->rank) != 0;
+    f->chan     = nomem ? NULL : calloc((size_t)N, sizeof *f->chan);
     f->chan_eoa = calloc((size_t)N, sizeof *f->chan_eoa);
-    f->fd       = malloc((size_t)N * sizeof *f->fd);
+    f->fd       = nomem ? NULL : malloc((size_t)N * sizeof *f->fd);
     f->jobs     = calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
     f->js       = calloc((size_t)N, sizeof *f->js);
     int failed =
@@ -236,16 +239,16 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
         return -1;
     if ((f->channel == H5FD_H5SF_CHANNEL_IOC ? open_ioc(f, flags, e) : open_direct(f, flags, e)) < 0)
         return -1;
-    if (h5sf_local_init(f, e) < 0)
+    if (h5sf_samenode_init(f, e) < 0)
         return -1;
     return compute_eof(f, e);
 }
 
+/* Every rank reaches the agreement at the end, even one that has neither
+ * table (an open that failed allocating them): the others wait in it. */
 int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int failed = 0;
-    if (!f->chan && !f->fd)
-        return 0;
     if (f->ctx && !f->mpi_dead) {
         MPI_Barrier(f->comm); /* no request of any rank is outstanding */
         for (int s = 0; s < f->layout.stripe_count; s++)
@@ -260,7 +263,7 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
     close_fds(f, &failed, e);
     free(f->fd);
     f->fd = NULL;
-    h5sf_local_close(f);
+    h5sf_samenode_close(f);
     if (f->ctx && !f->mpi_dead) {
         if (h5sf_ioc_ctx_release(f->ctx, e) < 0)
             failed = 1;
@@ -281,15 +284,14 @@ int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
         close_fds(f, &ignored, e);
         return -1;
     }
-    /* Nothing is posted on them unless the caller left a COBEGIN bracket
-     * open: its requests are not waited for (docs/reliability.md, Known
-     * gaps). */
+    /* Nothing is posted on them: the hook waited for a COBEGIN bracket
+     * left open before the IOCs stopped (h5sf.c, on_mpi_finalize). */
     for (int s = 0; s < N; s++)
         if (f->chan[s])
             H5FDclose(f->chan[s]);
     free(f->chan);
     f->chan = NULL;
-    h5sf_local_close(f);
+    h5sf_samenode_close(f);
     f->channel = H5FD_H5SF_CHANNEL_DIRECT;
     f->ctx     = NULL; /* freed at the end of the finalize hook */
     return 0;
@@ -412,7 +414,7 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
     return 0;
 }
 
-/* Subfile s's list on descriptor fd as a job for the pool (pool.c).
+/* Subfile s's list on descriptor fd as a job for the pool (threadpool.c).
  * Direct-channel jobs honour H5SF_FAULT pwrite/pread (rank: this rank),
  * same-node shortcuts do not: there it names an IOC. */
 static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j)
@@ -425,13 +427,13 @@ static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j
     j->fault_rank = f->channel == H5FD_H5SF_CHANNEL_IOC ? -1 : f->rank;
 }
 
-/* Whether a call's jobs run together (pool.h): when there are enough bytes
+/* Whether a call's jobs run together (threadpool.h): when there are enough bytes
  * per job, unless they are sparse writes.  A strided write is many small
  * copies into the page cache; every rank writing every subfile at once
  * puts all of them on each file's lock (local file systems serialize
  * buffered writes to one file), and one subfile after another, each rank
- * starting at a different one, was 1.7x faster (docs/performance.md,
- * "Strided transfers against the POSIX limit"). */
+ * starting at a different one, was faster (measured: docs/performance.md,
+ * Figures behind constants, sparse writes in turn). */
 static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile, int n)
 {
     uint64_t bytes = 0, pieces = 0, extent = 0;
@@ -510,7 +512,7 @@ static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
 /* One call's jobs posted in a bracket, on the heap until the bracket
  * drains: the plan's piece lists are reused by the next call, so the
  * pieces are copied, and each job holds a duplicate of its descriptor
- * (local.c may close a node-local channel that a later call does not use). */
+ * (samenode.c may close a node-local channel that a later call does not use). */
 typedef struct posted {
     struct posted *next;
     bool           is_write;
@@ -606,13 +608,17 @@ int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
     h5sf_errbuf_t        t;
     if (!b)
         return 0;
-    /* IOC channels: COEND waits for their requests, each within the
-     * timeout.  After MPI_Finalize began nothing may wait on MPI. */
+    /* IOC channels first (by subfile), then this rank's own transfers (in
+     * post order): the first failure found is the one reported
+     * (include/h5sf.h).  COEND waits for the IOC requests, each within the
+     * timeout; the MPI_Finalize hook drains every bracket before its IOCs
+     * stop (h5sf.c), after which nothing may wait on MPI. */
     for (int s = 0; s < f->layout.stripe_count; s++) {
         if (!b->begun[s])
             continue;
         b->begun[s] = 0;
-        if (f->chan[s] && !h5sf_mpi_finalizing() && H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
+        if (f->chan && f->chan[s] && !h5sf_mpi_finalizing() &&
+            H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
             h5sf_err_capture(&t, "channel I/O failed");
             bracket_fail(b, &t);
         }
@@ -665,6 +671,11 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
     const bool posting = post && f->co;
     const bool co      = ioc && (nt > 1 || posting);
 
+    if (f->co_finalized)
+        return h5sf_fail(e, 0,
+                         "MPI was finalized while a COBEGIN bracket was open on %s (MPI_Finalize waited for its "
+                         "transfers); nothing but H5FDclose can follow",
+                         f->name);
     if (f->xcur) { /* one more round of the running call (its report) */
         f->xcur->rounds++;
         f->xcur->pieces_in += p->pieces_in;
@@ -676,7 +687,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
                 f->co->begun[p->touched[i]] = 1;
         }
 
-    h5sf_local_begin();
+    h5sf_samenode_begin();
     /* IOC requests are posted here; the rest become jobs, run below. */
     h5sf_pio_t *jobs = f->jobs; /* made at open: small calls pay no malloc */
     int        *js   = f->js;
@@ -684,7 +695,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
         int        s   = p->touched[k];
         sf_list_t *l   = &p->lists[s];
         haddr_t    end = 0;
-        int        fd  = ioc ? h5sf_local_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
+        int        fd  = ioc ? h5sf_samenode_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
         if (fd >= 0) {
             if (ioc)
                 is_write ? f->stats.local_writes++ : f->stats.local_reads++;

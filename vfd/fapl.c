@@ -2,7 +2,7 @@
  * fapl.c -- the file-access property list side of h5sf.
  *
  * Driver info is an H5FD_h5sf_config_t.  The settings in effect for a file
- * are resolved in one place, h5sf_fapl_resolve() (settings.c), which open
+ * are resolved in one place, h5sf_fapl_resolve() (fapl_settings.c), which open
  * uses too, so H5Pget_fapl_h5sf reports exactly what an open would use.
  * The driver's id comes from h5sf_register() (plugin.c).
  */

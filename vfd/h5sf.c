@@ -15,8 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 #include "iocmap.h"
+#include "../common/orphans.h"
 
 /* The class's callbacks in this file (read and write: io.c). */
 static herr_t  h5sf_term(void);
@@ -74,49 +75,105 @@ const H5FD_class_t h5sf_class = {
     .fl_map          = H5FD_FLMAP_DICHOTOMY,
 };
 
+/* ---- MPI_Finalize with files open ---------------------------------------- */
+
+/* Ids fetched at a time when the hook has no memory for the whole list. */
+#define FIN_BATCH 256
+
+/* Close the objects open in file `id`, FIN_BATCH ids at a time (no
+ * allocation): until none is left, or a round closes none (the
+ * application holds more references to them). */
+static void close_objects(hid_t id)
+{
+    hid_t   objs[FIN_BATCH];
+    ssize_t before = H5Fget_obj_count(id, H5F_OBJ_ALL & ~H5F_OBJ_FILE);
+    while (before > 0) {
+        ssize_t m = H5Fget_obj_ids(id, H5F_OBJ_ALL & ~H5F_OBJ_FILE, FIN_BATCH, objs);
+        for (ssize_t k = 0; k < m; k++)
+            H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
+        ssize_t after = H5Fget_obj_count(id, H5F_OBJ_ALL & ~H5F_OBJ_FILE);
+        if (m <= 0 || after >= before)
+            break;
+        before = after;
+    }
+}
+
+/* If file `id` is one of ours, close it and the objects in it; a failure
+ * is said on stderr, once per file, since nobody else will see it: what the
+ * file's last writes were told was written may be lost.  Returns whether
+ * the id is gone. */
+static bool close_if_ours(hid_t id)
+{
+    /* Ours if its name is one of our open files' (driver ids may differ
+     * between the plugin loader's registration and ours). */
+    char         name[4096];
+    h5sf_file_t *f = NULL;
+    if (H5Fget_name(id, name, sizeof name) > 0)
+        for (f = h5sf_registry_first(); f && strcmp(f->name, name); f = f->next)
+            ;
+    if (!f)
+        return false;
+    int rank = f->rank; /* f is freed by the close */
+    close_objects(id);
+    if (H5Fclose(id) < 0) {
+        h5sf_errbuf_t eb;
+        h5sf_err_capture(&eb, "H5Fclose failed");
+        fprintf(stderr, "h5sf: rank %d: %s was left open at MPI_Finalize, and closing it there failed: %s\n", rank,
+                name, eb.msg);
+    }
+    return H5Iis_valid(id) <= 0;
+}
+
 /* Close, through the public API, every file open with h5sf and the objects
  * in it.  Run from the MPI_Finalize hook, when every rank is in MPI_Finalize
- * and MPI still works, so the closes are collective as they must be. */
+ * and MPI still works, so the closes are collective as they must be -- and
+ * every rank must reach them: without memory for the list of ids, the ids
+ * come FIN_BATCH at a time, again until none of the first is ours (with
+ * more than FIN_BATCH files of other drivers open, ours beyond them would
+ * be left to HDF5's own close at exit). */
 static void close_open_h5sf_files(void)
 {
-    ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
-    hid_t  *ids;
-    if (n <= 0 || !(ids = malloc((size_t)n * sizeof *ids)))
+    hid_t   batch[FIN_BATCH], *ids = NULL;
+    ssize_t n     = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+    int     wrank = 0;
+    if (n <= 0)
         return;
-    n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
-    for (ssize_t i = 0; i < n; i++) {
-        /* Ours if its name is one of our open files' (driver ids may differ
-         * between the plugin loader's registration and ours). */
-        char name[4096];
-        bool ours = false;
-        if (H5Fget_name(ids[i], name, sizeof name) > 0)
-            for (h5sf_file_t *f = h5sf_registry_first(); f && !ours; f = f->next)
-                ours = strcmp(f->name, name) == 0;
-        if (!ours)
-            continue;
-        ssize_t m    = H5Fget_obj_count(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE);
-        hid_t  *objs = m > 0 ? malloc((size_t)m * sizeof *objs) : NULL;
-        if (objs) {
-            m = H5Fget_obj_ids(ids[i], H5F_OBJ_ALL & ~H5F_OBJ_FILE, (size_t)m, objs);
-            for (ssize_t k = 0; k < m; k++)
-                H5I_ATTR == H5Iget_type(objs[k]) ? H5Aclose(objs[k]) : H5Oclose(objs[k]);
-            free(objs);
-        }
-        H5Fclose(ids[i]);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    /* Test-only: the allocation fails (H5SF_FAULT op=nomem-finalize). */
+    if (!h5sf_fault("nomem-finalize", wrank) && (ids = malloc((size_t)n * sizeof *ids))) {
+        n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
+        for (ssize_t i = 0; i < n; i++)
+            close_if_ours(ids[i]);
+        free(ids);
+        return;
     }
-    free(ids);
+    for (bool closed = true; closed;) {
+        closed = false;
+        n      = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, FIN_BATCH, batch);
+        for (ssize_t i = 0; i < n; i++)
+            closed |= close_if_ours(batch[i]);
+    }
 }
 
 /* MPI_Finalize is starting with files still open.  MPICH no longer
- * serializes threads there, so first this thread becomes the only one that
- * calls MPI: the IOC daemons stop (ioc/ctx.c), and the files of the IOC
- * channel reach their subfiles directly.  Then close them properly while
- * MPI works; whatever is left must not talk to MPI any more: mark it. */
+ * serializes threads there, so first this thread and the IOC threads take
+ * turns inside MPI, one call at a time (the finalize gate, ioc/gate.c).
+ * COBEGIN brackets left open (on H5FDopen'ed files too) are waited for
+ * while every rank's IOCs still serve; then the IOC daemons stop, the files
+ * of the IOC channel reach their subfiles directly, and the files are
+ * closed properly while MPI works.  Whatever is left must not talk to MPI
+ * any more: mark it.  Failures nobody else would see go to stderr, one
+ * line per file (docs/reliability.md, "MPI is finalized while files are
+ * open"). */
 static void on_mpi_finalize(void)
 {
+    h5sf_errbuf_t eb;
     h5sf_ioc_finalize_begin();
+    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next)
+        if (f->co)
+            h5sf_channels_drain(f, &eb); /* the outcome stays the bracket's */
+    h5sf_ioc_finalize_stop();
     for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
-        h5sf_errbuf_t eb = {0};
         if (h5sf_channels_direct(f, &eb) < 0)
             fprintf(stderr,
                     "h5sf: rank %d: %s was left open at MPI_Finalize and cannot be closed without its "
@@ -127,8 +184,19 @@ static void on_mpi_finalize(void)
         H5E_BEGIN_TRY { close_open_h5sf_files(); }
         H5E_END_TRY
     }
-    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next)
+    /* Left: files opened with H5FDopen.  A bracket of theirs is reported
+     * by its COEND or the close, both after MPI_Finalize: say a failure now
+     * too, in case neither comes. */
+    for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
+        if (f->co) {
+            f->co_finalized = true;
+            if (h5sf_channels_drain(f, &eb) < 0)
+                fprintf(stderr,
+                        "h5sf: rank %d: %s: a transfer of the COBEGIN bracket left open at MPI_Finalize failed: %s\n",
+                        f->rank, f->name, eb.msg);
+        }
         f->mpi_dead = true;
+    }
     h5sf_ioc_shutdown_all();
     h5sf_pool_shutdown();
 }
@@ -161,17 +229,22 @@ static void file_free(h5sf_file_t *f)
     free(f);
 }
 
-/* True if an existing file has no config file: a plain HDF5 file, opened
- * as the single file it is (the stub's superblock then must carry no
- * subfiling driver info: h5sf_sb_decode).  Sets *failed on a bad path. */
-static bool config_missing(const h5sf_layout_t *l, char *path, size_t n, h5sf_errbuf_t *e, int *failed)
+/* A create reclaims what an earlier file of its name left: the config file
+ * and subfiles of a stub removed alone (netCDF's abort path remove()s only
+ * the stub) or truncated by this create (common/orphans.h).  Best effort:
+ * what cannot be removed stays for h5sf-orphans. */
+static int reclaim_one(const h5sf_orphan_t *o, void *arg)
 {
-    struct stat st;
-    if (h5sf_config_path(l, path, n, e) < 0) {
-        *failed = 1;
-        return false;
-    }
-    return stat(path, &st) < 0 && errno == ENOENT;
+    (void)arg;
+    (void)h5sf_orphan_remove(o, NULL);
+    return 0;
+}
+
+static void reclaim_orphans(const h5sf_layout_t *l)
+{
+    char stub[2 * H5SF_LAYOUT_PATH_MAX];
+    snprintf(stub, sizeof stub, "%s%s%s", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base);
+    (void)h5sf_orphans_scan(l->config_dir[0] ? l->config_dir : l->stub_dir, stub, l->inode, reclaim_one, NULL, NULL);
 }
 
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
@@ -193,7 +266,6 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
         if (f->flags & H5F_ACC_EXCL)
             oflags |= O_EXCL;
         struct stat st;
-        char        cfg[2 * H5SF_LAYOUT_PATH_MAX];
         if ((f->stub_fd = open(f->name, oflags | O_CLOEXEC, 0666)) < 0)
             failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
         else if (fstat(f->stub_fd, &st) < 0)
@@ -210,22 +282,16 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                 f->layout.ioc_count = f->nioc;
                 /* Absolute from here on: the config file records it, and
                  * every rank uses rank 0's (broadcast below). */
-                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0 ||
-                    h5sf_config_file_write(&f->layout, e) < 0)
+                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0)
+                    failed = 1;
+                if (!failed)
+                    reclaim_orphans(&f->layout);
+                if (!failed && h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
             }
-            else if (config_missing(&f->layout, cfg, sizeof cfg, e, &failed)) {
-                /* A stub whose objects are elsewhere is no plain file (its
-                 * driver info may sit in those objects: HDF5 2.x). */
-                if (h5sf_stub_lacks_root(f->stub_fd))
-                    failed = h5sf_fail(e, ENOENT,
-                                       "%s is a subfiled file, but its config file %s does not exist "
-                                       "(set config_dir / H5SF_CONFIG_DIR to where it is)",
-                                       f->name, cfg) < 0;
-                else
-                    h5sf_layout_set_plain(&f->layout);
-            }
-            else if (!failed && h5sf_config_file_read(&f->layout, e) < 0)
+            /* No config file: a plain file, unless the stub is a subfiled
+             * file's (h5sf_layout_load; delete and get_files decide alike). */
+            else if (h5sf_layout_load(&f->layout, f->stub_fd, f->name, e) < 0)
                 failed = 1;
         }
     }
@@ -310,9 +376,11 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         }
     }
     {
-        h5sf_errbuf_t ceb = {0};
-        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &ceb) < 0)
+        h5sf_errbuf_t ceb   = {0};
+        bool          named = true;
+        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &named, &ceb) < 0)
             H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &ceb);
+        f->serial = !named;
     }
     /* cfg's handles belong to the fapl; the file keeps only its dups. */
     f->cfg.comm = MPI_COMM_NULL;
@@ -329,8 +397,9 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
 
     /* Channel: the IOC needs MPI_THREAD_MULTIPLE (its progress thread calls
-     * MPI while the application does).  The fallback is silent (programs
-     * compare their output byte for byte); H5SF_LOG says why. */
+     * MPI while the application does).  Without it auto falls back to the
+     * direct channel silently: a successful open prints nothing (programs
+     * compare their output byte for byte); H5SF_LOG=debug says why. */
     f->channel = f->cfg.channel;
     if (f->channel == H5FD_H5SF_CHANNEL_AUTO)
         f->channel = provided == MPI_THREAD_MULTIPLE ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
@@ -358,7 +427,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     if (creating && layout_setup(f, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     /* One node: the IOC channel would move every byte as the direct channel
-     * does (its same-node shortcut, local.c), adding only a costlier open
+     * does (its same-node shortcut, samenode.c), adding only a costlier open
      * and close and threads that compete with the ranks for cores
      * (docs/configuration.md, "What channel=auto ... pick").  Unless there
      * are more subfiles than an IOC keeps open by default: the direct
@@ -386,7 +455,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     }
 
     h5sf_log_open(f, provided);
-    free(f->leads); /* only local.c's setup needed it */
+    free(f->leads); /* only samenode.c's setup needed it */
     f->leads = NULL;
     h5sf_registry_add(f);
     ret_value = &f->pub;
@@ -405,8 +474,8 @@ static herr_t h5sf_close(H5FD_t *file)
     herr_t        ret_value = 0;
     /* HDF5 also closes us while unwinding a failed open (bad
      * driver info, truncated file); the public calls below (H5FDclose of the
-     * channels) would clear its error stack and hide the reason.  Keep it,
-     * unless this close fails itself. */
+     * channels) would clear its error stack and hide the reason.  Keep it;
+     * this close's own error goes on top. */
     hid_t         saved = H5Eget_current_stack();
     h5sf_errbuf_t coeb  = {0};
     int           cofailed;
@@ -416,20 +485,30 @@ static herr_t h5sf_close(H5FD_t *file)
         f->mpi_dead = true;
     /* A bracket still open: what it posted completes first (its buffers
      * are the caller's); a failure fails the close, after the collective
-     * part below. */
-    f->co_depth = 0;
-    cofailed    = h5sf_channels_coend(f, &coeb) < 0;
+     * part below.  One left open across MPI_Finalize was waited for there,
+     * and is reported here unless a COEND did. */
+    bool unreported = f->co_finalized && f->co;
+    f->co_depth     = 0;
+    cofailed        = h5sf_channels_coend(f, &coeb) < 0;
     if (!f->mpi_dead)
         h5sf_stats_report(f);
     if (h5sf_channels_close(f, &eb) < 0)
-        H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTCLOSEFILE, &eb);
-    if (cofailed)
-        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "close of %s inside a COBEGIN bracket: a posted transfer failed: %s",
-                  f->name, coeb.msg);
-done:
+        ret_value = -1;
+    else if (unreported)
+        ret_value = h5sf_fail(&eb, 0,
+                              "close of %s: a COBEGIN bracket was left open across MPI_Finalize, which waited for "
+                              "its transfers: %s%.300s",
+                              f->name, cofailed ? "one failed: " : "all of them completed", cofailed ? coeb.msg : "");
+    else if (cofailed)
+        ret_value = h5sf_fail(&eb, 0, "close of %s inside a COBEGIN bracket: a posted transfer failed: %.300s", f->name,
+                              coeb.msg);
     file_free(f);
+    /* Pushed after the stack is back: H5Eset_current_stack, an API call,
+     * clears the current one first. */
     if (saved >= 0)
-        ret_value >= 0 ? H5Eset_current_stack(saved) : H5Eclose_stack(saved);
+        H5Eset_current_stack(saved);
+    if (ret_value < 0)
+        H5SF_PUSH(H5E_VFL, H5E_CANTCLOSEFILE, "%s", eb.msg);
     return ret_value;
 }
 
@@ -441,10 +520,18 @@ static int h5sf_cmp(const H5FD_t *a, const H5FD_t *b)
     return strcmp(x->layout.stub_dir, y->layout.stub_dir);
 }
 
+/* A file opened without a communicator (f->serial: one rank, MPI_COMM_SELF)
+ * is a serial file to HDF5, as it would be under sec2: without HAS_MPI,
+ * HDF5 writes variable-length data, reads virtual datasets, caches chunks,
+ * allocates late, and refuses collective transfers.  A file opened on a
+ * named communicator, of any size, keeps parallel HDF5's rules, as under
+ * MPI-IO; so does the class (file NULL), which HDF5 asks about a fapl. */
 static herr_t h5sf_query(const H5FD_t *file, unsigned long *flags)
 {
-    (void)file;
-    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_HAS_MPI;
+    const h5sf_file_t *f = (const h5sf_file_t *)file;
+    *flags               = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_AGGREGATE_SMALLDATA;
+    if (!f || !f->serial)
+        *flags |= H5FD_FEAT_HAS_MPI;
     return 0;
 }
 
@@ -461,10 +548,16 @@ static herr_t h5sf_set_eoa(H5FD_t *file, H5FD_mem_t type, haddr_t addr)
     return 0;
 }
 
+/* A serial file's EOF follows its writes, as sec2's does: HDF5's page
+ * buffer, which it runs on serial files only, takes a page at or past the
+ * EOF for one never written and so lost pages it had evicted there.  On a
+ * named communicator the EOF is open's and truncate's, as MPI-IO's (HDF5
+ * does not rely on it there; each rank's writes differ). */
 static haddr_t h5sf_get_eof(const H5FD_t *file, H5FD_mem_t type)
 {
+    const h5sf_file_t *f = (const h5sf_file_t *)file;
     (void)type;
-    return ((const h5sf_file_t *)file)->eof;
+    return f->serial && f->wend > f->eof ? f->wend : f->eof;
 }
 
 static herr_t h5sf_get_handle(H5FD_t *file, hid_t fapl, void **handle)
@@ -488,6 +581,11 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
     (void)dxpl;
     (void)closing;
 
+    if (f->co_finalized)
+        H5SF_GOTO(-1, H5E_IO, H5E_TRUNCATED,
+                  "truncate of %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but H5FDclose "
+                  "can follow",
+                  f->name);
     /* Inside a bracket, what was posted completes first (sizes, EOF); a
      * failure of it fails this call too. */
     if (h5sf_channels_drain(f, &eb) < 0)
@@ -505,8 +603,12 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
         if (all <= f->eof)
             goto posted;
     }
-    MPI_Barrier(f->comm); /* every rank's writes are complete */
-    if (!failed && h5sf_channels_truncate(f, f->eoa, &eb) < 0)
+    /* Every rank's writes are complete, and the posted ones worked on
+     * every rank -- or no rank truncates: subfiles half cut, with an EOF
+     * nobody recorded, would be worse than none cut. */
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "truncate of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
+    if (h5sf_channels_truncate(f, f->eoa, &eb) < 0)
         failed = 1;
     if (!failed && f->rank == 0 && ftruncate(f->stub_fd, (off_t)f->eoa) < 0)
         failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name, (unsigned long long)f->eoa,
@@ -532,6 +634,11 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
     (void)dxpl;
     (void)closing;
 
+    if (f->co_finalized)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR,
+                  "flush of %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but H5FDclose "
+                  "can follow",
+                  f->name);
     /* Inside a bracket, what was posted completes first (and is synced
      * below); a failure of it fails the flush. */
     failed = h5sf_channels_drain(f, &eb) < 0;
@@ -540,8 +647,11 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
             H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
         goto done;
     }
-    MPI_Barrier(f->comm);
-    failed = failed || h5sf_channels_sync(f, &eb) < 0;
+    /* Every rank's writes are done and worked, or nobody syncs: the
+     * outcome is the same on every rank. */
+    if (h5sf_agree(f->comm, failed, &eb) < 0)
+        H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
+    failed = h5sf_channels_sync(f, &eb) < 0;
     if (!failed && f->stub_fd >= 0 && f->rank == 0 && fsync(f->stub_fd) < 0)
         failed = h5sf_fail(&eb, errno, "fsync of stub %s failed: %s", f->name, strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
@@ -567,7 +677,8 @@ static void delete_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
     }
 }
 
-/* Remove stub, config and every subfile.  Collective when MPI is up: every
+/* Remove stub, config and every subfile -- or, for a plain HDF5 file
+ * (which opens through h5sf as one), the file.  Collective when MPI is up: every
  * rank resolves its settings and all agree (a bad value anywhere fails the
  * delete everywhere, with nothing removed); then rank 0 removes, the others
  * wait, everyone gets the outcome. */
@@ -577,7 +688,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     h5sf_layout_t     *l         = NULL;
     h5sf_errbuf_t      eb        = {0};
     herr_t             ret_value = 0;
-    int                provided, rank = 0, failed = 0;
+    int                provided, rank = 0, failed = 0, stub_fd = -1;
     MPI_Comm           comm = MPI_COMM_NULL;
     MPI_Info           info = MPI_INFO_NULL;
     char               path[2 * H5SF_LAYOUT_PATH_MAX];
@@ -596,7 +707,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
     {
         h5sf_errbuf_t ceb = {0};
-        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, &ceb) < 0)
+        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, NULL, &ceb) < 0)
             H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &ceb);
     }
     if (h5sf_agree(comm, failed, &eb) < 0)
@@ -604,23 +715,26 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
         struct stat st;
+        int         kind = -1;
         if (!(l = calloc(1, sizeof *l)))
             failed = h5sf_fail(&eb, ENOMEM, "out of memory") < 0;
         else if (h5sf_layout_set_stub(l, name, &eb) < 0)
             failed = 1;
-        else if (stat(name, &st) < 0)
-            failed = h5sf_fail(&eb, errno, "cannot stat %s: %s", name, strerror(errno)) < 0;
+        else if ((stub_fd = open(name, O_RDONLY | O_CLOEXEC)) < 0 || fstat(stub_fd, &st) < 0)
+            failed = h5sf_fail(&eb, errno, "cannot open %s: %s", name, strerror(errno)) < 0;
         else {
             l->inode = (uint64_t)st.st_ino;
             snprintf(l->config_dir, sizeof l->config_dir, "%s", cfg.config_dir);
-            if (h5sf_config_file_read(l, &eb) < 0)
+            /* A plain file (no config file; open takes it as one) is its
+             * one file; a subfiled stub without its config is refused. */
+            if ((kind = h5sf_layout_load(l, stub_fd, name, &eb)) < 0)
                 failed = 1;
-            for (int s = 0; !failed && s < l->stripe_count; s++)
+            for (int s = 0; !failed && kind == 0 && s < l->stripe_count; s++)
                 if (h5sf_subfile_path(l, s, path, sizeof path, &eb) < 0)
                     failed = 1;
                 else if (unlink(path) < 0 && errno != ENOENT)
                     failed = h5sf_fail(&eb, errno, "cannot remove subfile %s: %s", path, strerror(errno)) < 0;
-            if (!failed && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || unlink(path) < 0))
+            if (!failed && kind == 0 && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || unlink(path) < 0))
                 failed = h5sf_fail(&eb, errno, "cannot remove config file %s: %s", path, strerror(errno)) < 0;
             if (!failed && unlink(name) < 0)
                 failed = h5sf_fail(&eb, errno, "cannot remove stub %s: %s", name, strerror(errno)) < 0;
@@ -629,6 +743,8 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     if (h5sf_agree(comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
 done:
+    if (stub_fd >= 0)
+        close(stub_fd);
     if (comm != MPI_COMM_NULL)
         MPI_Comm_free(&comm);
     if (info != MPI_INFO_NULL)
@@ -685,6 +801,11 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
         }
         case H5FD_H5SF_CTL_GET_TRANSFER: **(H5FD_h5sf_transfer_t **)output = f->xfer; break;
         case H5FD_H5SF_CTL_COBEGIN:
+            if (f->co_finalized)
+                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
+                          "COBEGIN on %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but "
+                          "H5FDclose can follow",
+                          f->name);
             if (f->co_depth == 0 && h5sf_channels_cobegin(f, &eb) < 0)
                 H5SF_GOTO_EB(-1, H5E_VFL, H5E_FCNTL, &eb);
             f->co_depth++;
@@ -692,6 +813,14 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
         case H5FD_H5SF_CTL_COEND:
             if (f->co_depth == 0)
                 H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
+            if (f->co_finalized) { /* MPI_Finalize's hook waited for it: report that, once */
+                int bad     = h5sf_channels_coend(f, &eb) < 0;
+                f->co_depth = 0;
+                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
+                          "COEND on %s after MPI_Finalize: the bracket was left open across MPI_Finalize, which "
+                          "waited for its transfers: %s%s",
+                          f->name, bad ? "one failed: " : "all of them completed", bad ? eb.msg : "");
+            }
             if (--f->co_depth == 0 && h5sf_channels_coend(f, &eb) < 0)
                 H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
                           f->name, eb.msg);
@@ -791,10 +920,12 @@ static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info i
     return c;
 }
 
+/* A serial file's fapl names no communicator either, so a reopen through
+ * H5Fget_access_plist is serial again. */
 static void *h5sf_fapl_get(H5FD_t *file)
 {
     h5sf_file_t *f = (h5sf_file_t *)file;
-    return config_dup(&f->cfg, f->comm, f->info);
+    return config_dup(&f->cfg, f->serial ? MPI_COMM_NULL : f->comm, f->serial ? MPI_INFO_NULL : f->info);
 }
 
 static void *h5sf_fapl_copy(const void *fa)

@@ -48,7 +48,7 @@ static void lookup(void)
     if (priv.looked)
         return;
     priv.looked = true;
-    if (getenv("H5SF_TEST_NO_PRIVATE_HDF5")) /* exercise the fallback */
+    if (h5sf_var(H5SF_VAR_TEST_NO_PRIVATE_HDF5)) /* exercise the fallback */
         return;
     *(void **)&priv.xfer_mode  = hdf5_sym("H5CX_get_io_xfer_mode");
     *(void **)&priv.coll_types = hdf5_sym("H5CX_get_mpi_coll_datatypes");
@@ -99,7 +99,7 @@ int h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype 
 int h5sf_check_hdf5_version(void)
 {
     unsigned    maj = 0, min = 0, rel = 0, v;
-    const char *allow = getenv("H5SF_ALLOW_UNTESTED_HDF5");
+    const char *allow = h5sf_var(H5SF_VAR_ALLOW_UNTESTED_HDF5);
     if (H5get_libversion(&maj, &min, &rel) < 0)
         return -1;
     if (allow && strcmp(allow, "0") != 0 && *allow)

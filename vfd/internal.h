@@ -6,27 +6,29 @@
  *
  *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c
  *   I/O planning        io.c, mpitype.c, topology.c
- *   channels            channel.c -> local.c, ioc_channel.c, pool.c
+ *   channels            channel.c -> samenode.c, ioc_channel.c, threadpool.c
  *   (ioc/ client, common/sysio.c)
- *   services            settings.c, registry.c, mpi.c, err.c
+ *   services            fapl_settings.c, registry.c, mpi.c, err.c
  *
- *   fapl.c        H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
- *   plugin.c      the HDF5 plugin entry points, h5sf_register(), the MPI family check
- *   h5sf.c        the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
- *   stats.c       H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
- *   physical.c    H5FD_h5sf_get_files (no open file)
- *   io.c          read/write, vector and selection callbacks: flatten, stripe, dispatch
- *   mpitype.c     flattening of MPI derived datatypes (collective I/O)
- *   topology.c    which ranks are I/O concentrators
- *   channel.c     per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
- *   pool.c        threads that run the subfile transfers h5sf does itself together (pool.h)
- *   local.c       IOC channel: reads and bulk writes of subfiles whose IOC is on this node, direct
- *   ioc_channel.c the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
- *   settings.c    the settings in effect for a fapl (driver info, config string, environment)
- *   registry.c    the list of open files
- *   mpi.c         MPI life cycle (self-initialization, finalize hook), error agreement
- *   err.c         the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
- *   hdf5priv.c    HDF5's private API context (looked up at run time), the version check
+ *   fapl.c          H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
+ *   plugin.c        the HDF5 plugin entry points, h5sf_register(), the MPI family check
+ *   h5sf.c          the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
+ *   stats.c         H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
+ *   physical.c      H5FD_h5sf_get_files (no open file)
+ *   io.c            read/write, vector and selection callbacks: flatten, stripe, dispatch
+ *   mpitype.c       flattening of MPI derived datatypes (collective I/O)
+ *   topology.c      which ranks are I/O concentrators
+ *   channel.c       per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
+ *   threadpool.c    the thread pool running the subfile transfers h5sf does itself together, and
+ *                   the caller's COBEGIN/COEND batch on it (threadpool.h)
+ *   samenode.c      IOC channel: the same-node shortcut, I/O of subfiles whose IOC is on this node
+ *                   done by the caller (which requests: its opening comment)
+ *   ioc_channel.c   the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
+ *   fapl_settings.c the settings in effect for a fapl (driver info, config string, environment)
+ *   registry.c      the list of open files
+ *   mpi.c           MPI life cycle (self-initialization, finalize hook), error agreement
+ *   err.c           the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
+ *   hdf5priv.c      HDF5's private API context (looked up at run time), the version check
  */
 #ifndef H5SF_VFD_INTERNAL_H
 #define H5SF_VFD_INTERNAL_H
@@ -36,7 +38,7 @@
 #include <mpi.h>
 #include <hdf5.h>
 #include "h5sf.h"
-#include "settings.h"
+#include "fapl_settings.h"
 #include "../common/layout.h"
 #include "../common/stripe.h"
 #include "../common/sysio.h"
@@ -87,21 +89,24 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e);
 /* True once MPI_Finalize has started: nothing may call MPI after that. */
 bool h5sf_mpi_finalizing(void);
 bool h5sf_mpi_usable(void); /* initialized, not finalized or finalizing */
-int  h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, h5sf_errbuf_t *e);
+/* The fapl's communicator (driver info, else MPI parameters), else
+ * MPI_COMM_SELF for a fapl that names none (*named false: a serial open). */
+int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, bool *named,
+                   h5sf_errbuf_t *e);
 /* Register a callback run (once) from the MPI_COMM_SELF delete-attribute hook. */
 void h5sf_mpi_on_finalize(void (*fn)(void));
 /* Collective: if any rank failed, every rank fails with the message of the
  * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
 int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
 
-/* ---- settings (settings.c) -------------------------------------------- */
+/* ---- settings (fapl_settings.c) ---------------------------------------- */
 /* The settings an open of fapl_id would use: driver info or defaults, the
  * driver config string, the environment; validated. */
 int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);
 /* H5SF_IOC_LOCAL_READS (default on) / H5SF_IOC_LOCAL_WRITES (default all:
  * a same-node rank writes its sparse requests itself too). */
 enum { H5SF_LOCAL_NONE, H5SF_LOCAL_DENSE, H5SF_LOCAL_ALL };
-int h5sf_local_settings(bool *reads, int *writes, h5sf_errbuf_t *e);
+int h5sf_samenode_settings(bool *reads, int *writes, h5sf_errbuf_t *e);
 /* H5SF_POOL_THREADS: pool workers one call may use (0..15, default 15). */
 int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e);
 
@@ -165,6 +170,8 @@ struct h5sf_file {
         MPI_Comm comm; /* our dup of the file's communicator      */
         MPI_Info info;
         int      rank, size;
+        bool     serial; /* the fapl named no communicator: MPI_COMM_SELF,
+                            HDF5 sees a serial driver (h5sf_query) */
     };
     struct {          /* placement, chosen at open */
         int  channel; /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
@@ -184,12 +191,14 @@ struct h5sf_file {
         uint32_t        file_id;
         H5FD_t        **chan;     /* one per subfile                         */
         haddr_t        *chan_eoa; /* EOA set on each of them                 */
-        int            *loc_fd;   /* subfiles on this node (local.c), -1     */
-        uint64_t       *loc_used; /* last use, for the descriptor budget     */
-        unsigned char  *loc_state;
-        int             loc_cap;
-        bool            loc_reads;
-        int             loc_writes; /* H5SF_LOCAL_NONE, _DENSE or _ALL   */
+    };
+    struct {                     /* same-node shortcut (samenode.c) */
+        int           *loc_fd;   /* subfiles on this node, -1               */
+        uint64_t      *loc_used; /* last use, for the descriptor budget     */
+        unsigned char *loc_state;
+        int            loc_cap;
+        bool           loc_reads;
+        int            loc_writes; /* H5SF_LOCAL_NONE, _DENSE or _ALL   */
     };
     struct {               /* direct channel */
         int *fd;           /* descriptors, -1: none                   */
@@ -205,6 +214,9 @@ struct h5sf_file {
     struct {                           /* the caller's COBEGIN/COEND bracket */
         struct h5sf_bracket *co;       /* open bracket (channel.c), or NULL       */
         int                  co_depth; /* nested COBEGINs; the outermost COEND waits */
+        /* The bracket was open at MPI_Finalize, whose hook waited for it
+         * (h5sf.c): every later call but close fails, saying so. */
+        bool co_finalized;
     };
     struct { /* accounting */
         h5sf_stats_t stats;
@@ -236,15 +248,16 @@ static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs
 _Static_assert(sizeof((h5sf_stats_t *)0)->subfile_messages / sizeof(uint64_t) == H5SF_REPORT_SUBFILES,
                "h5sf_stats_t.subfile_messages and H5FD_H5SF_TRANSFER_SUBFILES count the same subfiles");
 
-/* local.c: IOC-channel I/O straight to subfiles on this node. */
-int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
+/* samenode.c: the IOC channel's same-node shortcut (which requests take it:
+ * its opening comment). */
+int h5sf_samenode_init(h5sf_file_t *f, h5sf_errbuf_t *e); /* collective */
 /* The descriptor for this request to subfile s (sorted piece list l,
  * ending at `end`), or -1: send it to the IOC. */
-int  h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
-void h5sf_local_close(h5sf_file_t *f);
+int  h5sf_samenode_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end);
+void h5sf_samenode_close(h5sf_file_t *f);
 /* A request starts: the descriptors it uses from now on stay open until
  * the next one (the descriptor budget closes only ones not in use). */
-void h5sf_local_begin(void);
+void h5sf_samenode_begin(void);
 
 /* Count one vector call of a dispatch round in the running call's report
  * (f->xcur, reset by io.c): subfile s, its `pieces` pieces of `bytes`
@@ -286,7 +299,7 @@ static inline void h5sf_report_add(h5sf_file_t *f, int s, int via, uint64_t piec
     f->via_bytes[via] += bytes;
 }
 /* The way subfile s's request goes: `local`: on the node-local descriptor
- * local.c chose for it. */
+ * samenode.c chose for it. */
 static inline int h5sf_report_via(const h5sf_file_t *f, int s, bool local)
 {
     if (f->channel != H5FD_H5SF_CHANNEL_IOC)

@@ -36,9 +36,13 @@ bool h5sf_mpi_usable(void)
 
 /* The communicator a fapl names for h5sf's collective steps: h5sf's driver
  * info first, then the fapl's MPI parameters (H5Pset_mpi_params,
- * H5Pset_fapl_mpio redirected), else MPI_COMM_WORLD.  *comm and *info are
- * new duplicates (or MPI_INFO_NULL) the caller frees. */
-int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, h5sf_errbuf_t *e)
+ * H5Pset_fapl_mpio redirected).  A fapl that names none asks for serial
+ * access, as it does of every HDF5 driver (H5P_DEFAULT under HDF5_DRIVER,
+ * a serial library such as netCDF's): MPI_COMM_SELF, so one rank alone
+ * can open a file and every rank its own; *named says which it was.
+ * *comm and *info are new duplicates (or MPI_INFO_NULL) the caller frees. */
+int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, bool *named,
+                   h5sf_errbuf_t *e)
 {
     MPI_Comm c   = MPI_COMM_NULL;
     MPI_Info i   = MPI_INFO_NULL;
@@ -58,13 +62,13 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
         if (!own)
             c = MPI_COMM_NULL, i = MPI_INFO_NULL;
     }
-    if (c == MPI_COMM_NULL)
-        c = MPI_COMM_WORLD;
-    int rc = MPI_Comm_dup(c, comm);
+    if (named)
+        *named = c != MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(c != MPI_COMM_NULL ? c : MPI_COMM_SELF, comm);
     if (rc == MPI_SUCCESS && i != MPI_INFO_NULL)
         rc = MPI_Info_dup(i, info);
-    if (own) {
-        if (c != MPI_COMM_WORLD && c != MPI_COMM_NULL)
+    if (own) { /* H5Pget_mpi_params gave duplicates (never a predefined handle) */
+        if (c != MPI_COMM_NULL && c != MPI_COMM_WORLD && c != MPI_COMM_SELF)
             MPI_Comm_free(&c);
         if (i != MPI_INFO_NULL)
             MPI_Info_free(&i);

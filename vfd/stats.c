@@ -10,17 +10,15 @@
 #include <string.h>
 #include "internal.h"
 
-static int env_flag(const char *name)
+bool h5sf_stats_wanted(void)
 {
-    const char *v = getenv(name);
+    const char *v = h5sf_var(H5SF_VAR_STATS);
     return v && *v && strcmp(v, "0") != 0;
 }
 
-bool h5sf_stats_wanted(void) { return env_flag("H5SF_STATS") != 0; }
-
 bool h5sf_stats_transfers_wanted(void)
 {
-    const char *v = getenv("H5SF_STATS");
+    const char *v = h5sf_var(H5SF_VAR_STATS);
     return v && strcmp(v, "transfers") == 0;
 }
 
@@ -150,7 +148,7 @@ static void log_ioc_reason(const h5sf_file_t *f, char *buf, size_t n)
  * the line is not interleaved with other output. */
 void h5sf_log_open(h5sf_file_t *f, int provided)
 {
-    const char *mode = getenv("H5SF_LOG");
+    const char *mode = h5sf_var(H5SF_VAR_LOG);
     if (!mode || !*mode || !strcmp(mode, "0") || f->rank != 0)
         return;
     char  *text = NULL;

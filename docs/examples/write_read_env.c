@@ -7,14 +7,18 @@
  *   HDF5_DRIVER=h5sf HDF5_DRIVER_CONFIG="stripe_size=64KiB" H5SF_STRIPE_COUNT=2 \
  *       mpiexec -n 4 ./write_read_env [file.h5]
  *
- * Every call uses H5P_DEFAULT.  HDF5 reads HDF5_DRIVER and HDF5_DRIVER_CONFIG
- * when it starts and makes h5sf the driver of the default file access
- * property list; h5sf adds its H5SF_* variables at open and, with no MPI
- * parameters on the list, uses MPI_COMM_WORLD.  Every rank writes its part
- * of a dataset and an attribute is written by all; after reopening, every
- * rank reads the whole dataset and checks it.  Exit status 1 if a value
- * differs.  Without HDF5_DRIVER the default driver would be sec2, which
- * cannot take writes from several ranks, so the program refuses to run.
+ * No driver call: HDF5 reads HDF5_DRIVER and HDF5_DRIVER_CONFIG when it
+ * starts and makes h5sf the driver of the default file access property
+ * list and of every new one; h5sf adds its H5SF_* variables at open.  The
+ * ranks share a file through a property list that names their
+ * communicator (H5Pset_mpi_params, HDF5's own call, not a driver's): every
+ * rank writes its part of a dataset, an attribute is written by all, and
+ * after reopening every rank reads the whole dataset and checks it.  Then
+ * rank 0 alone reads it once more with H5P_DEFAULT, which names no
+ * communicator: a serial open (MPI_COMM_SELF), as with any HDF5 driver.
+ * Exit status 1 if a value differs.  Without HDF5_DRIVER the default
+ * driver would be sec2, which cannot take writes from several ranks, so
+ * the program refuses to run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +65,11 @@ int main(int argc, char **argv)
     for (hsize_t i = 0; i < mine; i++)
         buf[i] = value((long)(start + i));
 
-    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* A new list has the driver HDF5_DRIVER names; add the communicator. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    TRY(fapl);
+    TRY(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     TRY(file);
     hid_t fs = H5Screate_simple(1, &n, NULL);
     hid_t d  = H5Dcreate2(file, "series", H5T_NATIVE_DOUBLE, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -82,7 +90,7 @@ int main(int argc, char **argv)
 
     long bad = 0, all_bad = 0;
     int  stored = 0;
-    file        = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    file        = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     TRY(file);
     d = H5Dopen2(file, "series", H5P_DEFAULT);
     TRY(d);
@@ -99,6 +107,27 @@ int main(int argc, char **argv)
                     value((long)i));
     H5Dclose(d);
     TRY(H5Fclose(file));
+    H5Pclose(fapl);
+
+    /* Rank 0 alone, serially: the other ranks take no part. */
+    if (rank == 0) {
+        double  first = 0;
+        hsize_t one = 1, at = 0;
+        file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        TRY(file);
+        d = H5Dopen2(file, "series", H5P_DEFAULT);
+        TRY(d);
+        fs = H5Dget_space(d);
+        ms = H5Screate_simple(1, &one, NULL);
+        TRY(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &one, NULL));
+        TRY(H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &first));
+        if (first != value(0) && bad++ == 0)
+            fprintf(stderr, "rank 0 alone: series[0] is %g, expected %g\n", first, value(0));
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(d);
+        TRY(H5Fclose(file));
+    }
 
     MPI_Allreduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

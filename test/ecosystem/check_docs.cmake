@@ -1,7 +1,7 @@
 cmake_minimum_required(VERSION 3.25)
 # check_docs.cmake -- docs and code cannot drift.
 #
-#   cmake -DOPTIONS_EXE=<h5sf-options> -DSRC=<source dir> [-DUPDATE=1] -P check_docs.cmake
+#   cmake -DOPTIONS_EXE=<h5sf-options> -DSRC=<source dir> [-DUPDATE=1] [-DEXTRA=<files>] -P check_docs.cmake
 #
 # 1. The text between <!-- BEGIN OPTIONS --> and <!-- END OPTIONS --> in
 #    docs/configuration.md equals `h5sf-options --markdown` (the code's own
@@ -11,6 +11,7 @@ cmake_minimum_required(VERSION 3.25)
 # 3. Every H5SF_... name the user docs mention exists in that table (or is a
 #    variable of the build scripts in scripts/); every H5FD_H5SF_... name
 #    they mention is defined in include/h5sf.h.
+# 4. getenv is called for H5SF_* names in common/options.c only (below).
 set(doc ${SRC}/docs/configuration.md)
 execute_process(COMMAND ${OPTIONS_EXE} --markdown OUTPUT_VARIABLE table RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -60,6 +61,32 @@ foreach(f IN LISTS sources)
       string(REPLACE "\"" "" n "${n}")
       if(NOT n IN_LIST known AND NOT n MATCHES "^H5SF_TEST_")
         message(SEND_ERROR "${f}: uses ${n}, which the option table (common/options.c) does not list")
+        set(failed TRUE)
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+# 4. No file but common/options.c calls getenv for an H5SF_* name, nor with a
+#    name that is not a literal (which could be one): every H5SF_* variable is
+#    read through the table (h5sf_var, h5sf_option_env; common/settings.h),
+#    so the list above is complete.  EXTRA: more files to check (the _fail
+#    variant's example of a violation).
+foreach(f IN LISTS sources EXTRA)
+  if(f MATCHES "/common/options\\.c$")
+    continue()
+  endif()
+  file(STRINGS ${f} lines REGEX "getenv[ \t]*\\(")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCHALL "getenv[ \t]*\\([ \t]*[^ \t)]*" calls "${line}")
+    foreach(c IN LISTS calls)
+      if(c MATCHES "\\([ \t]*\"H5SF_")
+        message(SEND_ERROR "${f}: ${c}...: reads an H5SF_* variable with getenv; read it through the table "
+                           "(h5sf_var or h5sf_option_env, common/settings.h)")
+        set(failed TRUE)
+      elseif(NOT c MATCHES "\\([ \t]*\"")
+        message(SEND_ERROR "${f}: ${c}...: calls getenv with a name that is not a literal; read H5SF_* "
+                           "variables through the table (common/settings.h)")
         set(failed TRUE)
       endif()
     endforeach()

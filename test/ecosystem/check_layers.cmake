@@ -3,7 +3,8 @@ cmake_minimum_required(VERSION 3.25)
 # common/) go one way, and no folder calls a folder above it.
 #
 #   cmake -DNM=<nm> -DOBJS=<objects, comma-separated> [-DDIR=vfd|ioc|common]
-#         [-DLAYERS="a|b c|d"] [-DFORBID=<regex>] [-DABOVE="ioc vfd"] -P check_layers.cmake
+#         [-DLAYERS="a|b c|d"] [-DFORBID=<regex>] [-DABOVE="ioc vfd"]
+#         [-DSRC=<source tree> [-DMAP_DROP=<file.c>]] -P check_layers.cmake
 #
 # OBJS: the objects of libh5sf and of the folders DIR must not call (all of
 # vfd/, ioc/, common/ will do).  LAYERS lists the files of DIR (without .c)
@@ -14,20 +15,23 @@ cmake_minimum_required(VERSION 3.25)
 # ioc/: HDF5's).  ABOVE: folders DIR must not use (common/: ioc and vfd,
 # ioc/: vfd).  The uses come from the objects themselves: a symbol a file
 # leaves undefined (nm -u) that another file defines is a call (or data
-# reference) from the first to the second.  Reads objects only.
+# reference) from the first to the second.  With SRC, every .c of vfd/ and
+# ioc/ must also have an entry (a line " *   <file>.c ...") in the file map
+# that opens its folder's internal.h; MAP_DROP: ignore that file's entry
+# (the must-fail variants).  Reads objects and those headers only.
 if(NOT DEFINED DIR)
   set(DIR vfd)
 endif()
 if(DIR STREQUAL "vfd")
-  set(_layers "fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|local ioc_channel pool|settings registry|hdf5priv|mpi err")
+  set(_layers "fapl|plugin|h5sf|stats physical|io|mpitype topology|channel|samenode ioc_channel threadpool|fapl_settings registry|hdf5priv|mpi err")
   set(_forbid "")
   set(_above "")
 elseif(DIR STREQUAL "ioc")
-  set(_layers "client ctx|progress|worker|run|group|sched payload subfile slots shm|affinity dtype clock gate fault")
+  set(_layers "client ctx|progress|worker|merge run|sched payload subfile slots shm|affinity dtype|gate|clock fault")
   set(_forbid "^H5")
   set(_above "vfd")
 elseif(DIR STREQUAL "common")
-  set(_layers "cfgstring|config iocmap|options values layout wire|stripe sysio")
+  set(_layers "cfgstring|settings iocmap orphans|values layout wire|stripe sysio superblock|options")
   # Open MPI's handles are ompi_* data symbols; MPICH's are constants.
   set(_forbid "^(P?MPIX?_|ompi_|MPIR_|H5)")
   set(_above "ioc vfd")
@@ -67,6 +71,34 @@ set(failed 0)
 set(n_order 0)
 set(n_symbol 0)
 set(n_up 0)
+set(n_map 0)
+
+# The file map: the opening comment of DIR/internal.h, one entry per file.
+if(DEFINED SRC AND DIR MATCHES "^(vfd|ioc)$")
+  file(READ ${SRC}/${DIR}/internal.h head)
+  string(FIND "${head}" "*/" end)
+  string(SUBSTRING "${head}" 0 ${end} head)
+  string(REGEX MATCHALL "\n \\*   [A-Za-z0-9_]+\\.c " entries "${head}\n")
+  set(mapped)
+  foreach(e IN LISTS entries)
+    string(REGEX REPLACE "^\n \\*   ([A-Za-z0-9_]+\\.c).*" "\\1" e "${e}")
+    if(NOT DEFINED MAP_DROP OR NOT e STREQUAL MAP_DROP)
+      list(APPEND mapped ${e})
+    endif()
+  endforeach()
+  file(GLOB srcs RELATIVE ${SRC}/${DIR} ${SRC}/${DIR}/*.c)
+  foreach(c IN LISTS srcs)
+    if(NOT c IN_LIST mapped)
+      message(SEND_ERROR "${DIR}/${c} is not in the file map of ${DIR}/internal.h (its opening comment)")
+      math(EXPR failed "${failed} + 1")
+      math(EXPR n_map "${n_map} + 1")
+    endif()
+  endforeach()
+  list(LENGTH srcs nsrc)
+  if(n_map EQUAL 0)
+    message(STATUS "${DIR}/internal.h maps all ${nsrc} files of ${DIR}/")
+  endif()
+endif()
 set(dir_objs)
 string(REPLACE "," ";" OBJS "${OBJS}")
 list(REMOVE_ITEM OBJS "")
@@ -150,5 +182,5 @@ if(failed EQUAL 0)
 else()
   # One unwrapped line, for the tests that expect a particular failure.
   message(STATUS "${DIR}/: ${n_order} uses against the layers, ${n_symbol} forbidden symbols, "
-                 "${n_up} calls up into another folder")
+                 "${n_up} calls up into another folder, ${n_map} missing from the file map")
 endif()

@@ -2,7 +2,8 @@
 # t_xmpi_data.sh -- files cross between the two MPI families: a file written
 # through one family's plugin (3 ranks, h5sf, 64 KiB x 3 subfiles) is read
 # by the other family's build, byte for byte:
-#   - t_xver verify (every rank reads all of it, element i = 7i - 3) with
+#   - t_xver verify (every rank reads all of it, element i = t_mix(1, i) of
+#     test/h5sf_test.h, computed here again in Python) with
 #     h5sf and, where that HDF5 has it, with HDF5's built-in subfiling driver
 #     (Open MPI only: it stalls under MPICH);
 #   - the other family's h5dump --vfd-name=h5sf dumps the dataset in binary,
@@ -41,8 +42,16 @@ mpi() { # SIDE ARGS...: 3 ranks of t_xver
 }
 
 rm -rf "$work" && mkdir -p "$work" || exit 1
-python3 -c 'import struct,sys; sys.stdout.buffer.write(b"".join(struct.pack("<q", i*7-3) for i in range(3*4096)))' \
-    >"$work/expected.bin"
+# t_mix(1, i) of test/h5sf_test.h, written independently of the C code.
+python3 -c '
+import struct, sys
+M = (1 << 64) - 1
+def mix(seed, off):
+    x = ((off + 1) * 0x9E3779B97F4A7C15 + seed * 0xBF58476D1CE4E5B9) & M
+    x ^= x >> 31
+    x = (x * 0x94D049BB133111EB) & M
+    return x ^ (x >> 29)
+sys.stdout.buffer.write(b"".join(struct.pack("<Q", mix(1, i)) for i in range(3 * 4096)))' >"$work/expected.bin"
 
 cross() { # WRITER READER
     local w=$1 r=$2 f="$work/from-$(family "$1").h5"

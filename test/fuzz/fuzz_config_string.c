@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "settings.h"
 
 static void die(const char *what, const char *in, const char *detail)
 {

@@ -51,7 +51,7 @@ tcp-finalize)
     export H5SF_MPI=mpich H5SF_NETNS_NAME=h5sfm H5SF_NETNS_NET=10.213.7
     # shellcheck disable=SC1091
     source "$(dirname "$cluster")/env.sh" >/dev/null
-    mpiexec --version 2>/dev/null | grep -q HYDRA || { echo "mpiexec on PATH is not MPICH's Hydra"; exit 1; }
+    mpiexec --version 2>/dev/null | grep HYDRA >/dev/null || { echo "mpiexec on PATH is not MPICH's Hydra"; exit 1; }
     for i in 1 2 3 4 5 6 7 8; do
         "$cluster" run -n 2 -s 2 -t 20 -- -n 4 "$exe" >"$log" 2>&1
         if grep -q "tcp_finalize: exchanged" "$log" && ! grep -q "tcp_finalize: finalized" "$log"; then

@@ -8,9 +8,9 @@
  * rep 2 of all, ...), so slow drift of the machine hits all of them alike.
  * Within a workload the configurations take turns going first (repetition
  * r starts at the r-th): the first run after another workload pays for
- * the switch (metadata after multi: about 25 % of the first driver's write
- * rate, 2026-11-26, 4 ranks on 2 cores, tmpfs), which a fixed order would
- * charge to one driver every time.
+ * the switch (measured: docs/performance.md, Figures behind constants,
+ * benchmark rotation), which a fixed order would charge to one driver
+ * every time.
  * Each run writes, closes, reopens, reads and verifies; a run whose data
  * does not verify is reported as BAD and the program exits non-zero.
  *

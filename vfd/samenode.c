@@ -1,5 +1,8 @@
 /*
- * local.c -- IOC channel: I/O that skips an IOC on the caller's own node.
+ * samenode.c -- the IOC channel's same-node shortcut: I/O that skips an IOC on
+ * the caller's own node.  This comment is the one description of which
+ * requests take it (docs/architecture.md, channel.c and internal.h point
+ * here).
  *
  * Through an IOC every byte is copied twice: MPI moves it between client and
  * IOC, the IOC's pwritev/preadv moves it between its buffer and the file.
@@ -11,12 +14,14 @@
  *   writes  too, sparse ones included (H5SF_IOC_LOCAL_WRITES=0: every write
  *           goes to the IOC; =dense: sparse writes -- many small pieces
  *           with gaps, a strided selection, h5sf_sparse() -- still meet at
- *           the IOC, which merges many ranks' pieces into contiguous runs).
- *           On one node that merge gains the file system nothing (its page
- *           cache sees the same bytes either way) and costs a second copy and
- *           a queue every rank waits in: on 16 cores the IOC's strided writes
- *           ran at 0.44-0.71x the direct channel's at 4-16 ranks
- *           (docs/performance.md, "Same-node writes of strided data").
+ *           the IOC, which merges many ranks' pieces into contiguous runs;
+ *           dense writes go direct all the same: a round trip to the IOC
+ *           costs more than their pwritev; measured: docs/performance.md,
+ *           Figures behind constants, dense same-node writes).  On one
+ *           node that merge gains the file system nothing (its page cache
+ *           sees the same bytes either way) and costs a second copy and a
+ *           queue every rank waits in (measured: docs/performance.md,
+ *           Figures behind constants, same-node strided writes).
  *
  * What the IOC gives the file system is unchanged: one node's writers per
  * subfile (parallel file systems lock per client node, so ranks of the IOC's
@@ -48,14 +53,14 @@ static uint64_t loc_pin;   /* descriptors used since: in the running request */
 
 /* Collective: mark the subfiles whose owner shares this rank's node (the
  * node map topology.c found while choosing the IOCs). */
-int h5sf_local_init(h5sf_file_t *f, h5sf_errbuf_t *e)
+int h5sf_samenode_init(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     bool rd;
     int  wr, N = f->layout.stripe_count, failed = 0;
 
     if (f->channel != H5FD_H5SF_CHANNEL_IOC)
         return 0;
-    if (h5sf_local_settings(&rd, &wr, e) < 0) { /* checked at open already */
+    if (h5sf_samenode_settings(&rd, &wr, e) < 0) { /* checked at open already */
         rd = false;
         wr = H5SF_LOCAL_NONE;
     }
@@ -108,7 +113,7 @@ static bool make_room(h5sf_file_t *f)
     return true;
 }
 
-void h5sf_local_begin(void) { loc_pin = loc_clock + 1; }
+void h5sf_samenode_begin(void) { loc_pin = loc_clock + 1; }
 
 /* Open subfile s: read-write when this file may be written, never created
  * or truncated (its IOC did that at open). */
@@ -129,7 +134,7 @@ static bool open_local(h5sf_file_t *f, int s)
     return f->loc_state[s] == LOC_OPEN;
 }
 
-int h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end)
+int h5sf_samenode_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end)
 {
     if (!f->loc_state || f->loc_state[s] == LOC_NO)
         return -1;
@@ -148,7 +153,7 @@ int h5sf_local_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, hadd
     return f->loc_fd[s];
 }
 
-void h5sf_local_close(h5sf_file_t *f)
+void h5sf_samenode_close(h5sf_file_t *f)
 {
     for (int s = 0; f->loc_fd && s < f->layout.stripe_count; s++)
         if (f->loc_fd[s] >= 0)

@@ -1,14 +1,14 @@
 /*
- * pool.h -- subfile I/O that h5sf does itself (the direct channel, and the
+ * threadpool.h -- subfile I/O that h5sf does itself (the direct channel, and the
  * IOC channel's same-node shortcuts), one job per subfile, run together on
- * a small process-wide pool of threads (pool.c).
+ * a small process-wide pool of threads (threadpool.c).
  *
  * Free of HDF5 and MPI on purpose: the workers never call either (HDF5 is
  * not thread-safe), and the unit test (test/unit_pool.c) runs it under
  * ThreadSanitizer without them.
  */
-#ifndef H5SF_VFD_POOL_H
-#define H5SF_VFD_POOL_H
+#ifndef H5SF_VFD_THREADPOOL_H
+#define H5SF_VFD_THREADPOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,14 +28,15 @@ typedef struct h5sf_pio {
     uint64_t err_off; /* its subfile offset and length */
     uint64_t err_len;
     uint64_t syscalls; /* pwritev/preadv calls made */
-    /* pool.c's */
+    /* threadpool.c's */
     struct h5sf_pio *next;
     void            *call;
 } h5sf_pio_t;
 
 /* Calls moving fewer bytes than this per subfile, on average, run their
  * jobs one after another on the caller: below it, waking workers costs
- * more than the overlap gains (test/bench_pool.c, docs/performance.md). */
+ * more than the overlap gains (measured with test/bench_pool.c:
+ * docs/performance.md, Figures behind constants, pool threshold). */
 #define H5SF_POOL_MIN_BYTES ((uint64_t)64 * 1024)
 /* Most workers (H5SF_POOL_THREADS, its default and upper bound); with the
  * caller, at most this + 1 subfiles in flight. */

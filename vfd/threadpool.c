@@ -1,6 +1,8 @@
 /*
- * pool.c -- COBEGIN/COEND for the subfile I/O h5sf does itself: the direct
- * channel, and the IOC channel's same-node shortcuts (local.c).
+ * threadpool.c -- a thread pool for the subfile I/O h5sf does itself (the
+ * direct channel, and the IOC channel's same-node shortcut, samenode.c): one
+ * call's jobs run together, and a caller's COBEGIN/COEND bracket keeps its
+ * jobs in flight as one batch (h5sf_pool_open/post/close).
  *
  * A call's per-subfile jobs go to a small process-wide pool of plain
  * threads fed by one queue; the calling thread runs the first job itself,
@@ -21,7 +23,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include "pool.h"
+#include "threadpool.h"
 #include "../common/sysio.h"
 
 /* One call's jobs in flight; lives on the caller's stack, or on the heap

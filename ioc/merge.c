@@ -1,7 +1,7 @@
 /*
- * group.c -- forming groups: which ready requests one worker runs together.
+ * merge.c -- forming batches: which ready requests one worker runs together.
  *
- * A worker runs a *group*: the request it took plus other ready requests of
+ * A worker runs a *batch*: the request it took plus other ready requests of
  * the same kind on the same subfile whose extents touch it -- typically the
  * interleaved strided pieces of several ranks.  Ready requests never
  * conflict (the scheduler saw to that), so run.c can sort their pieces by
@@ -19,7 +19,7 @@
 #define SCAN_MAX          64                /* ready requests looked at when forming one */
 #define LINGER_BACKOFF_NS (100u * 1000000u) /* after a wait nobody joined */
 
-static bool groupable(const ioc_req_t *r)
+static bool batchable(const ioc_req_t *r)
 {
     return (r->h.op == H5SF_WIRE_WRITE || r->h.op == H5SF_WIRE_READ) && r->sorted && r->h.total > 0;
 }
@@ -35,7 +35,7 @@ static bool groupable(const ioc_req_t *r)
  * of each of 16 datasets, cost one call per piece anyway, a negligible
  * overhead.) */
 static bool sparse(const ioc_req_t *r) { return h5sf_sparse(r->h.count, r->hi - r->lo, r->h.total); }
-static bool mergeable(const ioc_req_t *r) { return groupable(r) && (sparse(r) || r->h.total <= MERGE_SMALL); }
+static bool mergeable(const ioc_req_t *r) { return batchable(r) && (sparse(r) || r->h.total <= MERGE_SMALL); }
 
 /* A worker waiting for companions of its request claims requests that
  * could join it; other workers leave those alone. */
@@ -51,7 +51,7 @@ static bool joins(const ioc_req_t *q, const ioc_sf_t *sf, int op, uint64_t lo, u
     return q->sf == sf && q->h.op == op && mergeable(q) && q->lo <= hi && q->hi >= lo;
 }
 
-bool ioc_group_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q)
+bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q)
 {
     for (const ioc_claim_t *c = ctx->claims; c; c = c->next)
         if (joins(q, c->sf, c->op, c->lo, c->hi))
@@ -72,11 +72,11 @@ void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q)
 
 /* The first ready request no lingering worker has claimed, unlinked; NULL
  * if there is none (lock held). */
-ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx)
+ioc_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx)
 {
     ioc_req_t *prev = NULL;
     for (ioc_req_t *q = ctx->ready; q; prev = q, q = q->next)
-        if (!ctx->claims || !ioc_group_claimed(ctx, q)) {
+        if (!ctx->claims || !ioc_merge_claimed(ctx, q)) {
             ioc_ready_unlink(ctx, prev, q);
             return q;
         }
@@ -88,12 +88,12 @@ ioc_req_t *ioc_group_pick(h5sf_ioc_ctx_t *ctx)
  * pwritev/preadv must not be holding them then; ioc_local_t). */
 static bool needs_slot(const ioc_req_t *q) { return !ioc_addressable(q) || (q->local && q->h.total > 0); }
 
-/* Move the ready requests that can join the group mb[0..*nm) into it. */
+/* Move the ready requests that can join the batch mb[0..*nm) into it. */
 static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes)
 {
     const ioc_req_t *r    = mb[0].r;
     ioc_req_t       *prev = NULL, *q = ctx->ready;
-    for (int seen = 0; q && seen < SCAN_MAX && *nm < GROUP_MAX; seen++) {
+    for (int seen = 0; q && seen < SCAN_MAX && *nm < BATCH_MAX; seen++) {
         ioc_req_t     *next = q->next;
         unsigned char *slot = NULL;
         /* Same subfile and kind, extents touching: merging gains runs.
@@ -116,11 +116,11 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
     }
 }
 
-/* Form a group around r, already unlinked from the ready queue (lock
+/* Form a batch around r, already unlinked from the ready queue (lock
  * held).  A sparse request waits up to ctx->merge_wait_ns for requests that
  * fill its gaps, and stops waiting as soon as they are filled.  Returns the
  * number of members. */
-int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
+int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
 {
     memset(mb, 0, sizeof *mb);
     mb[0].r = r;
@@ -138,7 +138,8 @@ int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
     gather(ctx, mb, &nm, &lo, &hi, &bytes);
     uint64_t t0 = ioc_now_ns();
     /* With one rank on the communicator nobody can fill the gaps (HDF5's
-     * metadata flushes at 1 rank lost ~12 % to this wait). */
+     * metadata flushes at 1 rank paid for this wait; measured:
+     * docs/performance.md, Figures behind constants, lone rank). */
     if (!sparse(r) || ctx->merge_wait_ns == 0 || ctx->size == 1 || t0 < r->sf->no_linger_until)
         return nm;
     /* Waiting pays only if it saves calls: at most ~2 us per piece. */
@@ -150,7 +151,7 @@ int ioc_group_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
         atomic_fetch_add(&ctx->merge_waits, 1);
     ioc_claim_t claim = {r->sf, r->h.op, lo, hi, ctx->claims};
     ctx->claims       = &claim;
-    while (bytes < hi - lo && nm < GROUP_MAX && !atomic_load(&ctx->stop)) {
+    while (bytes < hi - lo && nm < BATCH_MAX && !atomic_load(&ctx->stop)) {
         uint64_t spent = ioc_now_ns() - t0;
         if (spent >= wait)
             break;

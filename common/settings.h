@@ -1,5 +1,5 @@
 /*
- * config.h -- h5sf settings: the option table, config strings, environment.
+ * settings.h -- h5sf settings: the option table, config strings, environment.
  *
  * One table (h5sf_options[]) names every knob with its config-string key, its
  * H5SF_* environment variable, the built-in subfiling driver's fallback
@@ -9,7 +9,7 @@
  *
  * Everything here works on an h5sf_settings_t: the fields of the public
  * H5FD_h5sf_config_t (include/h5sf.h) without its MPI handles, magic and
- * version, so common/ needs neither MPI nor HDF5.  vfd/settings.c converts
+ * version, so common/ needs neither MPI nor HDF5.  vfd/fapl_settings.c converts
  * between the two and checks that the enum values below are the public ones.
  *
  * Precedence, lowest to highest:
@@ -20,8 +20,8 @@
  * resolved settings become every rank's (vfd/h5sf.c, settings_agree), since
  * they shape collective steps.
  */
-#ifndef H5SF_CONFIG_H
-#define H5SF_CONFIG_H
+#ifndef H5SF_SETTINGS_H
+#define H5SF_SETTINGS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -67,8 +67,46 @@ typedef struct h5sf_option {
 extern const h5sf_option_t h5sf_options[]; /* terminated by key == NULL */
 
 /* Runtime variables that are not layout options (H5SF_STATS, H5SF_LOG, ...):
- * same shape, key may be "-" when no config-string key exists. */
+ * same shape, key may be "-" when no config-string key exists.  Row v is
+ * the variable H5SF_VAR_v names (options.c places each row by its name). */
 extern const h5sf_option_t h5sf_runtime_vars[];
+typedef enum h5sf_var {
+    H5SF_VAR_STATS,
+    H5SF_VAR_LOG,
+    H5SF_VAR_IOC_MEMORY,
+    H5SF_VAR_IOC_SHM,
+    H5SF_VAR_IOC_MAX_FDS,
+    H5SF_VAR_IOC_MERGE_WAIT,
+    H5SF_VAR_IOC_LOCAL_READS,
+    H5SF_VAR_IOC_LOCAL_WRITES,
+    H5SF_VAR_IOC_AFFINITY,
+    H5SF_VAR_POOL_THREADS,
+    H5SF_VAR_FAULT,
+    H5SF_VAR_ALLOW_UNTESTED_HDF5,
+    H5SF_VAR_TEST_NO_PRIVATE_HDF5,
+    H5SF_VAR_TEST_TAG_UB,
+    H5SF_VAR_TEST_MAX_PIECES,
+    H5SF_VAR_TEST_BELL_WAIT_S,
+    H5SF_VAR_REDIRECT_MPIO,
+    H5SF_VAR_PRELOAD_THREAD_MULTIPLE,
+    H5SF_VAR_HDF5_DRIVER, /* HDF5's, listed for the docs; h5sf does not read it */
+    H5SF_VAR_HDF5_DRIVER_CONFIG,
+    H5SF_NVARS
+} h5sf_var_t;
+
+/*
+ * The environment, read through the table: options.c alone calls getenv
+ * for an H5SF_* name (eco_docs_options checks the library, the tools and
+ * the preload shim), so the list docs/configuration.md generates from the
+ * table names every variable h5sf reads.
+ */
+/* Runtime variable v as getenv gives it: NULL when unset. */
+const char *h5sf_var(h5sf_var_t v);
+/* Option `key` (its config-string key, e.g. "config_dir") from the
+ * environment: its H5SF_* variable, else the built-in driver's, each only
+ * when set and not empty; NULL when neither is (or no option has that key).
+ * Untrimmed and unchecked: h5sf_settings_apply_env applies and checks. */
+const char *h5sf_option_env(const char *key);
 
 /* Fill defaults: everything "default". */
 void h5sf_settings_defaults(h5sf_settings_t *c);

@@ -1,14 +1,14 @@
 /*
- * settings.c -- the settings in effect for a file, resolved in one place.
+ * fapl_settings.c -- the settings in effect for a file, resolved in one place.
  *
  * h5sf_fapl_resolve(): driver info (or defaults), then HDF5's driver config
  * string (H5Pset_driver_by_name / HDF5_DRIVER_CONFIG), then the environment,
  * then validation.  open (h5sf.c) and H5Pget_fapl_h5sf (fapl.c) both use
  * it, so the getter reports exactly what an open would use.  Also the
- * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) local.c reads and
+ * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) samenode.c reads and
  * the pool's thread limit (H5SF_POOL_THREADS), and the public struct
  * H5FD_h5sf_config_t turned into common/'s h5sf_settings_t and back
- * (settings.h).
+ * (fapl_settings.h).
  * Reads property lists and the environment only: opens nothing, calls no
  * other file of vfd/ (common/ does the parsing).
  */
@@ -17,16 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "pool.h"
+#include "threadpool.h"
 
 /* common/ names the public enums' values and lengths itself (it includes
  * no HDF5 or MPI header); they must be the public ones. */
 _Static_assert(H5SF_CHANNEL_AUTO == H5FD_H5SF_CHANNEL_AUTO && H5SF_CHANNEL_IOC == H5FD_H5SF_CHANNEL_IOC &&
                    H5SF_CHANNEL_DIRECT == H5FD_H5SF_CHANNEL_DIRECT,
-               "H5SF_CHANNEL_* (common/config.h) must equal H5FD_h5sf_channel_t");
+               "H5SF_CHANNEL_* (common/settings.h) must equal H5FD_h5sf_channel_t");
 _Static_assert(H5SF_IOC_PER_NODE == H5FD_H5SF_IOC_PER_NODE && H5SF_IOC_EVERY_NTH == H5FD_H5SF_IOC_EVERY_NTH &&
                    H5SF_IOC_TOTAL == H5FD_H5SF_IOC_TOTAL && H5SF_IOC_LIST == H5FD_H5SF_IOC_LIST,
-               "H5SF_IOC_* (common/config.h) must equal H5FD_h5sf_ioc_mode_t");
+               "H5SF_IOC_* (common/settings.h) must equal H5FD_h5sf_ioc_mode_t");
 _Static_assert(sizeof((H5FD_h5sf_config_t *)0)->ioc_list == H5SF_IOC_LIST_LEN &&
                    sizeof((H5FD_h5sf_config_t *)0)->subfile_dir == H5SF_PATH_MAX &&
                    sizeof((H5FD_h5sf_config_t *)0)->config_dir == H5SF_PATH_MAX && H5FD_H5SF_PATH_MAX == H5SF_PATH_MAX,
@@ -95,10 +95,10 @@ int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
 
 /* ---- environment switches outside the struct -------------------------- */
 
-static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
+static int bool_env(h5sf_var_t var, bool *on, h5sf_errbuf_t *e)
 {
-    const char *v = getenv(name);
-    *on           = true;
+    const char *v = h5sf_var(var), *name = h5sf_runtime_vars[var].env;
+    *on = true;
     if (!v || !*v || !strcmp(v, "1"))
         return 0;
     if (!strcmp(v, "0")) {
@@ -108,10 +108,10 @@ static int bool_env(const char *name, bool *on, h5sf_errbuf_t *e)
     return h5sf_fail(e, EINVAL, "%s=\"%.200s\": must be 0 or 1", name, v);
 }
 
-int h5sf_local_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
+int h5sf_samenode_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
 {
-    const char *v = getenv("H5SF_IOC_LOCAL_WRITES");
-    if (bool_env("H5SF_IOC_LOCAL_READS", reads, e) < 0)
+    const char *v = h5sf_var(H5SF_VAR_IOC_LOCAL_WRITES);
+    if (bool_env(H5SF_VAR_IOC_LOCAL_READS, reads, e) < 0)
         return -1;
     if (!v || !*v || !strcmp(v, "1"))
         *writes = H5SF_LOCAL_ALL;
@@ -126,7 +126,7 @@ int h5sf_local_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
 
 int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e)
 {
-    const char *v = getenv("H5SF_POOL_THREADS");
+    const char *v = h5sf_var(H5SF_VAR_POOL_THREADS);
     int32_t     n = H5SF_POOL_MAX_THREADS;
     if (v && *v && h5sf_parse_int(v, 0, H5SF_POOL_MAX_THREADS, &n, e, "H5SF_POOL_THREADS") < 0)
         return -1;
@@ -180,7 +180,7 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     bool local_reads;
     int  local_writes, pool_threads;
     if (ret == 0)
-        ret = h5sf_local_settings(&local_reads, &local_writes, e);
+        ret = h5sf_samenode_settings(&local_reads, &local_writes, e);
     if (ret == 0)
         ret = h5sf_pool_setting(&pool_threads, e);
 done:

@@ -1,5 +1,5 @@
 /*
- * config.c -- applying settings to an h5sf_settings_t: one setter per row
+ * settings.c -- applying settings to an h5sf_settings_t: one setter per row
  * of the option table (options.c), the ioc modes, defaults, validation,
  * and the environment overrides (the built-in driver's variables first,
  * then H5SF_*).
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "config_impl.h"
+#include "settings_impl.h"
 
 /* ---- the ioc modes ----------------------------------------------------- */
 
@@ -216,12 +216,6 @@ int h5sf_settings_validate(const h5sf_settings_t *c, h5sf_errbuf_t *e)
 
 /* ---- environment ------------------------------------------------------- */
 
-static const char *env_value(const char *name)
-{
-    const char *v = name ? getenv(name) : NULL;
-    return v && *v ? v : NULL; /* empty means unset */
-}
-
 /* The built-in's two IOC variables.  H5FD_SUBFILING_IOC_SELECTION_CRITERIA is
  * "<criteria>:<value>" with criteria from H5FD_subfiling_ioc_select_t, or a
  * bare value for the selection already in force; H5FD_SUBFILING_IOC_PER_NODE
@@ -230,7 +224,7 @@ static int apply_builtin_ioc_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
     static const char crit_var[]       = "H5FD_SUBFILING_IOC_SELECTION_CRITERIA";
     static const char node_var[]       = "H5FD_SUBFILING_IOC_PER_NODE";
-    const char       *crit             = env_value(crit_var);
+    const char       *crit             = h5sf_env_value(crit_var);
     bool              per_node_applies = true;
     int32_t           v;
 
@@ -292,7 +286,7 @@ static int apply_builtin_ioc_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
             /* one per node: the built-in ignores the value, and so do we */
         }
     }
-    const char *per = env_value(node_var);
+    const char *per = h5sf_env_value(node_var);
     if (per && per_node_applies) {
         if (h5sf_parse_int(per, 1, H5SF_MAX_IOC_PARAM, &v, e, node_var) < 0)
             return -1;
@@ -332,13 +326,13 @@ int h5sf_settings_apply_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
                 goto done;
             continue;
         }
-        const char *v = env_value(h5sf_options[i].fallback);
+        const char *v = h5sf_env_value(h5sf_options[i].fallback);
         if (v && apply_one(i, h5sf_options[i].fallback, v, t, buf, n, e) < 0)
             goto done;
     }
     /* Pass 2: ours win. */
     for (size_t i = 0; i < H5SF_NOPTIONS; i++) {
-        const char *v = env_value(h5sf_options[i].env);
+        const char *v = h5sf_env_value(h5sf_options[i].env);
         if (v && apply_one(i, h5sf_options[i].env, v, t, buf, n, e) < 0)
             goto done;
     }

@@ -1,0 +1,869 @@
+/*
+ * h5sf_test.h -- the one harness of every C test (after libuv's test/task.h):
+ * checks, the verdict, steps and the watchdog, the data pattern, the random
+ * source, the clock, files and subfiles, and the HDF5 error stack as text.
+ * Header-only, so each test stays one executable (or a few files sharing
+ * one state: t_roundtrip, t_multinode).
+ *
+ * Which parts are compiled: the core always; it needs neither MPI nor HDF5,
+ * so common/'s unit tests include it as it is.  The MPI part is compiled
+ * when <mpi.h> was included before this header, the HDF5 part when <hdf5.h>
+ * was, the h5sf part (t_fapl) when "h5sf.h" was.  A test includes what it
+ * links, then this header last.
+ *
+ *   t_start("name")          name the test; with MPI up (after the test's own
+ *                            MPI_Init) t_rank and t_size of MPI_COMM_WORLD.
+ *                            t_init: MPI_Init_thread(MULTIPLE), t_start, no
+ *                            automatic HDF5 error printing.
+ *   CHECK(cond, "fmt", ...)  count a failure, name file, line, rank (MPI up)
+ *                            and the step; go on.  The message is optional.
+ *                            CHECK_AT(line, ...) for a helper reporting its
+ *                            caller's line; t_max_fails stops a flood.
+ *   VRFY(cond, "fmt", ...)   the same, but fatal: the whole job stops now
+ *                            (MPI_Abort, or exit without MPI), as testpar's
+ *                            VRFY; for setup whose failure leaves nothing to
+ *                            test.  Prints the HDF5 error stack if any.
+ *   t_verdict()              every rank's failures summed; rank 0 prints
+ *                            "<prog>: passed" or "<prog>: FAILED (...)";
+ *                            the exit status every rank agrees on.
+ *                            t_finish(): t_verdict, then MPI_Finalize.
+ *   t_step(s, "fmt", ...)    name the step and arm the watchdog: a step that
+ *                            takes more than s seconds is a failure naming
+ *                            it, with the stack of every thread (gdb), and
+ *                            the process exits 3.  t_on_hang(fn) makes it
+ *                            call fn instead (a test releasing its own
+ *                            stall) and go on.  s = 0 only names the step.
+ *   t_pat / t_fill / t_mismatch  bytes of (seed, offset): any rank can
+ *                            write or check any range; never 0, so a hole
+ *                            or a zero fill never passes for data.
+ *                            t_pat_int for int elements; t_mix is the
+ *                            64-bit value behind them all.
+ *   t_rnd / t_rnd_below / t_rnd_seed   xorshift64, one stream per thread.
+ *   t_now_s                  monotonic seconds.
+ *   t_fresh_dir, t_mkdir_p, t_subfile, t_slurp, t_spit, t_snapshot ...
+ *                            files; t_count, t_mkdir_world (MPI).
+ *   t_errors (HDF5)          the error stack as text: "func(): desc" lines,
+ *                            and the descriptions alone.
+ *   H5VRFY(call) (HDF5)      VRFY for an HDF5 call: its value, or the job
+ *                            stops naming the call.
+ *   t_dset_create, t_dset_io, t_small_roundtrip (HDF5), t_fapl (h5sf)
+ *                            byte datasets and an h5sf fapl, for the
+ *                            reliability tests.
+ */
+#ifndef H5SF_TEST_H
+#define H5SF_TEST_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(MPI_VERSION)
+#define T_HAVE_MPI 1
+#else
+#define T_HAVE_MPI 0
+#endif
+#if defined(H5_VERS_MAJOR)
+#define T_HAVE_HDF5 1
+#else
+#define T_HAVE_HDF5 0
+#endif
+
+/* Not every test uses every helper.  The state is weak, not static: a
+ * test of several files (t_roundtrip, t_multinode) shares one. */
+#define T_FN  static inline __attribute__((unused))
+#define T_VAR __attribute__((weak))
+
+T_VAR int         t_rank = -1; /* -1: no MPI (or not started): never printed */
+T_VAR int         t_size = 1;
+T_VAR atomic_long t_fails;                /* failed checks of this process */
+T_VAR long        t_max_fails;            /* more failed checks end the test; 0: no limit */
+T_VAR const char *t_prog        = "test"; /* the name in every message */
+T_VAR int         t_watchdog_fd = 2;      /* where the watchdog speaks (a test may redirect stderr) */
+
+/* The step: its name (for messages) and the watchdog's deadline. */
+T_VAR pthread_mutex_t t_wd_mu = PTHREAD_MUTEX_INITIALIZER;
+T_VAR pthread_cond_t  t_wd_cv;
+T_VAR char            t_step_name[256];
+T_VAR double          t_wd_deadline; /* 0: disarmed */
+T_VAR unsigned        t_wd_seconds;
+T_VAR void (*t_wd_release)(void);
+T_VAR pid_t t_wd_pid; /* the process whose watchdog thread runs */
+
+T_FN double t_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- checks -------------------------------------------------------------- */
+
+T_FN int t_rank_now(void);
+
+/* "[prog rank R]", or "[prog]" without MPI, into out; its length. */
+T_FN int t_who(char *out, size_t n)
+{
+    int r = t_rank_now();
+    return r >= 0 ? snprintf(out, n, "[%s rank %d]", t_prog, r) : snprintf(out, n, "[%s]", t_prog);
+}
+
+/* t_who, then file:line (if file) and the step in parentheses. */
+T_FN void t_where(char *out, size_t n, const char *file, int line)
+{
+    char step[sizeof t_step_name];
+    int  k;
+    pthread_mutex_lock(&t_wd_mu);
+    memcpy(step, t_step_name, sizeof step);
+    pthread_mutex_unlock(&t_wd_mu);
+    k = t_who(out, n);
+    if (k > 0 && (size_t)k < n && file) {
+        const char *base = strrchr(file, '/');
+        k += snprintf(out + k, n - (size_t)k, " %s:%d", base ? base + 1 : file, line);
+    }
+    if (k > 0 && (size_t)k < n && step[0])
+        snprintf(out + k, n - (size_t)k, " (%s)", step);
+}
+
+T_FN void t_errors_print(FILE *f);
+T_FN void t_abort(int code) __attribute__((noreturn));
+
+/* fmt is " " and the caller's literal format (see CHECK). */
+T_FN void t_report(const char *kind, const char *file, int line, const char *cond, const char *fmt, va_list ap)
+{
+    char where[512], msg[2048];
+    t_where(where, sizeof where, file, line);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fprintf(stderr, "%s %s:%s\n", where, kind, strcmp(msg, " ") ? msg : cond);
+    fflush(stderr);
+}
+
+T_FN void t_check_failed(const char *file, int line, const char *cond, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+T_FN void t_check_failed(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    va_list ap;
+    long    n = ++t_fails;
+    va_start(ap, fmt);
+    t_report("FAIL", file, line, cond, fmt, ap);
+    va_end(ap);
+    if (t_max_fails && n > t_max_fails) {
+        fprintf(stderr, "%s: more than %ld failed checks, stopping\n", t_prog, t_max_fails);
+        t_abort(1);
+    }
+}
+
+
+T_FN void t_vrfy_failed(const char *file, int line, const char *cond, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), noreturn));
+T_FN void t_vrfy_failed(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    t_report("FATAL", file, line, cond, fmt, ap);
+    va_end(ap);
+    t_errors_print(stderr);
+    t_abort(1);
+}
+
+/* The message is a literal format, or nothing: then the condition is
+ * printed.  (" " before it: an empty format would draw a warning.) */
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            t_check_failed(__FILE__, __LINE__, " " #cond, " " __VA_ARGS__);                                            \
+    } while (0)
+#define VRFY(cond, ...)                                                                                                \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            t_vrfy_failed(__FILE__, __LINE__, " " #cond, " " __VA_ARGS__);                                             \
+    } while (0)
+
+/* CHECK for a helper that reports its caller's line. */
+#define CHECK_AT(line, cond, ...)                                                                                      \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            t_check_failed(__FILE__, line, " " #cond, " " __VA_ARGS__);                                                \
+    } while (0)
+
+/* A file operation of the test itself failed: no verdict is possible. */
+T_FN void t_die_io(const char *what, const char *path)
+{
+    fprintf(stderr, "%s: cannot %s %s: %s\n", t_prog, what, path, strerror(errno));
+    t_abort(2);
+}
+
+/* ---- watchdog: a hang becomes a failure that names the step -------------- */
+
+/* Where every thread of this process is, from gdb if there is one: a hang
+ * seen once in a loaded CI run is then a stack, not a guess.  T_NO_STACKS=1
+ * turns it off. */
+T_FN void t_dump_stacks(void)
+{
+    char cmd[1024], who[300];
+    if (getenv("T_NO_STACKS"))
+        return;
+    t_who(who, sizeof who);
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: let gdb attach */
+    /* Frames only, without MPI's and PMIx's own event threads. */
+    snprintf(cmd, sizeof cmd,
+             "command -v gdb >/dev/null && timeout 60 gdb -nx -batch -p %ld -ex 'thread apply all bt 16' 2>/dev/null | "
+             "grep -E '^(Thread|#[0-9]+ )' | "
+             "grep -v -E 'libevent|libpmix|clone3|start_thread|t_dump_stacks|t_watchdog_main|do_system|_GI___wait' | "
+             "sed 's/^/%s /' | cut -c1-200 >&%d",
+             (long)getpid(), who, t_watchdog_fd);
+    if (system(cmd) < 0)
+        return;
+    /* The first rank to exit ends the job: give the others' gdb time. */
+    struct timespec ts = {15, 0};
+    nanosleep(&ts, NULL);
+}
+
+T_FN void *t_watchdog_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&t_wd_mu);
+    for (;;) {
+        if (t_wd_deadline == 0) {
+            pthread_cond_wait(&t_wd_cv, &t_wd_mu);
+            continue;
+        }
+        double left = t_wd_deadline - t_now_s();
+        if (left > 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            ts.tv_sec += (time_t)left;
+            ts.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&t_wd_cv, &t_wd_mu, &ts);
+            continue;
+        }
+        /* Expired. */
+        void (*release)(void) = t_wd_release;
+        unsigned s            = t_wd_seconds;
+        t_wd_deadline         = 0;
+        pthread_mutex_unlock(&t_wd_mu);
+        char where[512], msg[768];
+        t_where(where, sizeof where, NULL, 0);
+        int n = snprintf(msg, sizeof msg, "%s FAIL: the step hung (watchdog expired after %u s)%s\n", where, s,
+                         release ? "; released" : "");
+        t_fails++;
+        if (n > 0 && write(t_watchdog_fd, msg, (size_t)n) < 0)
+            _exit(3);
+        if (release)
+            release();
+        else {
+            t_dump_stacks();
+            _exit(3); /* mpiexec then stops the other ranks */
+        }
+        pthread_mutex_lock(&t_wd_mu);
+    }
+    return NULL;
+}
+
+/* Name the step; seconds > 0 arms the watchdog for it, 0 disarms it. */
+T_FN void t_step(unsigned seconds, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+T_FN void t_step(unsigned seconds, const char *fmt, ...)
+{
+    va_list ap;
+    if (seconds && t_wd_pid != getpid()) { /* first arming in this process (or a forked child) */
+        pthread_condattr_t ca;
+        pthread_t          tid;
+        if (t_wd_pid) /* a forked child: the parent's lock state is not ours */
+            pthread_mutex_init(&t_wd_mu, NULL);
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&t_wd_cv, &ca);
+        pthread_condattr_destroy(&ca);
+        t_wd_pid = getpid();
+        if (pthread_create(&tid, NULL, t_watchdog_main, NULL) != 0) {
+            fprintf(stderr, "%s: cannot start the watchdog thread\n", t_prog);
+            t_abort(2);
+        }
+#ifdef _GNU_SOURCE
+        pthread_setname_np(tid, "t-watchdog");
+#endif
+        pthread_detach(tid);
+    }
+    pthread_mutex_lock(&t_wd_mu);
+    va_start(ap, fmt);
+    vsnprintf(t_step_name, sizeof t_step_name, fmt, ap);
+    va_end(ap);
+    t_wd_seconds  = seconds;
+    t_wd_deadline = seconds ? t_now_s() + seconds : 0;
+    if (t_wd_pid == getpid())
+        pthread_cond_signal(&t_wd_cv);
+    pthread_mutex_unlock(&t_wd_mu);
+}
+
+/* Disarm the watchdog, keep the step's name. */
+T_FN void t_step_done(void)
+{
+    pthread_mutex_lock(&t_wd_mu);
+    t_wd_deadline = 0;
+    pthread_mutex_unlock(&t_wd_mu);
+}
+
+/* On expiry call release (from the watchdog's thread) and count a failure
+ * instead of ending the process: for a test that can undo its own stall. */
+T_FN void t_on_hang(void (*release)(void))
+{
+    pthread_mutex_lock(&t_wd_mu);
+    t_wd_release = release;
+    pthread_mutex_unlock(&t_wd_mu);
+}
+
+/* ---- pattern, random source ---------------------------------------------- */
+
+/* 64 bits of (seed, off), no short period in either. */
+T_FN uint64_t t_mix(uint64_t seed, uint64_t off)
+{
+    uint64_t x = (off + 1) * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 31;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 29;
+    return x;
+}
+
+/* Byte at position off of the pattern of seed, never 0, so a stripe in the
+ * wrong place, a hole or a zero fill cannot pass for it.  Eight bytes come
+ * from one t_mix, so filling and checking gigabytes stays cheap. */
+T_FN unsigned char t_pat_byte(uint64_t x, unsigned k)
+{
+    unsigned char v = (unsigned char)(x >> (8 * k));
+    return v ? v : 0x5a;
+}
+
+T_FN unsigned char t_pat(uint64_t seed, uint64_t off) { return t_pat_byte(t_mix(seed, off >> 3), (unsigned)(off & 7)); }
+
+T_FN void t_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
+{
+    unsigned char *b = buf;
+    for (size_t i = 0; i < len;) {
+        uint64_t a = off + i, x = t_mix(seed, a >> 3);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* A whole word without a zero byte: as it is. */
+        if ((a & 7) == 0 && len - i >= 8 && !((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull)) {
+            memcpy(b + i, &x, 8);
+            i += 8;
+            continue;
+        }
+#endif
+        for (unsigned k = (unsigned)(a & 7); k < 8 && i < len; k++, i++)
+            b[i] = t_pat_byte(x, k);
+    }
+}
+
+/* Element i of an int pattern of seed: 1..2^30-1, exact in a double too. */
+T_FN int t_pat_int(uint64_t seed, uint64_t i) { return (int)(1 + t_mix(seed, i) % 0x3fffffff); }
+
+/* First index where buf differs from the pattern, or len. */
+T_FN size_t t_mismatch(const void *buf, size_t len, uint64_t seed, uint64_t off)
+{
+    const unsigned char *b = buf;
+    for (size_t i = 0; i < len;) {
+        uint64_t a = off + i, x = t_mix(seed, a >> 3);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if ((a & 7) == 0 && len - i >= 8 && !((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) &&
+            !memcmp(b + i, &x, 8)) {
+            i += 8;
+            continue;
+        }
+#endif
+        for (unsigned k = (unsigned)(a & 7); k < 8 && i < len; k++, i++)
+            if (b[i] != t_pat_byte(x, k))
+                return i;
+    }
+    return len;
+}
+
+/* xorshift64; each thread its own stream, the first thread to draw starts
+ * from a fixed value, so an unseeded run repeats. */
+T_VAR _Thread_local uint64_t t_rnd_state;
+T_VAR atomic_uint            t_rnd_streams;
+
+T_FN void t_rnd_seed(uint64_t seed) { t_rnd_state = seed ? seed : 0x2545F4914F6CDD1Dull; }
+
+T_FN uint64_t t_rnd(void)
+{
+    if (!t_rnd_state)
+        t_rnd_seed(0x2545F4914F6CDD1Dull + 0x9E3779B97F4A7C15ull * atomic_fetch_add(&t_rnd_streams, 1));
+    t_rnd_state ^= t_rnd_state << 13;
+    t_rnd_state ^= t_rnd_state >> 7;
+    t_rnd_state ^= t_rnd_state << 17;
+    return t_rnd_state;
+}
+
+T_FN uint64_t t_rnd_below(uint64_t n) { return n ? t_rnd() % n : 0; }
+
+/* ---- files --------------------------------------------------------------- */
+
+/* mkdir -p; a failure ends the test. */
+T_FN void t_mkdir_p(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1;; s++)
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s     = '\0';
+            if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                t_die_io("create", p);
+            if (!(*s = c))
+                break;
+        }
+}
+
+/* Make dir (and its parents) and empty it: no file of an earlier run.
+ * Call on one rank, then barrier.  (HDF5 first opens an existing file
+ * without H5F_ACC_TRUNC to see whether it is open already: a test that
+ * injects one fault into an open must not leave a file for that probe.) */
+T_FN void t_fresh_dir(const char *dir)
+{
+    char           p[8192];
+    DIR           *dp;
+    struct dirent *de;
+    t_mkdir_p(dir);
+    if ((dp = opendir(dir))) {
+        while ((de = readdir(dp)))
+            if (de->d_name[0] != '.') {
+                snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+                unlink(p);
+            }
+        closedir(dp);
+    }
+}
+
+/* Path of subfile k (1-based, as in the names) of n, of the file whose
+ * stub is dir/base: its name is <base>.subfile_<inode>_<k>_of_<n>.
+ * 0 if found, -1 if not. */
+T_FN int t_subfile(const char *dir, const char *base, int k, int n, char *out, size_t len)
+{
+    char           tail[32];
+    DIR           *dp = opendir(dir);
+    struct dirent *de;
+    int            found = -1;
+    snprintf(tail, sizeof tail, "_%d_of_%d", k, n);
+    while (dp && (de = readdir(dp))) {
+        size_t l = strlen(de->d_name), t = strlen(tail);
+        if (!strncmp(de->d_name, base, strlen(base)) && strstr(de->d_name, ".subfile_") && l > t &&
+            !strcmp(de->d_name + l - t, tail)) {
+            snprintf(out, len, "%s/%s", dir, de->d_name);
+            found = 0;
+        }
+    }
+    if (dp)
+        closedir(dp);
+    return found;
+}
+
+/* Whole small file (under 1 MiB), NUL-terminated; *n its length. */
+T_FN char *t_slurp(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        t_die_io("open", p);
+    char *b = malloc(1 << 20);
+    if (!b)
+        t_die_io("read", p);
+    *n    = fread(b, 1, (1 << 20) - 1, f);
+    b[*n] = '\0';
+    fclose(f);
+    return b;
+}
+
+T_FN void t_spit(const char *p, const void *b, size_t n)
+{
+    FILE *f = fopen(p, "wb");
+    if (!f || fwrite(b, 1, n, f) != n || fclose(f) != 0)
+        t_die_io("write", p);
+}
+
+/* Descriptors this process has open (leak checks). */
+T_FN int t_count_fds(void)
+{
+    int            n  = 0;
+    DIR           *dp = opendir("/proc/self/fd");
+    struct dirent *de;
+    while (dp && (de = readdir(dp)))
+        n += de->d_name[0] != '.';
+    if (dp)
+        closedir(dp);
+    return n;
+}
+
+/* ---- files on disk: snapshots -------------------------------------------- */
+
+typedef struct t_fileinfo {
+    char     name[512];
+    int64_t  size;
+    int64_t  mtime_ns, ctime_ns;
+    uint64_t sum; /* FNV-1a of the contents */
+    int      mode;
+} t_fileinfo_t;
+
+typedef struct t_snap {
+    t_fileinfo_t f[256];
+    int          n;
+} t_snap_t;
+
+T_FN uint64_t t_checksum(const char *path)
+{
+    uint64_t      h = 1469598103934665603ull;
+    unsigned char buf[65536];
+    int           fd = open(path, O_RDONLY);
+    ssize_t       k;
+    if (fd < 0)
+        return 0;
+    while ((k = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < k; i++)
+            h = (h ^ buf[i]) * 1099511628211ull;
+    close(fd);
+    return h;
+}
+
+T_FN int t_cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const t_fileinfo_t *)a)->name, ((const t_fileinfo_t *)b)->name);
+}
+
+/* Every file in dir whose name starts with prefix (sorted by name). */
+T_FN void t_snapshot(const char *dir, const char *prefix, t_snap_t *s)
+{
+    DIR           *dp = opendir(dir);
+    struct dirent *de;
+    s->n = 0;
+    if (!dp)
+        return;
+    while ((de = readdir(dp)) && s->n < (int)(sizeof s->f / sizeof s->f[0])) {
+        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        t_fileinfo_t *fi = &s->f[s->n];
+        char          path[4096 + 512];
+        struct stat   st;
+        snprintf(fi->name, sizeof fi->name, "%s", de->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (stat(path, &st) < 0)
+            continue;
+        fi->size     = (int64_t)st.st_size;
+        fi->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        fi->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+        fi->mode     = (int)st.st_mode;
+        fi->sum      = t_checksum(path);
+        s->n++;
+    }
+    closedir(dp);
+    qsort(s->f, (size_t)s->n, sizeof s->f[0], t_cmp_name);
+}
+
+/* Describe the first difference into why; 0 if the snapshots are equal.
+ * with_times: also compare mtime and ctime (a read-only open touches
+ * nothing at all). */
+T_FN int t_snap_diff(const t_snap_t *a, const t_snap_t *b, int with_times, char *why, size_t n)
+{
+    if (a->n != b->n) {
+        snprintf(why, n, "%d files before, %d after", a->n, b->n);
+        return 1;
+    }
+    for (int i = 0; i < a->n; i++) {
+        const t_fileinfo_t *x = &a->f[i], *y = &b->f[i];
+        if (strcmp(x->name, y->name)) {
+            snprintf(why, n, "file %s became %s", x->name, y->name);
+            return 1;
+        }
+        if (x->size != y->size || x->sum != y->sum) {
+            snprintf(why, n, "%s changed: size %lld -> %lld, checksum %016llx -> %016llx", x->name, (long long)x->size,
+                     (long long)y->size, (unsigned long long)x->sum, (unsigned long long)y->sum);
+            return 1;
+        }
+        if (x->mode != y->mode) {
+            snprintf(why, n, "%s changed mode %o -> %o", x->name, x->mode, y->mode);
+            return 1;
+        }
+        if (with_times && (x->mtime_ns != y->mtime_ns || x->ctime_ns != y->ctime_ns)) {
+            snprintf(why, n, "%s was touched (mtime or ctime changed)", x->name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- MPI part -------------------------------------------------------------- */
+
+#if T_HAVE_MPI
+
+/* MPI is up: between MPI_Init and MPI_Finalize. */
+T_FN int t_mpi_up(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Finalized(&fin);
+    return init && !fin;
+}
+
+T_FN int t_rank_now(void)
+{
+    if (t_rank < 0 && t_mpi_up())
+        MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
+    return t_rank;
+}
+
+/* _exit, not exit: other threads may be running (t_max_fails). */
+T_FN void t_abort(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (t_mpi_up())
+        MPI_Abort(MPI_COMM_WORLD, code);
+    _exit(code);
+}
+
+/* Name the test; take this rank's place in MPI_COMM_WORLD if MPI is up
+ * (call after MPI_Init, which stays the test's own). */
+T_FN void t_start(const char *prog)
+{
+    t_prog = prog;
+    if (t_mpi_up()) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &t_size);
+    }
+}
+
+/* mkdir -p on rank 0, then every rank may use dir. */
+T_FN void t_mkdir_world(const char *dir)
+{
+    if (t_rank_now() == 0)
+        t_mkdir_p(dir);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Number of ranks of MPI_COMM_WORLD for which v is true. */
+T_FN int t_count(int v)
+{
+    int mine = v != 0, sum = 0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return sum;
+}
+
+#else
+
+T_FN int  t_rank_now(void) { return -1; }
+T_FN void t_abort(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code);
+}
+T_FN void t_start(const char *prog) { t_prog = prog; }
+
+#endif
+
+/* Sum of every rank's failed checks (MPI up: over MPI_COMM_WORLD); rank 0
+ * prints the verdict.  Returns the exit status, the same on every rank.
+ * Disarms the watchdog. */
+T_FN int t_verdict(void)
+{
+    long all = t_fails;
+    t_step_done();
+#if T_HAVE_MPI
+    if (t_mpi_up()) {
+        long mine = all;
+        MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Comm_size(MPI_COMM_WORLD, &t_size);
+    }
+#endif
+    if (t_rank_now() <= 0) {
+        if (!all)
+            printf("%s: passed", t_prog);
+        else
+            printf("%s: FAILED (%ld failed checks)", t_prog, all);
+        if (t_rank >= 0)
+            printf(" (%d rank%s)", t_size, t_size == 1 ? "" : "s");
+        putchar('\n');
+    }
+    fflush(stdout);
+    return all ? 1 : 0;
+}
+
+#if T_HAVE_MPI
+/* t_verdict, then MPI_Finalize: the exit status. */
+T_FN int t_finish(void)
+{
+    int rc = t_verdict();
+    MPI_Finalize();
+    return rc;
+}
+#endif
+
+/* ---- HDF5 part ------------------------------------------------------------- */
+
+#if T_HAVE_HDF5
+
+/* The error stack, outermost record first, in two views: buf for
+ * messages, one "  func(): desc" line a record; desc the descriptions
+ * alone, one a line, for checks that must not match a function's name. */
+typedef struct t_errtext {
+    char   buf[16384];
+    char   desc[16384];
+    size_t len, dlen;
+} t_errtext_t;
+
+/* Append printf output to b (of n bytes, *len used), truncating. */
+T_FN void t_append(char *b, size_t n, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+T_FN void t_append(char *b, size_t n, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    if (*len >= n - 1)
+        return;
+    va_start(ap, fmt);
+    int w = vsnprintf(b + *len, n - *len, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *len = *len + (size_t)w >= n ? n - 1 : *len + (size_t)w;
+}
+
+T_FN herr_t t_errors_cb(unsigned n, const H5E_error2_t *err, void *data)
+{
+    t_errtext_t *t    = data;
+    const char  *desc = err->desc ? err->desc : "";
+    (void)n;
+    /* No HDF5 API calls in here: they would clear the stack being walked. */
+    t_append(t->buf, sizeof t->buf, &t->len, "  %s(): %s\n", err->func_name ? err->func_name : "?", desc);
+    t_append(t->desc, sizeof t->desc, &t->dlen, "%s\n", desc);
+    return 0;
+}
+
+/* The default error stack as text (t->buf; "" if it is empty).  Call right
+ * after the failing API call: the next one clears the stack. */
+T_FN const char *t_errors(t_errtext_t *t)
+{
+    t->len = t->dlen = 0;
+    t->buf[0] = t->desc[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, t_errors_cb, t);
+    return t->buf;
+}
+
+/* H5VRFY(call): the call's value if it is not negative (an id, a status);
+ * else the job stops, naming the call, with the error stack.  For setup. */
+#define H5VRFY(call) t_h5vrfy((int64_t)(call), #call, __FILE__, __LINE__)
+T_FN int64_t t_h5vrfy(int64_t v, const char *call, const char *file, int line)
+{
+    if (v < 0)
+        t_vrfy_failed(file, line, " ", " %s failed", call);
+    return v;
+}
+
+T_FN void t_errors_print(FILE *f)
+{
+    static t_errtext_t t; /* not on the stack of a thread that may be small */
+    if (t_errors(&t)[0])
+        fprintf(f, "HDF5 error stack:\n%s", t.buf);
+    fflush(f);
+}
+
+/* A 1-D byte dataset with its space allocated at creation and no fill, so
+ * raw-data writes later change no metadata. */
+T_FN hid_t t_dset_create(hid_t f, const char *name, hsize_t n)
+{
+    hid_t sp = H5Screate_simple(1, &n, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    hid_t d = H5Dcreate2(f, name, H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    return d;
+}
+
+/* Write or read [off, off+len) of a 1-D byte dataset; dxpl may be collective.
+ * On failure the error stack goes to *err (if given) before the dataspaces
+ * are closed, since any API call clears it. */
+T_FN herr_t t_dset_io(hid_t d, int write, hsize_t off, hsize_t len, void *buf, hid_t dxpl, t_errtext_t *err)
+{
+    hsize_t one = len ? len : 1;
+    hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(1, &one, NULL);
+    if (len == 0) {
+        H5Sselect_none(fs);
+        H5Sselect_none(ms);
+    }
+    else
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &len, NULL);
+    herr_t r =
+        write ? H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf) : H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf);
+    if (r < 0 && err)
+        t_errors(err);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return r;
+}
+
+#if T_HAVE_MPI
+/* A dataset "d" of n bytes in file f: each rank of MPI_COMM_WORLD writes
+ * its share of the pattern and reads it back (independent I/O). */
+T_FN void t_small_roundtrip(hid_t f, hsize_t n)
+{
+    hsize_t        per = n / (hsize_t)t_size, off = per * (hsize_t)t_rank;
+    hid_t          fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &per, NULL);
+    hid_t          d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    unsigned char *b = malloc(per ? per : 1), *g = malloc(per ? per : 1);
+    t_fill(b, per, 1, off);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &per, NULL);
+    CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "small round trip: write");
+    CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0 && t_mismatch(g, per, 1, off) == per,
+          "small round trip: read back");
+    free(b);
+    free(g);
+    H5Dclose(d);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
+/* MPI_Init_thread (MPI_THREAD_MULTIPLE, which the IOC channel needs),
+ * t_start, and no automatic error-stack printing: the tests read the
+ * stack themselves. */
+T_FN void t_init(int *argc, char ***argv, const char *prog)
+{
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    t_start(prog);
+    if (provided != MPI_THREAD_MULTIPLE && t_rank == 0)
+        fprintf(stderr, "%s: MPI_THREAD_MULTIPLE not provided (%d); channel=ioc tests will fail\n", prog, provided);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+#endif
+
+#else
+T_FN void t_errors_print(FILE *f) { (void)f; }
+#endif
+
+/* ---- h5sf part ------------------------------------------------------------- */
+
+#if defined(H5SF_H) && T_HAVE_MPI
+/* A fapl of h5sf with config string cfg on MPI_COMM_WORLD.  The driver is
+ * registered from the linked library, not loaded as a plugin: HDF5 2.x
+ * empties the error stack of a failed H5Fopen when a plugin directory is
+ * searched (t_reliability.cmake), and these tests read that stack. */
+T_FN hid_t t_fapl(const char *cfg)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    VRFY(H5FD_h5sf_init() >= 0 && H5Pset_driver_by_name(fapl, "h5sf", cfg) >= 0,
+         "cannot select h5sf with \"%s\" (plugin not found?)", cfg);
+    return fapl;
+}
+#endif
+
+#endif
