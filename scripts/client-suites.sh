@@ -93,9 +93,9 @@ serial_timeout=${H5SF_CLIENTS_SERIAL_TIMEOUT:-300}
 #   read_*: CGNS's user-guide readers read the subfiled files the write_*
 #           tests made; through MPI-IO they would read only the stub.
 #   Metadata_Stressing: rank 0 alone creates the file (cg_open, HDF5's core
-#           driver, no MPI-IO to redirect); the parallel reopen (cgp_open)
-#           comes through h5sf, which finds a plain HDF5 file and keeps it
-#           plain, on MPI-IO (docs/clients.md).
+#           driver, no MPI-IO to redirect); the redirect opens a plain
+#           HDF5 file with MPI-IO, as the program asked (the parallel
+#           reopen, cgp_open; docs/user-guide.md, docs/clients.md).
 no_file_launches='/tst_mpi_parallel$|/tst_parallel5$|/read_[a-z_]*$|/Metadata_Stressing$'
 
 # clean_outputs DIR...: remove the subfiles and config files the tests left,
