@@ -11,11 +11,10 @@
 #             (the MPI-IO redirect), ioc (the redirect on I/O concentrators
 #             with both same-node shortcuts off).
 #   serial    netCDF-C's other nc_test4 and h5_test ctests (85 + 27, one
-#             process each), under HDF5's default driver and under
-#             HDF5_DRIVER=h5sf.
-# Under MPICH the MPI-IO way, the serial suite's default-driver pass and the
-# slowest launches are left to the Open MPI run (docs/clients.md, "Time in
-# CI").
+#             process each), under HDF5_DRIVER=h5sf (a test that fails
+#             there runs again under HDF5's default driver, for comparison).
+# Under MPICH the MPI-IO way and the slowest launches are left to the Open
+# MPI run (docs/clients.md, "Time in CI").
 # docs/clients.md records the results and what each check means.
 #
 #   scripts/client-suites.sh [build|run] [netcdf] [cgns]    (default: run both)
@@ -34,7 +33,8 @@
 #                          tst_nc4perf, tst_simplerw_coll_r at 4 ranks)
 #   H5SF_CLIENTS_SERIAL    1: run the serial suite (default 1)
 #   H5SF_CLIENTS_SERIAL_DRIVERS  HDF5_DRIVER values for it, "default" for
-#                          none (Open MPI: "default h5sf", MPICH: "h5sf")
+#                          none (default "h5sf"; the tests that fail under
+#                          h5sf run again under HDF5's default driver)
 #   H5SF_CLIENTS_SERIAL_LEAVE_OUT  serial ctests to leave out and report, a
 #                          regular expression (default: none)
 #   H5SF_CLIENTS_SERIAL_TIMEOUT  seconds per serial ctest (default 300; the
@@ -64,9 +64,8 @@ reps=3
 if [[ $what == bench ]]; then reps=${1:-3}; set -- cgns; fi
 clients=("$@")
 [[ ${#clients[@]} -gt 0 ]] || clients=(netcdf cgns)
-# Under MPICH the MPI-IO way, the serial suite's default-driver pass and the
-# slowest launches are left to the Open MPI run, to keep CI's time
-# (docs/clients.md, "Time in CI").
+# Under MPICH the MPI-IO way and the slowest launches are left to the Open
+# MPI run, to keep CI's time (docs/clients.md, "Time in CI").
 if [[ $H5SF_MPI == mpich ]]; then
     mpi_name=MPICH
     ways=(${H5SF_CLIENTS_WAYS:-direct ioc})
@@ -77,7 +76,7 @@ else
     mpi_name="Open MPI"
     ways=(${H5SF_CLIENTS_WAYS:-mpiio direct ioc})
     serial=${H5SF_CLIENTS_SERIAL:-1}
-    serial_drivers=(${H5SF_CLIENTS_SERIAL_DRIVERS:-default h5sf})
+    serial_drivers=(${H5SF_CLIENTS_SERIAL_DRIVERS:-h5sf})
     leave_out=${H5SF_CLIENTS_LEAVE_OUT-}
 fi
 serial_leave_out=${H5SF_CLIENTS_SERIAL_LEAVE_OUT-}
@@ -175,6 +174,18 @@ parallel_suite() {
     echo "$passed $total $n_launch $n_skip"
 }
 
+# compare_default DIR LOG: the ctests that failed in LOG, again under HDF5's
+# default driver, to say on stderr whether they fail there too (the
+# reference pass costs a minute, so it runs for failures only).
+compare_default() {
+    local d=$1 log=$2 names re k
+    names=$(sed -n '/The following tests FAILED:/,$p' "$log" | sed -nE 's/^[[:space:]]+[0-9]+ - ([^ ]+).*/\1/p')
+    re="^($(paste -sd'|' <<<"$names"))\$"
+    ctest --test-dir "$d" -R "$re" --timeout "$serial_timeout" >"$log.default" 2>&1
+    k=$(sed -n '/The following tests FAILED:/,$p' "$log.default" | grep -cE '^[[:space:]]+[0-9]+ - ')
+    echo "    under HDF5's default driver $k of them fail too ($log.default)" >&2
+}
+
 # serial_suite DIR...: the non-parallel ctests of each DIR under each of
 # $serial_drivers (default: HDF5's own, i.e. no HDF5_DRIVER); prints
 # "total left_out DRIVER=passed ..." (total not counting those left out).
@@ -208,6 +219,7 @@ serial_suite() {
                 echo "  netcdf serial, HDF5_DRIVER=$drv, $(basename "$d"): $f of $t failed ($log):" >&2
                 sed -n '/The following tests FAILED:/,$p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
                     sed 's/^[[:space:]]*/    /' >&2
+                [[ $drv == default ]] || compare_default "$d" "$log"
             fi
             if [[ $drv == h5sf ]] && [[ -z $(find "$d" -maxdepth 1 -name '*.subfile_*.config' -print -quit) ]]; then
                 echo "  netcdf serial: no subfiled file in $d: HDF5_DRIVER=h5sf did not take" >&2
