@@ -127,7 +127,8 @@ check_launches() {
 # run_parallel CLIENT TESTDIR CTEST_NAME WAY: one parallel ctest, one way.
 # Prints "pass" or "fail"; details to stderr and the logs.
 run_parallel() {
-    local client=$1 dir=$2 name=$3 way=$4 log="$logs/$client-$way-$3"
+    local client=$1 dir=$2 name=$3 way=$4
+    local log="$logs/$client-$way-$name"
     rm -f "$log".launches "$log.out"
     ctest --test-dir "$dir" -R "^$name\$" -N | grep 'Total Tests: 1$' >/dev/null || { echo "    no ctest $name in $dir" >&2; echo fail; return; }
     (
