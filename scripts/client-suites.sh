@@ -245,7 +245,7 @@ bench() {
     for d in src/ptests src/Test_UserGuideCode/C_code_parallel; do
         while read -r n; do tests+=("$b/$d $n"); done < <(ctest --test-dir "$b/$d" -N | awk '/Test +#/ { print $3 }')
     done
-    mkdir -p "$out" && rm -f "$out"/*.times "$out"/*.rates
+    mkdir -p "$out" && rm -f "$out"/*.times "$out"/*.rates "$out/failed"
     echo "bench: $(date -u '+%F %T UTC'), $(nproc) cores, $mpi_name, ways ${ways[*]}, $reps rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
     for ((r = 1; r <= reps; r++)); do
         for way in "${ways[@]}"; do
