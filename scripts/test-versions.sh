@@ -16,6 +16,7 @@
 # No sanitizer builds here.  Prints one line per version:
 #   == HDF5 <version> (<MPI> <version>): all tests passed | : FAILURES
 # Usage: scripts/test-versions.sh [1.14.6] [2]   (default: both)
+# H5SF_CTEST_R=REGEX runs only the tests it matches (ctest -R), in both stages.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${H5SF_CACHE:-$HOME/.cache/h5sf}"
@@ -41,6 +42,7 @@ mpi_name() { # "Open MPI 4.1.4" from mpirun --version
 # compiler as the 1.14.5 pass); the 2.x stage keeps them for its other MPI.
 skip_labels='multinode|conformance|fuzz|once|slurm|sweep'
 jobs="${H5SF_CTEST_JOBS:-$(nproc)}" # tests at a time, as in test.sh
+only=""; [ -z "${H5SF_CTEST_R:-}" ] || only="-R '$H5SF_CTEST_R'"
 
 hdf5_version() { awk '/define H5_VERSION /{gsub(/"/,"",$3); print $3}' "$1"; }
 
@@ -51,7 +53,7 @@ stage_1146() {
     if [ $rc -eq 0 ] && H5SF_HDF5_VERSION=1.14.6 H5SF_HDF5_PREFIX="$prefix" H5SF_SANITIZE=0 \
          H5SF_BUILD_DIR="$dir" "$root/scripts/build.sh"; then
         ( export H5SF_HDF5_PREFIX="$prefix" H5SF_BUILD_DIR="$dir"
-          source "$root/scripts/env.sh"; cd "$dir" && ctest --output-on-failure -j "$jobs" -LE "$skip_labels|unit" ) || rc=1
+          source "$root/scripts/env.sh"; cd "$dir" && eval ctest --output-on-failure -j "$jobs" -LE "'$skip_labels|unit'" "$only" ) || rc=1
     else
         echo "build against HDF5 1.14.6 failed" >&2; rc=1
     fi
@@ -107,7 +109,7 @@ stage_2() {
         echo "skipped in the chroot: multinode_* (they need network namespaces: scripts/netns-cluster.sh)"
         echo "skipped in the chroot: eco_example_nodelocal_h5repack, t_plain_h5dump (Debian's h5repack and h5dump are linked with the serial HDF5; the parallel plugin cannot load into them)"
         echo "skipped in the chroot: t_fault_pwrite_meta_coll* (after any failed collective metadata flush this HDF5, built with assertions, aborts in H5SL_term_package at MPI_Finalize; 1.14.x prints 'infinite loop closing library' there: docs/reliability.md)"
-        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j $jobs -LE '$skip_labels' -E '^(eco_example_nodelocal_h5repack|t_plain_h5dump|t_fault_pwrite_meta_coll.*)\$'" || rc=1
+        in_root "cd '$root/build-hdf5-2' && ctest --output-on-failure -j $jobs $only -LE '$skip_labels' -E '^(eco_example_nodelocal_h5repack|t_plain_h5dump|t_fault_pwrite_meta_coll.*)\$'" || rc=1
     else
         echo "build against HDF5 $ver failed" >&2; rc=1
     fi

@@ -9,7 +9,11 @@
 #      the labels fuzz, once and exhaustive (H5SF_MPI=mpich; conformance at
 #      2 ranks);
 #      H5SF_SKIP_MPICH=1 leaves the stage out
-#   5. scripts/test-versions.sh: HDF5 1.14.6 and 2.x, normal builds, full
+#   5. clients: netCDF-C's and CGNS's own tests through the MPI-IO redirect,
+#      once per MPI (scripts/client-suites.sh, builds cached; not with extra
+#      arguments, nor with H5SF_SKIP_CLIENTS=1); one line each,
+#      "== clients (<MPI>): ..."
+#   6. scripts/test-versions.sh: HDF5 1.14.6 and 2.x, normal builds, full
 #      ctest (not with extra arguments, nor with H5SF_SKIP_OTHER_HDF5=1)
 # One line per HDF5 version: "== HDF5 <version> (<MPI>): all tests passed"
 # or ": FAILURES".
@@ -58,7 +62,9 @@ if [ "${H5SF_SKIP_MPICH:-0}" != 1 ]; then
 fi
 
 stage "build (build/)"
+built=0
 if H5SF_SANITIZE=0 H5SF_BUILD_DIR="$root/build" "$root/scripts/build.sh"; then
+    built=1
     stage "ctest (build/)"
     run_ctest "$root/build" "$@" || status=1
 else
@@ -105,6 +111,18 @@ if [ "$mpich_built" = 1 ]; then
     else
         echo "== HDF5 $(hdf5_ver mpich) ($mpi_ver): FAILURES"
         status=1
+    fi
+fi
+
+if [ $# -eq 0 ] && [ "${H5SF_SKIP_CLIENTS:-0}" != 1 ]; then
+    # A failed build fails the run already; its clients line would only repeat it.
+    if [ "$built" = 1 ]; then
+        stage "clients (Open MPI)"
+        H5SF_MPI=openmpi H5SF_BUILD_DIR="$root/build" "$root/scripts/client-suites.sh" || status=1
+    fi
+    if [ "$mpich_built" = 1 ]; then
+        stage "clients (MPICH)"
+        H5SF_MPI=mpich H5SF_BUILD_DIR="$root/build-mpich" "$root/scripts/client-suites.sh" || status=1
     fi
 fi
 

@@ -46,8 +46,12 @@ t_finalize_test(t_finalize_bracket_close_direct_fail_np2 2 bracket-close
 foreach(ch ioc direct)
   t_finalize_test(t_finalize_closefail_${ch}_np2 2 closefail ENV "H5SF_CHANNEL=${ch}" "H5SF_FAULT=op=fsync,errno=EIO")
 endforeach()
-# Threads at MPI_Finalize: the hang scenario under ThreadSanitizer too.
-set_property(TEST t_finalize_hang_np2 APPEND PROPERTY LABELS tsan)
-set_property(TEST t_finalize_hang_np2 APPEND PROPERTY ENVIRONMENT
-  "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan_mpi.supp")
+# Threads at MPI_Finalize: the hang scenario and the brackets the hook
+# finishes (IOC threads and pool workers beside it) under ThreadSanitizer too.
+foreach(t t_finalize_hang_np2 t_finalize_bracket_coend_ioc_np2 t_finalize_bracket_close_ioc_np2
+          t_finalize_bracket_coend_direct_np2)
+  set_property(TEST ${t} APPEND PROPERTY LABELS tsan)
+  set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT
+    "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan_mpi.supp")
+endforeach()
 h5sf_tsan(t_finalize)
