@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "alloc.h"
 #include "settings_impl.h"
 
 /* ---- config strings ---------------------------------------------------- */
@@ -87,8 +88,8 @@ int h5sf_settings_parse(const char *str, h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
     if (!str)
         return 0;
-    h5sf_settings_t *t   = malloc(sizeof *t); /* apply to a copy: all or nothing */
-    char            *val = malloc(H5SF_VALUE_MAX);
+    h5sf_settings_t *t   = h5sf_malloc(sizeof *t); /* apply to a copy: all or nothing */
+    char            *val = h5sf_malloc(H5SF_VALUE_MAX);
     int              ret = -1;
     if (!t || !val) {
         h5sf_fail(e, ENOMEM, "config string: out of memory");
@@ -130,8 +131,8 @@ int h5sf_settings_parse(const char *str, h5sf_settings_t *c, h5sf_errbuf_t *e)
     *c  = *t;
     ret = 0;
 done:
-    free(t);
-    free(val);
+    h5sf_free(t);
+    h5sf_free(val);
     return ret;
 }
 

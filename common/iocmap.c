@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include "alloc.h"
 #include "iocmap.h"
 
 static int cmp_i64(const void *a, const void *b)
@@ -23,14 +24,14 @@ static int cmp_i64(const void *a, const void *b)
 /* order[] = the ranks node by node; *nnodes = the number of nodes. */
 static int node_major(int size, const int *lead, int *order, int *nnodes, h5sf_errbuf_t *e)
 {
-    int64_t *key = malloc((size_t)size * sizeof *key);
+    int64_t *key = h5sf_malloc((size_t)size * sizeof *key);
     if (!key)
         return h5sf_fail(e, ENOMEM, "out of memory ordering the ranks by node");
     *nnodes = 0;
     for (int r = 0; r < size; r++) {
         /* A node is named by its lowest rank, which names itself. */
         if (lead[r] < 0 || lead[r] > r || lead[lead[r]] != lead[r]) {
-            free(key);
+            h5sf_free(key);
             return h5sf_fail(e, EINVAL, "inconsistent node information: rank %d's node starts at rank %d", r, lead[r]);
         }
         *nnodes += lead[r] == r;
@@ -39,7 +40,7 @@ static int node_major(int size, const int *lead, int *order, int *nnodes, h5sf_e
     qsort(key, (size_t)size, sizeof *key, cmp_i64);
     for (int i = 0; i < size; i++)
         order[i] = (int)(key[i] & INT_MAX);
-    free(key);
+    h5sf_free(key);
     return 0;
 }
 
@@ -69,11 +70,11 @@ static int pick_per_node(int size, const int *lead, const int *order, int nnodes
 static int pick_list(int size, const int *order, const char *list, int32_t nsubfiles, int *iocs, h5sf_errbuf_t *e)
 {
     int  *ranks = NULL, nr = 0, n = 0;
-    bool *in = calloc((size_t)size, sizeof *in);
+    bool *in = h5sf_calloc((size_t)size, sizeof *in);
     if (!in)
         return h5sf_fail(e, ENOMEM, "out of memory selecting IOCs");
     if (h5sf_parse_rank_list(list, size, &ranks, &nr, e) < 0) {
-        free(in);
+        h5sf_free(in);
         return -1;
     }
     for (int i = 0; i < nr; i++)
@@ -81,8 +82,8 @@ static int pick_list(int size, const int *order, const char *list, int32_t nsubf
     for (int i = 0; i < size; i++)
         if (in[order[i]] && (nsubfiles <= 0 || n < nsubfiles))
             iocs[n++] = order[i];
-    free(ranks);
-    free(in);
+    h5sf_free(ranks);
+    h5sf_free(in);
     return n;
 }
 
@@ -95,8 +96,8 @@ int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, in
     *nioc_out = 0;
     if (size <= 0)
         return h5sf_fail(e, EINVAL, "no ranks to choose IOCs from");
-    order = malloc((size_t)size * sizeof *order);
-    iocs  = malloc((size_t)size * sizeof *iocs);
+    order = h5sf_malloc((size_t)size * sizeof *order);
+    iocs  = h5sf_malloc((size_t)size * sizeof *iocs);
     if (!order || !iocs) {
         n = h5sf_fail(e, ENOMEM, "out of memory selecting IOCs");
         goto done;
@@ -129,9 +130,9 @@ int h5sf_iocmap_select(int size, const int *lead, const h5sf_settings_t *cfg, in
     if (n == 0)
         n = h5sf_fail(e, EINVAL, "IOC selection chose no rank");
 done:
-    free(order);
+    h5sf_free(order);
     if (n < 0) {
-        free(iocs);
+        h5sf_free(iocs);
         return -1;
     }
     *iocs_out = iocs;
@@ -145,8 +146,8 @@ int32_t h5sf_iocmap_default_count(int size, const int *lead, const int *iocs, in
     int    *ranks, *here; /* per node (indexed by its lead): ranks, IOCs */
     if (nioc <= 0 || size <= 0)
         return 1;
-    ranks = calloc((size_t)size, sizeof *ranks);
-    here  = calloc((size_t)size, sizeof *here);
+    ranks = h5sf_calloc((size_t)size, sizeof *ranks);
+    here  = h5sf_calloc((size_t)size, sizeof *here);
     if (!ranks || !here)
         k = 1; /* no memory to count with: the built-in's default */
     else {
@@ -160,8 +161,8 @@ int32_t h5sf_iocmap_default_count(int size, const int *lead, const int *iocs, in
                 k = ranks[node] / here[node];
         }
     }
-    free(ranks);
-    free(here);
+    h5sf_free(ranks);
+    h5sf_free(here);
     if (k < 1)
         k = 1;
     return (int32_t)(k * nioc < H5SF_MAX_STRIPE_COUNT ? k * nioc : H5SF_MAX_STRIPE_COUNT);

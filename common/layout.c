@@ -11,16 +11,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "alloc.h"
 #include "bounds.h"
 #include "bytes.h"
 #include "layout.h"
 #include "superblock.h"
+#include "sysio.h"
 
 
 /* The built-in's templates (H5FD_SUBFILING_FILENAME_TEMPLATE and
@@ -54,9 +58,13 @@ static int num_digits(int n)
 
 int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t *e)
 {
-    char  *dir = NULL, *real = NULL;
-    int    ret = -1;
+    /* On the heap: four paths are too much stack for the threads of some
+     * callers (tools). */
+    struct names {
+        char real[PATH_MAX], dir[H5SF_LAYOUT_PATH_MAX], rdir[PATH_MAX], abs[H5SF_LAYOUT_PATH_MAX];
+    } * b;
     size_t len = stub_path ? strlen(stub_path) : 0;
+    int    ret = -1;
 
     if (len == 0)
         return h5sf_fail(e, EINVAL, "empty file name");
@@ -65,22 +73,24 @@ int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t 
                          H5SF_LAYOUT_PATH_MAX - 1);
     if (stub_path[len - 1] == '/')
         return h5sf_fail(e, EISDIR, "file name %s ends in '/' (names a directory)", stub_path);
+    if (!(b = h5sf_malloc(sizeof *b)))
+        return h5sf_fail(e, ENOMEM, "out of memory");
 
     /* Like the built-in (H5FD__subfiling_resolve_pathname): the real path of
      * an existing stub, so a symlinked stub finds the target's subfiles. */
-    const char *path = stub_path;
-    if ((real = realpath(stub_path, NULL)) != NULL)
-        path = real;
+    const bool  real  = h5sf_sysio_realpath(stub_path, b->real) != NULL;
+    const char *path  = real ? b->real : stub_path;
     const char *slash = strrchr(path, '/');
     const char *base  = slash ? slash + 1 : path;
+    const char *dir   = b->dir;
     if (!slash)
-        dir = strdup(".");
+        dir = ".";
     else if (slash == path)
-        dir = strdup("/");
-    else
-        dir = strndup(path, (size_t)(slash - path));
-    if (!dir) {
-        h5sf_fail(e, ENOMEM, "out of memory");
+        dir = "/";
+    else if ((size_t)(slash - path) < sizeof b->dir)
+        snprintf(b->dir, sizeof b->dir, "%.*s", (int)(slash - path), path);
+    else {
+        h5sf_fail(e, ENAMETOOLONG, "directory of %s is too long", path);
         goto done;
     }
     if (strlen(base) >= sizeof l->base) {
@@ -88,35 +98,32 @@ int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t 
         goto done;
     }
 
-    char  abs[H5SF_LAYOUT_PATH_MAX];
-    char *rdir = real ? NULL : realpath(dir, NULL);
-    int   w;
+    const bool rdir = !real && h5sf_sysio_realpath(dir, b->rdir) != NULL;
+    int        w;
     if (real || dir[0] == '/')
-        w = snprintf(abs, sizeof abs, "%s", rdir ? rdir : dir);
+        w = snprintf(b->abs, sizeof b->abs, "%s", rdir ? b->rdir : dir);
     else if (rdir)
-        w = snprintf(abs, sizeof abs, "%s", rdir);
+        w = snprintf(b->abs, sizeof b->abs, "%s", b->rdir);
     else {
         /* The directory does not exist (yet): make it absolute by hand. */
         char cwd[H5SF_LAYOUT_PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd)) {
+        if (!h5sf_sysio_getcwd(cwd, sizeof cwd)) {
             h5sf_fail(e, errno, "cannot get the current directory: %s", strerror(errno));
             goto done;
         }
-        w = strcmp(dir, ".") == 0 ? snprintf(abs, sizeof abs, "%s", cwd)
-                                  : snprintf(abs, sizeof abs, "%s/%s", strcmp(cwd, "/") ? cwd : "", dir);
+        w = strcmp(dir, ".") == 0 ? snprintf(b->abs, sizeof b->abs, "%s", cwd)
+                                  : snprintf(b->abs, sizeof b->abs, "%s/%s", strcmp(cwd, "/") ? cwd : "", dir);
     }
-    free(rdir);
-    if (w < 0 || (size_t)w >= sizeof abs) {
+    if (w < 0 || (size_t)w >= sizeof b->abs) {
         h5sf_fail(e, ENAMETOOLONG, "directory of %s: absolute path longer than %d characters", stub_path,
                   H5SF_LAYOUT_PATH_MAX - 1);
         goto done;
     }
-    memcpy(l->stub_dir, abs, (size_t)w + 1);
+    memcpy(l->stub_dir, b->abs, (size_t)w + 1);
     memcpy(l->base, base, strlen(base) + 1);
     ret = 0;
 done:
-    free(real);
-    free(dir);
+    h5sf_free(b);
     return ret;
 }
 
@@ -143,7 +150,7 @@ int h5sf_layout_set_subfile_dir(h5sf_layout_t *l, const char *dir, h5sf_errbuf_t
         l->subfile_dir[0] = '\0';
         return 0;
     }
-    if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
+    if (dir[0] != '/' && !h5sf_sysio_getcwd(cwd, sizeof cwd))
         return h5sf_fail(e, errno, "subfile directory %s: cannot get the current directory: %s", dir, strerror(errno));
     return join_dir(dir[0] == '/' ? "/" : cwd, dir, l->subfile_dir, sizeof l->subfile_dir, e);
 }
@@ -209,7 +216,7 @@ int h5sf_config_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t 
 
 static ssize_t pread_at(void *fd, uint64_t off, void *buf, size_t len)
 {
-    return pread(*(const int *)fd, buf, len, (off_t)off);
+    return h5sf_sysio_pread(*(const int *)fd, buf, len, off);
 }
 
 /* The stub's superblock (superblock.c) and its size; -1 if there is none
@@ -218,7 +225,7 @@ static int stub_superblock(int fd, h5sf_superblock_t *sb, uint64_t *size)
 {
     unsigned char raw[H5SF_SB_MAX];
     struct stat   st;
-    if (fstat(fd, &st) < 0)
+    if (h5sf_sysio_fstat(fd, &st) < 0)
         return -1;
     *size = (uint64_t)st.st_size;
     return h5sf_superblock_read(pread_at, &fd, *size, sb, raw, NULL);
@@ -234,7 +241,7 @@ int h5sf_stub_lacks_root(int fd)
     /* Past the stub's end (or undefined): not here. */
     if (sb.base_addr > size || sb.root_addr > size - sb.base_addr || size - sb.base_addr - sb.root_addr < sizeof h)
         return 1;
-    if (pread(fd, h, sizeof h, (off_t)(sb.base_addr + sb.root_addr)) != (ssize_t)sizeof h)
+    if (h5sf_sysio_pread(fd, h, sizeof h, sb.base_addr + sb.root_addr) != (ssize_t)sizeof h)
         return 0;
     return !h[0] && !h[1] && !h[2] && !h[3];
 }
@@ -252,7 +259,7 @@ static int stub_has_sf_drvinfo(int fd)
         return 0;
     if (sb.base_addr > size || sb.driver_addr > size - sb.base_addr ||
         size - sb.base_addr - sb.driver_addr < 8 + sizeof id ||
-        pread(fd, id, sizeof id, (off_t)(sb.base_addr + sb.driver_addr + 8)) != (ssize_t)sizeof id)
+        h5sf_sysio_pread(fd, id, sizeof id, sb.base_addr + sb.driver_addr + 8) != (ssize_t)sizeof id)
         return 0;
     return !memcmp(id, SF_NAME, sizeof id);
 }
@@ -263,8 +270,12 @@ int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbu
     struct stat st;
     if (h5sf_config_path(l, cfg, sizeof cfg, e) < 0)
         return -1;
-    if (stat(cfg, &st) == 0 || errno != ENOENT)
+    if (h5sf_sysio_stat(cfg, &st) == 0)
         return h5sf_config_file_read(l, e) < 0 ? -1 : 0;
+    /* Not known to be missing: say why, rather than fail reading it with
+     * another cause (ENOENT). */
+    if (errno != ENOENT)
+        return h5sf_fail(e, errno, "cannot stat config file %s: %s", cfg, strerror(errno));
     /* No config file: a plain HDF5 file, unless the stub says otherwise. */
     if (h5sf_stub_lacks_root(stub_fd) || stub_has_sf_drvinfo(stub_fd))
         return h5sf_fail(e, ENOENT,
@@ -285,7 +296,7 @@ static int open_temp(const char *path, char *tmp, size_t n, h5sf_errbuf_t *e)
         int w = snprintf(tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
         if (w < 0 || (size_t)w >= n)
             return h5sf_fail(e, ENAMETOOLONG, "config file %s: temporary name too long", path);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        int fd = h5sf_sysio_open(tmp, O_WRONLY | O_CREAT | O_EXCL, -1);
         if (fd >= 0 || errno != EEXIST) {
             if (fd < 0)
                 h5sf_fail(e, errno, "cannot create config file %s: %s", tmp, strerror(errno));
@@ -295,50 +306,86 @@ static int open_temp(const char *path, char *tmp, size_t n, h5sf_errbuf_t *e)
     return h5sf_fail(e, EEXIST, "cannot create a temporary for config file %s", path);
 }
 
-static int write_lines(FILE *f, const h5sf_layout_t *l)
+/* The config file's text on its way to fd, through a buffer that holds
+ * the longest line (two paths) and goes out whenever it is full. */
+typedef struct out {
+    int      fd, err;
+    uint64_t off;
+    size_t   len;
+    char     buf[4 * H5SF_LAYOUT_PATH_MAX];
+} out_t;
+
+static void out_flush(out_t *o)
+{
+    if (!o->err && o->len && h5sf_sysio_pwrite_all(o->fd, o->buf, o->len, o->off) < 0)
+        o->err = errno;
+    o->off += o->len;
+    o->len = 0;
+}
+
+static void out_line(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_line(out_t *o, const char *fmt, ...)
+{
+    for (int pass = 0; pass < 2 && !o->err; pass++) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(o->buf + o->len, sizeof o->buf - o->len, fmt, ap);
+        va_end(ap);
+        if (w < 0) {
+            o->err = EINVAL;
+            return;
+        }
+        if ((size_t)w < sizeof o->buf - o->len) {
+            o->len += (size_t)w;
+            return;
+        }
+        out_flush(o); /* then once more into the empty buffer, which holds any line */
+    }
+}
+
+static void write_lines(out_t *o, const h5sf_layout_t *l)
 {
     int d = num_digits(l->stripe_count);
-    if (fprintf(f, "stripe_size=%" PRId64 "\n", l->stripe_size) < 0 ||
-        fprintf(f, "aggregator_count=%" PRId32 "\n", l->ioc_count) < 0 ||
-        fprintf(f, "subfile_count=%" PRId32 "\n", l->stripe_count) < 0 ||
-        fprintf(f, "hdf5_file=%s%s%s\n", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base) < 0 ||
-        fprintf(f, "subfile_dir=%s\n", subfile_dir_of(l)) < 0)
-        return -1;
-    for (int k = 0; k < l->stripe_count; k++)
-        if (fprintf(f, SUBFILE_TEMPLATE "\n", l->base, l->inode, d, k + 1, (int)l->stripe_count) < 0)
-            return -1;
-    return 0;
+    out_line(o, "stripe_size=%" PRId64 "\n", l->stripe_size);
+    out_line(o, "aggregator_count=%" PRId32 "\n", l->ioc_count);
+    out_line(o, "subfile_count=%" PRId32 "\n", l->stripe_count);
+    out_line(o, "hdf5_file=%s%s%s\n", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base);
+    out_line(o, "subfile_dir=%s\n", subfile_dir_of(l));
+    for (int k = 0; k < l->stripe_count && !o->err; k++)
+        out_line(o, SUBFILE_TEMPLATE "\n", l->base, l->inode, d, k + 1, (int)l->stripe_count);
+    out_flush(o);
 }
 
 int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e)
 {
-    char  path[2 * H5SF_LAYOUT_PATH_MAX], tmp[2 * H5SF_LAYOUT_PATH_MAX + 64];
-    FILE *f;
+    char   path[2 * H5SF_LAYOUT_PATH_MAX], tmp[2 * H5SF_LAYOUT_PATH_MAX + 64];
+    out_t *o;
     if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "invalid layout (stripe_size %" PRId64 ", %" PRId32 " subfiles)", l->stripe_size,
                          l->stripe_count);
     if (h5sf_config_path(l, path, sizeof path, e) < 0)
         return -1;
-    int fd = open_temp(path, tmp, sizeof tmp, e);
-    if (fd < 0)
+    if (!(o = h5sf_malloc(sizeof *o)))
+        return h5sf_fail(e, ENOMEM, "cannot write config file %s: out of memory", path);
+    if ((o->fd = open_temp(path, tmp, sizeof tmp, e)) < 0) {
+        h5sf_free(o);
         return -1;
-    if (!(f = fdopen(fd, "w"))) {
-        int err = errno;
-        close(fd);
-        unlink(tmp);
-        return h5sf_fail(e, err, "cannot write config file %s: %s", tmp, strerror(err));
     }
     /* Readers see the old file or the complete new one, never a torn one. */
-    int err = 0;
-    errno   = 0;
-    if (write_lines(f, l) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0)
-        err = errno ? errno : EIO;
-    if (fclose(f) != 0 && !err)
-        err = errno ? errno : EIO;
-    if (!err && rename(tmp, path) != 0)
+    o->err = 0;
+    o->off = 0;
+    o->len = 0;
+    write_lines(o, l);
+    int err = o->err;
+    if (!err && h5sf_sysio_sync(o->fd, -1) != 0)
         err = errno;
+    if (h5sf_sysio_close(o->fd) != 0 && !err)
+        err = errno;
+    if (!err && h5sf_sysio_rename(tmp, path) != 0)
+        err = errno;
+    h5sf_free(o);
     if (err) {
-        unlink(tmp);
+        h5sf_sysio_unlink(tmp);
         return h5sf_fail(e, err, "cannot write config file %s: %s", path, strerror(err));
     }
     return 0;
@@ -553,9 +600,9 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
 
     if (h5sf_config_path(l, path, sizeof path, e) < 0)
         return -1;
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if ((fd = h5sf_sysio_open(path, O_RDONLY, -1)) < 0)
         return h5sf_fail(e, errno, "cannot open config file %s: %s", path, strerror(errno));
-    if (fstat(fd, &st) < 0) {
+    if (h5sf_sysio_fstat(fd, &st) < 0) {
         h5sf_fail(e, errno, "cannot stat config file %s: %s", path, strerror(errno));
         goto done;
     }
@@ -564,12 +611,12 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
         goto done;
     }
     size_t size = (size_t)st.st_size, got = 0;
-    if (!(text = malloc(size + 1))) {
+    if (!(text = h5sf_malloc(size + 1))) {
         h5sf_fail(e, ENOMEM, "config file %s: out of memory", path);
         goto done;
     }
     while (got < size) {
-        ssize_t r = read(fd, text + got, size - got);
+        ssize_t r = h5sf_sysio_read(fd, text + got, size - got);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
@@ -602,8 +649,8 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
     }
     ret = 0;
 done:
-    free(text);
-    close(fd);
+    h5sf_free(text);
+    h5sf_sysio_close(fd);
     return ret;
 }
 

@@ -68,8 +68,8 @@ int h5sf_stub_lacks_root(int fd);
  * file's: neither h5sf_stub_lacks_root nor a subfiling driver-info block
  * in a version 0/1 superblock), l made plain; -1 with e naming the config
  * file if it is missing from a subfiled file (`name`: the stub as the
- * caller knows it) or cannot be read.  The one decision open, delete and
- * H5FD_h5sf_get_files share. */
+ * caller knows it), or cannot be stat'ed or read.  The one decision open,
+ * delete and H5FD_h5sf_get_files share. */
 int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbuf_t *e);
 
 /* Write the config file (atomically: temp file + rename), built-in format. */

@@ -162,6 +162,10 @@ const h5sf_option_t h5sf_runtime_vars[] = {
          "Test-only: an idle I/O concentrator whose clients are all on its node sleeps this long at most on its "
          "doorbell instead of 50 ms, so that the test suite shows no request relies on that wake-up.  Never set "
          "it in production."},
+    [H5SF_VAR_TEST_SITES_TRACE] =
+        {"-", "H5SF_TEST_SITES_TRACE", NULL, "(unset)", "any value",
+         "Test-only: when the test suite's sweep fails an allocation, system call or MPI call on purpose, print "
+         "where (a stack) on stderr.  Never set it in production."},
     [H5SF_VAR_REDIRECT_MPIO] =
         {"-", "H5SF_REDIRECT_MPIO", NULL, "(unset)", "0 | 1 | subfiling",
          "Used by the LD_PRELOAD shim: redirect H5Pset_fapl_mpio() of an unmodified program to h5sf (1) or, "

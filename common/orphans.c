@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "alloc.h"
+#include "sysio.h"
 
 #define CONFIG_TEXT_MAX 65536 /* a config file is a few hundred bytes */
 
@@ -51,12 +53,12 @@ static int config_name(const char *name, uint64_t *inode, size_t *base_len)
 static int config_stub(const char *path, char *out, size_t n)
 {
     char    buf[CONFIG_TEXT_MAX];
-    int     fd = open(path, O_RDONLY | O_CLOEXEC);
+    int     fd = h5sf_sysio_open(path, O_RDONLY, -1);
     ssize_t got;
     if (fd < 0)
         return -1;
-    got = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    got = h5sf_sysio_read(fd, buf, sizeof buf - 1);
+    h5sf_sysio_close(fd);
     if (got <= 0)
         return -1;
     buf[got] = '\0';
@@ -77,15 +79,15 @@ static int config_stub(const char *path, char *out, size_t n)
  * may differ). */
 static int inode_in_dir(const char *dir, uint64_t ino)
 {
-    DIR           *dp = opendir(dir);
+    DIR           *dp = h5sf_sysio_opendir(dir);
     struct dirent *de;
     struct stat    st;
     int            found = 0;
     if (!dp)
         return 0;
-    while (!found && (de = readdir(dp)))
-        found = fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)st.st_ino == ino;
-    closedir(dp);
+    while (!found && (de = h5sf_sysio_readdir(dp)))
+        found = h5sf_sysio_fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)st.st_ino == ino;
+    h5sf_sysio_closedir(dp);
     return found;
 }
 
@@ -115,11 +117,11 @@ static int classify(const char *cdir, const char *name, uint64_t inode, size_t b
         snprintf(o->why, sizeof o->why, "replaced by a new file of that name");
         return 1;
     }
-    if (stat(o->stub, &st) == 0 && (uint64_t)st.st_ino == inode)
+    if (h5sf_sysio_stat(o->stub, &st) == 0 && (uint64_t)st.st_ino == inode)
         return 0; /* alive */
     if (inode_in_dir(o->layout.stub_dir, inode))
         return 0; /* its stub renamed in its directory */
-    if (stat(o->stub, &st) == 0)
+    if (h5sf_sysio_stat(o->stub, &st) == 0)
         snprintf(o->why, sizeof o->why, "another file now (inode %" PRIu64 ", not %" PRIu64 ")", (uint64_t)st.st_ino,
                  inode);
     else
@@ -134,7 +136,7 @@ int h5sf_orphans_scan(const char *config_dir, const char *stub, uint64_t replaci
     char         **names = NULL;
     size_t         n = 0, cap = 0;
     int            ret = 0;
-    DIR           *dp  = opendir(cdir);
+    DIR           *dp  = h5sf_sysio_opendir(cdir);
     struct dirent *de;
     h5sf_orphan_t *o = NULL;
 
@@ -144,20 +146,20 @@ int h5sf_orphans_scan(const char *config_dir, const char *stub, uint64_t replaci
     want             = want ? want + 1 : stub;
     if (!dp)
         return h5sf_fail(e, errno, "cannot read directory %s: %s", cdir, strerror(errno));
-    while ((de = readdir(dp))) {
+    while ((de = h5sf_sysio_readdir(dp))) {
         uint64_t ino;
         size_t   bl;
         if (!config_name(de->d_name, &ino, &bl) || (want && (strlen(want) != bl || strncmp(de->d_name, want, bl))))
             continue;
         if (n == cap) {
-            char **p = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *p);
+            char **p = h5sf_realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *p);
             if (!p) {
                 ret = h5sf_fail(e, ENOMEM, "out of memory");
                 goto done;
             }
             names = p;
         }
-        if (!(names[n] = strdup(de->d_name))) {
+        if (!(names[n] = h5sf_strdup(de->d_name))) {
             ret = h5sf_fail(e, ENOMEM, "out of memory");
             goto done;
         }
@@ -165,7 +167,7 @@ int h5sf_orphans_scan(const char *config_dir, const char *stub, uint64_t replaci
     }
     if (n)
         qsort(names, n, sizeof *names, cmp_names);
-    if (!(o = malloc(sizeof *o))) {
+    if (!(o = h5sf_malloc(sizeof *o))) {
         ret = h5sf_fail(e, ENOMEM, "out of memory");
         goto done;
     }
@@ -177,11 +179,11 @@ int h5sf_orphans_scan(const char *config_dir, const char *stub, uint64_t replaci
             ret = fn(o, arg);
     }
 done:
-    closedir(dp);
+    h5sf_sysio_closedir(dp);
     for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    free(o);
+        h5sf_free(names[i]);
+    h5sf_free(names);
+    h5sf_free(o);
     return ret;
 }
 
@@ -195,10 +197,10 @@ int h5sf_orphan_remove(const h5sf_orphan_t *o, h5sf_errbuf_t *e)
             if (ret == 0)
                 ret = h5sf_fail(e, pe.err_no, "%s", pe.msg);
         }
-        else if (unlink(path) < 0 && errno != ENOENT && ret == 0)
+        else if (h5sf_sysio_unlink(path) < 0 && errno != ENOENT && ret == 0)
             ret = h5sf_fail(e, errno, "cannot remove subfile %s: %s", path, strerror(errno));
     }
-    if (ret == 0 && unlink(o->config) < 0 && errno != ENOENT)
+    if (ret == 0 && h5sf_sysio_unlink(o->config) < 0 && errno != ENOENT)
         ret = h5sf_fail(e, errno, "cannot remove config file %s: %s", o->config, strerror(errno));
     return ret;
 }

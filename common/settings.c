@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "alloc.h"
 #include "settings_impl.h"
 
 /* ---- the ioc modes ----------------------------------------------------- */
@@ -73,7 +74,7 @@ int h5sf_parse_ioc(const char *s, h5sf_settings_t *c, h5sf_errbuf_t *e, const ch
             return h5sf_fail(e, EINVAL, "%s=\"" SHOW "\": %s", what, s, why);
         }
         int rc = h5sf_format_ranks(r, n, list, sizeof list);
-        free(r);
+        h5sf_free(r);
         if (rc < 0)
             return h5sf_fail(e, EINVAL, "%s=\"" SHOW "...\": rank list longer than %zu characters", what, s,
                              sizeof list - 1);
@@ -195,7 +196,7 @@ int h5sf_settings_validate(const h5sf_settings_t *c, h5sf_errbuf_t *e)
             snprintf(why, sizeof why, "%s", e ? e->msg : "");
             return h5sf_fail(e, EINVAL, "h5sf config: ioc_list (ioc_mode ranks): %s", why);
         }
-        free(r);
+        h5sf_free(r);
     }
     if (c->threads < 0 || c->threads > H5SF_MAX_THREADS)
         return h5sf_fail(e, EINVAL, "h5sf config: threads=%" PRId32 " out of range (1..%d, 0 = default %d)", c->threads,
@@ -311,8 +312,8 @@ static int apply_one(size_t i, const char *var, const char *v, h5sf_settings_t *
 int h5sf_settings_apply_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
 {
     const size_t     n   = H5SF_VALUE_MAX;
-    h5sf_settings_t *t   = malloc(sizeof *t);
-    char            *buf = malloc(n);
+    h5sf_settings_t *t   = h5sf_malloc(sizeof *t);
+    char            *buf = h5sf_malloc(n);
     int              ret = -1;
     if (!t || !buf) {
         h5sf_fail(e, ENOMEM, "environment: out of memory");
@@ -339,7 +340,7 @@ int h5sf_settings_apply_env(h5sf_settings_t *c, h5sf_errbuf_t *e)
     *c  = *t;
     ret = 0;
 done:
-    free(t);
-    free(buf);
+    h5sf_free(t);
+    h5sf_free(buf);
     return ret;
 }

@@ -87,6 +87,7 @@ typedef enum h5sf_var {
     H5SF_VAR_TEST_TAG_UB,
     H5SF_VAR_TEST_MAX_PIECES,
     H5SF_VAR_TEST_BELL_WAIT_S,
+    H5SF_VAR_TEST_SITES_TRACE,
     H5SF_VAR_REDIRECT_MPIO,
     H5SF_VAR_PRELOAD_THREAD_MULTIPLE,
     H5SF_VAR_HDF5_DRIVER, /* HDF5's, listed for the docs; h5sf does not read it */

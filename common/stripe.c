@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "alloc.h"
 #include "stripe.h"
 
 uint64_t sf_subfile_size(uint64_t eof, uint64_t S, int N, int s)
@@ -54,8 +55,8 @@ int sf_plan_init(sf_plan_t *p, uint64_t stripe_size, int nsubfiles)
         return -1;
     p->S       = stripe_size;
     p->N       = nsubfiles;
-    p->lists   = calloc((size_t)nsubfiles, sizeof *p->lists);
-    p->touched = malloc((size_t)nsubfiles * sizeof *p->touched);
+    p->lists   = h5sf_calloc((size_t)nsubfiles, sizeof *p->lists);
+    p->touched = h5sf_malloc((size_t)nsubfiles * sizeof *p->touched);
     if (!p->lists || !p->touched) {
         sf_plan_free(p);
         return -1;
@@ -83,7 +84,7 @@ void sf_plan_trim(sf_plan_t *p, uint64_t keep)
     if (cap <= keep)
         return;
     for (int i = 0; i < p->N; i++) {
-        free(p->lists[i].v);
+        h5sf_free(p->lists[i].v);
         p->lists[i].v   = NULL;
         p->lists[i].cap = 0;
     }
@@ -93,9 +94,9 @@ void sf_plan_free(sf_plan_t *p)
 {
     if (p->lists)
         for (int i = 0; i < p->N; i++)
-            free(p->lists[i].v);
-    free(p->lists);
-    free(p->touched);
+            h5sf_free(p->lists[i].v);
+    h5sf_free(p->lists);
+    h5sf_free(p->touched);
     memset(p, 0, sizeof *p);
 }
 
@@ -115,7 +116,7 @@ static int list_push(sf_plan_t *p, int s, uint64_t off, uint64_t len, uint64_t m
     }
     if (l->n == l->cap) {
         size_t      cap = l->cap ? l->cap * 2 : 16;
-        sf_piece_t *v   = realloc(l->v, cap * sizeof *v);
+        sf_piece_t *v   = h5sf_realloc(l->v, cap * sizeof *v);
         if (!v)
             return -1;
         l->v   = v;

@@ -10,6 +10,7 @@
 /* 64-bit offsets whatever the build says: the symbols (pwritev64, fstat64)
  * are then the ones tests wrap with ld --wrap (test/unit_ownstall.cmake). */
 #define _FILE_OFFSET_BITS 64
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,35 +18,78 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "alloc.h"
 #include "settings.h"
 #include "sysio.h"
 
 /* ---- the table ---------------------------------------------------------- */
 
-/* Every system call the layer makes goes through here, so a test can put
- * its own in (h5sf_sysio_set), as ld --wrap does for the whole program. */
+/* Every system call h5sf makes on its files goes through here, so a test
+ * can put its own in (h5sf_sysio_set), as ld --wrap does for the whole
+ * program, and the sweep can fail any one of them (h5sf_site).  Each
+ * row's os_ macro sits under it (SQLite's aSyscall[]): a row added in
+ * the middle shows the indices to fix right there. */
 static struct syscall {
     const char      *name;
     h5sf_syscall_ptr cur, real;
 } aSyscall[] = {
     {"open", (h5sf_syscall_ptr)open, (h5sf_syscall_ptr)open},
+#define os_open ((int (*)(const char *, int, ...))aSyscall[0].cur)
     {"close", (h5sf_syscall_ptr)close, (h5sf_syscall_ptr)close},
+#define os_close ((int (*)(int))aSyscall[1].cur)
     {"fstat", (h5sf_syscall_ptr)fstat, (h5sf_syscall_ptr)fstat},
+#define os_fstat ((int (*)(int, struct stat *))aSyscall[2].cur)
     {"ftruncate", (h5sf_syscall_ptr)ftruncate, (h5sf_syscall_ptr)ftruncate},
-    {"fsync", (h5sf_syscall_ptr)fsync, (h5sf_syscall_ptr)fsync},
-    {"pwritev", (h5sf_syscall_ptr)pwritev, (h5sf_syscall_ptr)pwritev},
-    {"preadv", (h5sf_syscall_ptr)preadv, (h5sf_syscall_ptr)preadv},
-};
-#define os_open      ((int (*)(const char *, int, ...))aSyscall[0].cur)
-#define os_close     ((int (*)(int))aSyscall[1].cur)
-#define os_fstat     ((int (*)(int, struct stat *))aSyscall[2].cur)
 #define os_ftruncate ((int (*)(int, off_t))aSyscall[3].cur)
-#define os_fsync     ((int (*)(int))aSyscall[4].cur)
-#define os_pwritev   ((ssize_t(*)(int, const struct iovec *, int, off_t))aSyscall[5].cur)
-#define os_preadv    ((ssize_t(*)(int, const struct iovec *, int, off_t))aSyscall[6].cur)
+    {"fsync", (h5sf_syscall_ptr)fsync, (h5sf_syscall_ptr)fsync},
+#define os_fsync ((int (*)(int))aSyscall[4].cur)
+    {"pwritev", (h5sf_syscall_ptr)pwritev, (h5sf_syscall_ptr)pwritev},
+#define os_pwritev ((ssize_t(*)(int, const struct iovec *, int, off_t))aSyscall[5].cur)
+    {"preadv", (h5sf_syscall_ptr)preadv, (h5sf_syscall_ptr)preadv},
+#define os_preadv ((ssize_t(*)(int, const struct iovec *, int, off_t))aSyscall[6].cur)
+    {"stat", (h5sf_syscall_ptr)stat, (h5sf_syscall_ptr)stat},
+#define os_stat ((int (*)(const char *, struct stat *))aSyscall[7].cur)
+    {"unlink", (h5sf_syscall_ptr)unlink, (h5sf_syscall_ptr)unlink},
+#define os_unlink ((int (*)(const char *))aSyscall[8].cur)
+    {"mkdir", (h5sf_syscall_ptr)mkdir, (h5sf_syscall_ptr)mkdir},
+#define os_mkdir ((int (*)(const char *, mode_t))aSyscall[9].cur)
+    {"read", (h5sf_syscall_ptr)read, (h5sf_syscall_ptr)read},
+#define os_read ((ssize_t(*)(int, void *, size_t))aSyscall[10].cur)
+    {"pread", (h5sf_syscall_ptr)pread, (h5sf_syscall_ptr)pread},
+#define os_pread ((ssize_t(*)(int, void *, size_t, off_t))aSyscall[11].cur)
+    {"pwrite", (h5sf_syscall_ptr)pwrite, (h5sf_syscall_ptr)pwrite},
+#define os_pwrite ((ssize_t(*)(int, const void *, size_t, off_t))aSyscall[12].cur)
+    {"rename", (h5sf_syscall_ptr)rename, (h5sf_syscall_ptr)rename},
+#define os_rename ((int (*)(const char *, const char *))aSyscall[13].cur)
+    {"fcntl", (h5sf_syscall_ptr)fcntl, (h5sf_syscall_ptr)fcntl},
+#define os_fcntl ((int (*)(int, int, ...))aSyscall[14].cur)
+    {"shm_open", (h5sf_syscall_ptr)shm_open, (h5sf_syscall_ptr)shm_open},
+#define os_shm_open ((int (*)(const char *, int, mode_t))aSyscall[15].cur)
+    {"shm_unlink", (h5sf_syscall_ptr)shm_unlink, (h5sf_syscall_ptr)shm_unlink},
+#define os_shm_unlink ((int (*)(const char *))aSyscall[16].cur)
+    {"mmap", (h5sf_syscall_ptr)mmap, (h5sf_syscall_ptr)mmap},
+#define os_mmap ((void *(*)(void *, size_t, int, int, int, off_t))aSyscall[17].cur)
+    {"munmap", (h5sf_syscall_ptr)munmap, (h5sf_syscall_ptr)munmap},
+#define os_munmap ((int (*)(void *, size_t))aSyscall[18].cur)
+    {"madvise", (h5sf_syscall_ptr)madvise, (h5sf_syscall_ptr)madvise},
+#define os_madvise ((int (*)(void *, size_t, int))aSyscall[19].cur)
+    {"getcwd", (h5sf_syscall_ptr)getcwd, (h5sf_syscall_ptr)getcwd},
+#define os_getcwd ((char *(*)(char *, size_t))aSyscall[20].cur)
+    {"realpath", (h5sf_syscall_ptr)realpath, (h5sf_syscall_ptr)realpath},
+#define os_realpath ((char *(*)(const char *, char *))aSyscall[21].cur)
+    {"opendir", (h5sf_syscall_ptr)opendir, (h5sf_syscall_ptr)opendir},
+#define os_opendir ((DIR * (*)(const char *)) aSyscall[22].cur)
+    {"readdir", (h5sf_syscall_ptr)readdir, (h5sf_syscall_ptr)readdir},
+#define os_readdir ((struct dirent * (*)(DIR *)) aSyscall[23].cur)
+    {"closedir", (h5sf_syscall_ptr)closedir, (h5sf_syscall_ptr)closedir},
+#define os_closedir ((int (*)(DIR *))aSyscall[24].cur)
+    {"fstatat", (h5sf_syscall_ptr)fstatat, (h5sf_syscall_ptr)fstatat},
+#define os_fstatat ((int (*)(int, const char *, struct stat *, int))aSyscall[25].cur)
+};
 
 int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn)
 {
@@ -55,6 +99,16 @@ int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn)
             return 0;
         }
     return -1;
+}
+
+/* The sweep's site in front of every call (alloc.h): true, with errno
+ * set, when the test fails this one. */
+static bool refused(void)
+{
+    int err = h5sf_site(H5SF_SITE_SYSCALL);
+    if (err)
+        errno = err;
+    return err != 0;
 }
 
 /* ---- fault injection ---------------------------------------------------- */
@@ -153,7 +207,7 @@ void h5sf_fault_stuck(int rank)
         ;
 }
 
-/* ---- descriptors -------------------------------------------------------- */
+/* ---- descriptors and names --------------------------------------------- */
 
 int h5sf_sysio_open(const char *path, int flags, int fault_rank)
 {
@@ -162,21 +216,23 @@ int h5sf_sysio_open(const char *path, int flags, int fault_rank)
         errno = fault;
         return -1;
     }
-    return os_open(path, flags | O_CLOEXEC, 0666);
+    return refused() ? -1 : os_open(path, flags | O_CLOEXEC, 0666);
 }
 
-int h5sf_sysio_close(int fd) { return os_close(fd); }
+int h5sf_sysio_close(int fd) { return refused() ? -1 : os_close(fd); }
+
+int h5sf_sysio_fstat(int fd, struct stat *st) { return refused() ? -1 : os_fstat(fd, st); }
 
 int h5sf_sysio_size(int fd, uint64_t *size)
 {
     struct stat st;
-    if (os_fstat(fd, &st) < 0)
+    if (h5sf_sysio_fstat(fd, &st) < 0)
         return -1;
     *size = (uint64_t)st.st_size;
     return 0;
 }
 
-int h5sf_sysio_truncate(int fd, uint64_t size) { return os_ftruncate(fd, (off_t)size); }
+int h5sf_sysio_truncate(int fd, uint64_t size) { return refused() ? -1 : os_ftruncate(fd, (off_t)size); }
 
 int h5sf_sysio_sync(int fd, int fault_rank)
 {
@@ -185,8 +241,90 @@ int h5sf_sysio_sync(int fd, int fault_rank)
         errno = fault;
         return -1;
     }
-    return os_fsync(fd);
+    return refused() ? -1 : os_fsync(fd);
 }
+
+int h5sf_sysio_dup(int fd) { return refused() ? -1 : os_fcntl(fd, F_DUPFD_CLOEXEC, 0); }
+
+int h5sf_sysio_stat(const char *path, struct stat *st) { return refused() ? -1 : os_stat(path, st); }
+
+int h5sf_sysio_unlink(const char *path) { return refused() ? -1 : os_unlink(path); }
+
+int h5sf_sysio_mkdir(const char *path, mode_t mode) { return refused() ? -1 : os_mkdir(path, mode); }
+
+int h5sf_sysio_rename(const char *from, const char *to) { return refused() ? -1 : os_rename(from, to); }
+
+ssize_t h5sf_sysio_read(int fd, void *buf, size_t n) { return refused() ? -1 : os_read(fd, buf, n); }
+
+ssize_t h5sf_sysio_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+    return refused() ? -1 : os_pread(fd, buf, n, (off_t)off);
+}
+
+int h5sf_sysio_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t k = refused() ? -1 : os_pwrite(fd, p, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO; /* pwrite returning 0 for n > 0: a device error */
+            return -1;
+        }
+        p += k;
+        off += (uint64_t)k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+char *h5sf_sysio_getcwd(char *buf, size_t n) { return refused() ? NULL : os_getcwd(buf, n); }
+
+char *h5sf_sysio_realpath(const char *path, char *buf) { return refused() ? NULL : os_realpath(path, buf); }
+
+/* ---- directories --------------------------------------------------------- */
+
+DIR *h5sf_sysio_opendir(const char *path) { return refused() ? NULL : os_opendir(path); }
+
+struct dirent *h5sf_sysio_readdir(DIR *dp) { return refused() ? NULL : os_readdir(dp); }
+
+/* A refused closedir still closes the directory (as close(2) after EINTR
+ * does on Linux): the stream cannot be used again either way. */
+int h5sf_sysio_closedir(DIR *dp)
+{
+    int err = h5sf_site(H5SF_SITE_SYSCALL);
+    int rc  = os_closedir(dp);
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return rc;
+}
+
+int h5sf_sysio_fstatat(int dirfd, const char *name, struct stat *st, int flags)
+{
+    return refused() ? -1 : os_fstatat(dirfd, name, st, flags);
+}
+
+/* ---- shared memory ------------------------------------------------------- */
+
+int h5sf_sysio_shm_open(const char *name, int flags, mode_t mode)
+{
+    return refused() ? -1 : os_shm_open(name, flags | O_CLOEXEC, mode);
+}
+
+int h5sf_sysio_shm_unlink(const char *name) { return refused() ? -1 : os_shm_unlink(name); }
+
+void *h5sf_sysio_mmap_shared(int fd, size_t len)
+{
+    return refused() ? MAP_FAILED : os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+}
+
+int h5sf_sysio_munmap(void *p, size_t len) { return refused() ? -1 : os_munmap(p, len); }
+
+int h5sf_sysio_populate(void *p, size_t len) { return refused() ? -1 : os_madvise(p, len, MADV_POPULATE_WRITE); }
 
 /* ---- transfers ---------------------------------------------------------- */
 
@@ -255,7 +393,7 @@ int h5sf_sysio_xferv(h5sf_sysio_xfer_t *x, struct iovec *iov, int n, uint64_t of
         iov[i].iov_base   = (char *)iov[i].iov_base + skip;
         iov[i].iov_len -= skip;
         x->syscalls++;
-        ssize_t k   = call(x, iov + i, n - i, off + done, f == H5SF_FAULT_SHORT && iov[i].iov_len > 1);
+        ssize_t k   = refused() ? -1 : call(x, iov + i, n - i, off + done, f == H5SF_FAULT_SHORT && iov[i].iov_len > 1);
         int     err = errno;
         iov[i]      = keep;
         if (k < 0) {

@@ -1,8 +1,11 @@
 /*
- * sysio.h -- the one layer between h5sf and the system calls on subfiles:
- * open, close, size, truncate, sync, and the pwritev/preadv loops of the
- * IOC workers (ioc/run.c) and of the transfers a rank does itself
- * (vfd/threadpool.c), with the test-only fault injection (H5SF_FAULT) they share.
+ * sysio.h -- the one layer between h5sf and the system calls on its files:
+ * the stub, the config file, the subfiles and the node's shared memory
+ * (open, close, stat, truncate, sync, unlink, mkdir, rename, shm_open,
+ * mmap, ...), and the pwritev/preadv loops of the IOC workers (ioc/run.c)
+ * and of the transfers a rank does itself (vfd/threadpool.c), with the
+ * test-only fault injection they share: H5SF_FAULT's named faults, and the
+ * sweep's "fail the Nth system call" (common/alloc.h, H5SF_SITE_SYSCALL).
  *
  * No HDF5, no MPI: a rank is passed in as an int (-1: no fault applies).
  * Owns the table of system calls (sysio.c), what a short transfer, EINTR
@@ -11,8 +14,11 @@
 #ifndef H5SF_SYSIO_H
 #define H5SF_SYSIO_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 /* iovecs per pwritev/preadv: IOV_MAX on Linux, never more. */
@@ -22,10 +28,14 @@
 
 /* ---- the system calls --------------------------------------------------- */
 
-/* Override system call `name` ("open", "close", "fstat", "ftruncate",
- * "fsync", "pwritev", "preadv") with fn, or restore the real one (fn
- * NULL); -1 for an unknown name.  Tests only, before any thread uses the
- * layer (SQLite's xSetSystemCall). */
+/* Override system call `name` (a row of sysio.c's table: "open", "close",
+ * "fstat", "ftruncate", "fsync", "pwritev", "preadv", "stat", "unlink",
+ * ...) with fn, or restore the real one (fn NULL); -1 for an unknown name.
+ * Tests only, before any thread uses the layer (SQLite's xSetSystemCall).
+ *
+ * Every call below is one site of H5SF_SITE_SYSCALL (the pwritev/preadv
+ * loop: one per system call it makes); a failed site returns as the call
+ * would, with the armed errno. */
 typedef void (*h5sf_syscall_ptr)(void);
 int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn);
 
@@ -40,6 +50,39 @@ int h5sf_sysio_size(int fd, uint64_t *size);
 int h5sf_sysio_truncate(int fd, uint64_t size);
 /* fsync(2), fault "fsync" for fault_rank; 0 or -1 with errno set. */
 int h5sf_sysio_sync(int fd, int fault_rank);
+/* fstat(2); fcntl(F_DUPFD_CLOEXEC). */
+int h5sf_sysio_fstat(int fd, struct stat *st);
+int h5sf_sysio_dup(int fd);
+/* stat(2), unlink(2), mkdir(2), rename(2); 0 or -1 with errno set. */
+int h5sf_sysio_stat(const char *path, struct stat *st);
+int h5sf_sysio_unlink(const char *path);
+int h5sf_sysio_mkdir(const char *path, mode_t mode);
+int h5sf_sysio_rename(const char *from, const char *to);
+/* One read(2) or pread(2), as the call returns. */
+ssize_t h5sf_sysio_read(int fd, void *buf, size_t n);
+ssize_t h5sf_sysio_pread(int fd, void *buf, size_t n, uint64_t off);
+/* All n bytes at off, over short writes and EINTR; 0 or -1 with errno
+ * set (a write that moves nothing: EIO). */
+int h5sf_sysio_pwrite_all(int fd, const void *buf, size_t n, uint64_t off);
+/* getcwd(3), realpath(3) into buf (PATH_MAX bytes); NULL with errno set. */
+char *h5sf_sysio_getcwd(char *buf, size_t n);
+char *h5sf_sysio_realpath(const char *path, char *buf);
+/* opendir(3), readdir(3) (NULL at the end or, errno set, on failure),
+ * closedir(3) (the stream is closed even when it reports a failure), and
+ * fstatat(2). */
+DIR           *h5sf_sysio_opendir(const char *path);
+struct dirent *h5sf_sysio_readdir(DIR *dp);
+int            h5sf_sysio_closedir(DIR *dp);
+int            h5sf_sysio_fstatat(int dirfd, const char *name, struct stat *st, int flags);
+/* POSIX shared memory (ioc/shm.c): shm_open(3) with O_CLOEXEC,
+ * shm_unlink(3), a shared read-write mapping of fd's first len bytes
+ * (MAP_FAILED on failure), munmap(2), and madvise(MADV_POPULATE_WRITE),
+ * which allocates the pages or fails where a touch would raise SIGBUS. */
+int   h5sf_sysio_shm_open(const char *name, int flags, mode_t mode);
+int   h5sf_sysio_shm_unlink(const char *name);
+void *h5sf_sysio_mmap_shared(int fd, size_t len);
+int   h5sf_sysio_munmap(void *p, size_t len);
+int   h5sf_sysio_populate(void *p, size_t len);
 
 /* One run of contiguous bytes of a subfile. */
 typedef struct h5sf_sysio_xfer {

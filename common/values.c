@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "alloc.h"
 #include "values.h"
 
 #define SHOW H5SF_SHOW
@@ -154,7 +155,7 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
     size_t cap = 1;
     for (const char *p = s; *p; p++)
         cap += *p == ';';
-    int *r = malloc(cap * sizeof *r);
+    int *r = h5sf_malloc(cap * sizeof *r);
     if (!r)
         return h5sf_fail(e, ENOMEM, "ioc=ranks (H5SF_IOC): IOC rank list: out of memory");
     int         k = 0;
@@ -165,18 +166,18 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
         uint64_t v;
         bool     over;
         if (*p == '-') {
-            free(r);
+            h5sf_free(r);
             return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": negative rank", s);
         }
         if (read_digits(&p, (uint64_t)INT_MAX, &v, &over) == 0) {
-            free(r);
+            h5sf_free(r);
             return h5sf_fail(e, EINVAL,
                              "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW
                              "\": expected a rank number at \"%.20s\" (syntax: 0;4;8)",
                              s, p);
         }
         if (over || v >= (uint64_t)comm_size) {
-            free(r);
+            h5sf_free(r);
             return h5sf_fail(e, ERANGE,
                              "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %s%" PRIu64
                              " is out of range (%d ranks)",
@@ -188,7 +189,7 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
         if (*p == '\0')
             break;
         if (*p != ';') {
-            free(r);
+            h5sf_free(r);
             return h5sf_fail(e, EINVAL,
                              "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": unexpected \"%.20s\" (syntax: 0;4;8)",
                              s, p);
@@ -199,7 +200,7 @@ int h5sf_parse_rank_list(const char *s, int comm_size, int **out, int *n, h5sf_e
     for (int i = 1; i < k; i++)
         if (r[i] == r[i - 1]) {
             int dup = r[i];
-            free(r);
+            h5sf_free(r);
             return h5sf_fail(e, EINVAL, "ioc=ranks (H5SF_IOC): IOC rank list \"" SHOW "\": rank %d is listed twice", s,
                              dup);
         }

@@ -102,13 +102,13 @@ static void req_free(h5sf_ioc_req_t *q)
 {
     for (uint64_t k = 0; k < q->ndata; k++)
         ioc_dtype_free(&q->dts[k]);
-    free(q->dts);
-    free(q->data);
-    free(q->hdr);
-    free(q->copy);
-    free(q->rlens);
-    free(q->rbufs);
-    free(q);
+    h5sf_free(q->dts);
+    h5sf_free(q->data);
+    h5sf_free(q->hdr);
+    h5sf_free(q->copy);
+    h5sf_free(q->rlens);
+    h5sf_free(q->rbufs);
+    h5sf_free(q);
 }
 
 static void count_inflight(h5sf_ioc_ctx_t *ctx)
@@ -124,9 +124,9 @@ static int payload_msgs(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, v
                         int *counts, h5sf_errbuf_t *e)
 {
     ioc_cursor_t  c   = {0, 0};
-    ioc_cursor_t *at  = malloc((count + 1) * sizeof *at);
-    void        **cb  = malloc((count + 1) * sizeof *cb);
-    uint64_t     *cl  = malloc((count + 1) * sizeof *cl);
+    ioc_cursor_t *at  = h5sf_malloc((count + 1) * sizeof *at);
+    void        **cb  = h5sf_malloc((count + 1) * sizeof *cb);
+    uint64_t     *cl  = h5sf_malloc((count + 1) * sizeof *cl);
     int           ret = 0;
     if (!at || !cb || !cl) {
         ret = h5sf_fail(e, ENOMEM, "out of memory describing %zu pieces", count);
@@ -151,9 +151,9 @@ static int payload_msgs(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, v
         }
     }
 done:
-    free(at);
-    free(cb);
-    free(cl);
+    h5sf_free(at);
+    h5sf_free(cb);
+    h5sf_free(cl);
     return ret;
 }
 
@@ -168,7 +168,7 @@ static int payload_copy(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, v
 {
     ioc_cursor_t c  = {0, 0};
     uint64_t     at = 0;
-    if (!(q->copy = malloc(q->total)))
+    if (!(q->copy = h5sf_malloc(q->total)))
         return h5sf_fail(e, ENOMEM, "out of memory copying a %llu-byte write for its IOC",
                          (unsigned long long)q->total);
     for (size_t i = 0; i < count; at += lens[i], i++)
@@ -203,7 +203,8 @@ static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h,
         finish(old); /* gives its region back, or keeps it for good */
     }
     if (q->op == H5SF_WIRE_READ) {
-        if (!(q->rlens = malloc(count * sizeof *q->rlens)) || !(q->rbufs = malloc(count * sizeof *q->rbufs))) {
+        if (!(q->rlens = h5sf_malloc(count * sizeof *q->rlens)) ||
+            !(q->rbufs = h5sf_malloc(count * sizeof *q->rbufs))) {
             ioc_shm_give(ctx, q, true);
             return -1;
         }
@@ -239,9 +240,9 @@ static void shm_copy_out(h5sf_ioc_req_t *q)
 static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
                       const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
-    ioc_req_t *r = calloc(1, sizeof *r);
-    if (!r ||
-        (count && (!(r->offs = malloc(2 * count * sizeof *r->offs)) || !(r->mem = malloc(count * sizeof *r->mem))))) {
+    ioc_req_t *r = h5sf_calloc(1, sizeof *r);
+    if (!r || (count && (!(r->offs = h5sf_malloc(2 * count * sizeof *r->offs)) ||
+                         !(r->mem = h5sf_malloc(count * sizeof *r->mem))))) {
         ioc_req_free(ctx, r);
         return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
     }
@@ -272,7 +273,7 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
 static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg, size_t count,
                 const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **out, h5sf_errbuf_t *e)
 {
-    h5sf_ioc_req_t *q = calloc(1, sizeof *q);
+    h5sf_ioc_req_t *q = h5sf_calloc(1, sizeof *q);
     h5sf_wire_hdr_t h;
     size_t          msz;
     uint64_t        total  = 0;
@@ -336,8 +337,8 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
              total <= ioc_shm_seg_size(ctx))
         shm_place(ctx, q, &h, count, lens, bufs);
     msz = h5sf_wire_msg_size(&h);
-    if (msz > (size_t)INT_MAX || !(q->hdr = malloc(msz))) {
-        h5sf_fail(e, ENOMEM, "cannot allocate a %zu-byte IOC request", msz);
+    if (msz > (size_t)INT_MAX || !(q->hdr = h5sf_malloc(msz))) {
+        h5sf_fail(e, ENOMEM, "out of memory for a %zu-byte IOC request", msz);
         goto done;
     }
     h5sf_wire_encode(&h, offs, lens, q->hdr);
@@ -351,10 +352,10 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         /* Messages: at most IOC_SPLIT_MAX per chunk, and one per part. */
         uint64_t nchunk = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
         uint64_t most   = nchunk * IOC_SPLIT_MAX < count + nchunk ? nchunk * IOC_SPLIT_MAX : count + nchunk;
-        q->data         = malloc(most * sizeof *q->data);
-        q->dts          = malloc(most * sizeof *q->dts);
-        bases           = malloc(most * sizeof *bases);
-        counts          = malloc(most * sizeof *counts);
+        q->data         = h5sf_malloc(most * sizeof *q->data);
+        q->dts          = h5sf_malloc(most * sizeof *q->dts);
+        bases           = h5sf_malloc(most * sizeof *bases);
+        counts          = h5sf_malloc(most * sizeof *counts);
         if (!q->data || !q->dts || !bases || !counts) {
             h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
             goto done;
@@ -390,8 +391,8 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
     *out = q;
     ret  = 0;
 done:
-    free(bases);
-    free(counts);
+    h5sf_free(bases);
+    h5sf_free(counts);
     if (ret < 0 && q) {
         /* Once sent, what was posted cannot be taken back: q is leaked and
          * its shared-memory region stays busy (the IOC may still use it). */

@@ -197,9 +197,9 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
         ioc_sf_t *sf = ctx->sfs;
         ctx->sfs     = sf->next;
         if (sf->fd >= 0)
-            close(sf->fd);
-        free(sf->path);
-        free(sf);
+            h5sf_sysio_close(sf->fd);
+        h5sf_free(sf->path);
+        h5sf_free(sf);
     }
     ioc_shm_free(ctx);
     if (free_comm && ctx->comm != MPI_COMM_NULL)
@@ -209,12 +209,12 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
     uv_cond_destroy(&ctx->slot_cond);
     uv_cond_destroy(&ctx->park_cond);
     while (ctx->nslots_free > 0)
-        free(ctx->slots[--ctx->nslots_free]);
-    free(ctx->slots);
-    free(ctx->workers); /* kept by a serve whose first worker failed to start */
-    free(ctx->dead);
+        h5sf_free(ctx->slots[--ctx->nslots_free]);
+    h5sf_free(ctx->slots);
+    h5sf_free(ctx->workers); /* kept by a serve whose first worker failed to start */
+    h5sf_free(ctx->dead);
     uv_mutex_destroy(&ctx->lock);
-    free(ctx);
+    h5sf_free(ctx);
 }
 
 h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
@@ -222,12 +222,13 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
     ioc_env_t env;
     if (ioc_read_env(&env, e) < 0)
         return NULL;
-    h5sf_ioc_ctx_t *ctx    = calloc(1, sizeof *ctx);
+    h5sf_ioc_ctx_t *ctx    = h5sf_calloc(1, sizeof *ctx);
     int             nslots = (int)(env.memory / 2 / H5SF_IOC_CHUNK);
-    if (!ctx || !(ctx->dead = calloc((size_t)size, 1)) || !(ctx->slots = calloc((size_t)nslots, sizeof *ctx->slots))) {
+    if (!ctx || !(ctx->dead = h5sf_calloc((size_t)size, 1)) ||
+        !(ctx->slots = h5sf_calloc((size_t)nslots, sizeof *ctx->slots))) {
         if (ctx)
-            free(ctx->dead);
-        free(ctx);
+            h5sf_free(ctx->dead);
+        h5sf_free(ctx);
         h5sf_fail(e, ENOMEM, "out of memory creating an IOC context");
         return NULL;
     }
@@ -283,9 +284,17 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
 {
     h5sf_ioc_ctx_t *ctx;
     MPI_Comm        dup;
-    int            *ub, flag = 0, rank, size, cmp;
-    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-        return h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator");
+    int            *ub, flag = 0, rank, size, cmp, rc;
+    char            why[MPI_MAX_ERROR_STRING];
+    if ((rc = h5sf_mpi_comm_dup(comm, &dup)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator: %s", h5sf_mpi_errstr(rc, why));
+    /* Agreed on comm: a rank without the duplicate would leave the others
+     * in the collectives on theirs. */
+    if (h5sf_ioc_agree(comm, rc != MPI_SUCCESS, e) < 0) {
+        if (rc == MPI_SUCCESS)
+            MPI_Comm_free(&dup);
+        return -1;
+    }
     /* Our failures are reported, never fatal. */
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     MPI_Comm_rank(dup, &rank);
@@ -509,17 +518,39 @@ void h5sf_ioc_end_parked(void)
     }
 }
 
+/* Start c's barrier.  A start that fails (MPI out of memory on this rank
+ * alone) is tried again for up to the context's timeout: the other ranks
+ * wait in theirs until this one joins.  Given up, nothing is waited for
+ * here, and the others are left waiting: said on stderr. */
+static void barrier_start(h5sf_ioc_ctx_t *c)
+{
+    uint64_t t0 = ioc_now_ns(), limit = (uint64_t)atomic_load(&c->timeout_s) * 1000000000u;
+    int      rc;
+    for (unsigned idle = 0;; ioc_backoff(&idle)) {
+        c->fin_req = MPI_REQUEST_NULL;
+        if ((rc = IOC_MPI(h5sf_mpi_ibarrier(c->comm, &c->fin_req))) == MPI_SUCCESS)
+            return;
+        if (ioc_now_ns() - t0 > limit)
+            break;
+    }
+    char why[MPI_MAX_ERROR_STRING];
+    c->fin_req = MPI_REQUEST_NULL;
+    fprintf(stderr, "h5sf: rank %d: MPI_Ibarrier at MPI_Finalize failed for %d s (%s); the other ranks may wait\n",
+            c->rank, atomic_load(&c->timeout_s), h5sf_mpi_errstr(rc, why));
+}
+
 /* Every IOC of every context with files open gets here too (MPI_Finalize
  * is collective); until all have, our daemons serve their late requests,
  * taking turns with us one MPI call at a time (IOC_MPI).  Each context
- * keeps its own request: nothing to allocate, so no rank can skip its
- * barrier and leave the others polling theirs for good. */
+ * keeps its own request: nothing to allocate, and a start that fails is
+ * tried again, so no rank skips its barrier and leaves the others polling
+ * theirs for good. */
 static void barrier_gated(void)
 {
     for (h5sf_ioc_ctx_t *c = contexts; c; c = c->next) {
         c->fin_req = MPI_REQUEST_NULL;
-        if (c->refs > 0 && c->comm != MPI_COMM_NULL && IOC_MPI(MPI_Ibarrier(c->comm, &c->fin_req)) != MPI_SUCCESS)
-            c->fin_req = MPI_REQUEST_NULL; /* nothing to wait for then */
+        if (c->refs > 0 && c->comm != MPI_COMM_NULL)
+            barrier_start(c);
     }
     for (unsigned idle = 0;;) {
         int done = 1;

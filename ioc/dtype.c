@@ -76,7 +76,7 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     }
     if (nblk > (size_t)INT_MAX)
         return h5sf_fail(e, EOVERFLOW, "too many pieces (%zu) for one MPI message", nblk);
-    if (!(bl = malloc(nblk * sizeof *bl)) || !(disp = malloc(nblk * sizeof *disp))) {
+    if (!(bl = h5sf_malloc(nblk * sizeof *bl)) || !(disp = h5sf_malloc(nblk * sizeof *disp))) {
         h5sf_fail(e, ENOMEM, "out of memory building an MPI datatype over %zu pieces", n);
         goto done;
     }
@@ -91,18 +91,20 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     MPI_Get_address(bufs[first], &origin);
     for (size_t k = 0; k < nblk; k++)
         disp[k] = MPI_Aint_diff(disp[k], origin);
-    if (IOC_MPI(MPI_Type_create_hindexed((int)nblk, bl, disp, MPI_BYTE, dt)) != MPI_SUCCESS ||
-        IOC_MPI(MPI_Type_commit(dt)) != MPI_SUCCESS) {
+    /* Two local calls (create, commit) under one turn of the gate. */
+    int rc = IOC_MPI(h5sf_mpi_type_hindexed((int)nblk, bl, disp, dt));
+    if (rc != MPI_SUCCESS) {
+        char why[MPI_MAX_ERROR_STRING];
         *dt = MPI_BYTE;
-        h5sf_fail(e, 0, "MPI_Type_create_hindexed failed for %zu pieces", n);
+        h5sf_fail(e, 0, "MPI_Type_create_hindexed failed for %zu pieces: %s", n, h5sf_mpi_errstr(rc, why));
         goto done;
     }
     *base  = bufs[first];
     *count = 1;
     ret    = 0;
 done:
-    free(bl);
-    free(disp);
+    h5sf_free(bl);
+    h5sf_free(disp);
     return ret;
 }
 

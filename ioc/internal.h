@@ -22,6 +22,8 @@
  *   fault.c     test-only stall and hang faults (H5SF_FAULT; the others and
  *               the parsing: common/sysio.c)
  *   affinity.c  thread names, and the CPUs IOC threads may run on
+ *   mpisite.c   the MPI calls that can fail on one rank alone (the sweep's
+ *               fault sites; vfd/ uses them too)
  *
  * Locking: one mutex per context (ctx->lock) protects the subfile table and
  * descriptor cap, the schedulers, the ready queue, merge claims and the slot
@@ -36,6 +38,7 @@
 #include <stdbool.h>
 #include <uv.h>
 #include "ioc.h"
+#include "../common/alloc.h"
 #include "../common/sysio.h"
 #include "../common/wire.h"
 

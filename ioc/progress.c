@@ -95,13 +95,13 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
 
     if (h5sf_wire_decode(buf, len, &h, &pairs, &payload, &eb) < 0) {
         reject(ctx, buf, len, source, eb.msg);
-        free(buf);
+        h5sf_free(buf);
         return -1;
     }
     /* Test-only: an allocation failing here (H5SF_FAULT op=nomem-accept). */
-    if (h5sf_fault("nomem-accept", ctx->rank) || !(r = calloc(1, sizeof *r))) {
+    if (h5sf_fault("nomem-accept", ctx->rank) || !(r = h5sf_calloc(1, sizeof *r))) {
         refuse(ctx, &h, source, "out of memory");
-        free(buf);
+        h5sf_free(buf);
         return -1;
     }
     r->h       = h;
@@ -113,7 +113,7 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         ioc_req_free(ctx, r);
         return 0;
     }
-    if (r->h.count && !(r->offs = malloc(2 * r->h.count * sizeof *r->offs))) {
+    if (r->h.count && !(r->offs = h5sf_malloc(2 * r->h.count * sizeof *r->offs))) {
         refuse(ctx, &r->h, source, "out of memory for the piece list");
         ioc_req_free(ctx, r);
         return -1;
@@ -156,20 +156,26 @@ static bool fits(h5sf_ioc_ctx_t *ctx, int len)
     return q == 0 || q + (uint64_t)IOC_COST_PER_BYTE * (uint64_t)len <= ctx->mem_cap / 2;
 }
 
-/* Receive the held message of len bytes; accept it, or drop it. */
-static void receive_held(progress_t *pg, int len, bool accept)
+/* Receive the held message of len bytes; accept it, or drop it.  Without
+ * memory for it a message to accept stays held (false): the caller backs
+ * off and tries again, its sender waiting as for a full queue.  Dropped,
+ * its client would only learn of it from its timeout. */
+static bool receive_held(progress_t *pg, int len, bool accept)
 {
-    unsigned char *buf = malloc(len > 0 ? (size_t)len : 1);
-    pg->held           = false;
+    unsigned char *buf = h5sf_malloc(len > 0 ? (size_t)len : 1);
+    if (!buf && accept)
+        return false;
+    pg->held = false;
     if (!buf) {
         IOC_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE)); /* truncates: drops it */
-        return;
+        return true;
     }
     IOC_MPI(MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE));
     if (accept)
         accept_msg(pg, buf, (size_t)len, pg->st.MPI_SOURCE);
     else
-        free(buf);
+        h5sf_free(buf);
+    return true;
 }
 
 /* What one step of the loop found. */
@@ -203,9 +209,8 @@ static int step(progress_t *pg, unsigned idle, uint32_t *seq)
         pg->held = true, pg->msg = msg, pg->st = st;
     }
     IOC_MPI(MPI_Get_count(&pg->st, MPI_BYTE, &count));
-    if (!fits(ctx, count))
+    if (!fits(ctx, count) || !receive_held(pg, count, true))
         return STEP_FULL;
-    receive_held(pg, count, true);
     return STEP_GOT;
 }
 
@@ -279,19 +284,19 @@ static void progress_main(void *arg)
     ctx->asleep = true;
     uv_cond_broadcast(&ctx->park_cond);
     uv_mutex_unlock(&ctx->lock);
-    free(pg);
+    h5sf_free(pg);
 }
 
 int ioc_progress_start(h5sf_ioc_ctx_t *ctx, h5sf_errbuf_t *e)
 {
-    progress_t *pg = calloc(1, sizeof *pg);
+    progress_t *pg = h5sf_calloc(1, sizeof *pg);
     if (!pg)
         return h5sf_fail(e, ENOMEM, "out of memory starting the IOC progress thread");
     pg->ctx     = ctx;
     ctx->asleep = false;
     int rc      = uv_thread_create(&ctx->progress, progress_main, pg);
     if (rc) {
-        free(pg);
+        h5sf_free(pg);
         return h5sf_fail(e, -rc, "cannot start the IOC progress thread: %s", uv_strerror(rc));
     }
     ioc_thread_setup(ctx, ctx->progress, "h5sf-progress");

@@ -33,11 +33,11 @@ void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
         return;
     if (r->msg_len)
         atomic_fetch_sub(&ctx->qmem, r->msg_len);
-    free(r->msg);
-    free(r->offs);
-    free(r->mem);
-    free(r->dependents);
-    free(r);
+    h5sf_free(r->msg);
+    h5sf_free(r->offs);
+    h5sf_free(r->mem);
+    h5sf_free(r->dependents);
+    h5sf_free(r);
 }
 
 /* The daemon is stopping and the peer never completed *req: cancel it.  A
@@ -129,9 +129,9 @@ int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source,
         }
         IOC_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
         if ((size_t)n > cap) {
-            free(scratch);
+            h5sf_free(scratch);
             cap     = (size_t)n;
-            scratch = malloc(cap);
+            scratch = h5sf_malloc(cap);
             if (!scratch)
                 cap = 0;
         }
@@ -145,7 +145,7 @@ int ioc_drain_payload(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source,
         idle = 0;
     }
 done:
-    free(scratch);
+    h5sf_free(scratch);
     return ret;
 }
 
@@ -542,7 +542,7 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     /* Pieces split at chunk borders: at most one extra per member per round. */
     size_t need = (size_t)(npieces + (uint64_t)nm * maxk);
     if (!err && io && need > *cap) {
-        seg_t *p = realloc(*segs, need * sizeof *p);
+        seg_t *p = h5sf_realloc(*segs, need * sizeof *p);
         if (p) {
             *segs = p;
             *cap  = need;
@@ -575,7 +575,7 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     /* A workspace grown for a long piece list was paid for by the members'
      * budget (ioc_msg_cost), which they give back with the batch: so does it. */
     if (*cap > SEGS_KEEP) {
-        free(*segs);
+        h5sf_free(*segs);
         *segs = NULL;
         *cap  = 0;
     }

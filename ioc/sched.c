@@ -120,7 +120,7 @@ static void add_dependent(ioc_req_t *q, ioc_req_t *r)
 {
     if (q->ndependents == q->capdependents) {
         size_t      cap = q->capdependents ? 2 * q->capdependents : 4;
-        ioc_req_t **p   = realloc(q->dependents, cap * sizeof *p);
+        ioc_req_t **p   = h5sf_realloc(q->dependents, cap * sizeof *p);
         if (!p)
             abort(); /* a lost edge would reorder writes: refuse to go on */
         q->dependents    = p;

@@ -109,22 +109,22 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
     name[0]            = '\0';
     if (nrank == 0) {
         snprintf(name, namesz, "/h5sf-%ld-%u-%lx", (long)getpid(), made++, (unsigned long)ioc_now_ns());
-        fd      = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        int err = fd < 0 ? errno : ftruncate(fd, (off_t)len) < 0 ? errno : 0;
+        fd      = h5sf_sysio_shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        int err = fd < 0 ? errno : h5sf_sysio_truncate(fd, len) < 0 ? errno : 0;
         if (err) {
             if (fd >= 0) {
-                close(fd);
-                shm_unlink(name);
+                h5sf_sysio_close(fd);
+                h5sf_sysio_shm_unlink(name);
             }
             h5sf_fail(e, err, "cannot make %zu bytes of shared memory (%s): %s", len, name, strerror(err));
             name[0] = '\0';
         }
         else
-            close(fd);
+            h5sf_sysio_close(fd);
     }
     if (MPI_Bcast(name, (int)namesz, MPI_CHAR, 0, node) != MPI_SUCCESS) {
         if (nrank == 0 && name[0])
-            shm_unlink(name);
+            h5sf_sysio_shm_unlink(name);
         name[0] = '\0';
         return h5sf_fail(e, 0,
                          "cannot tell the node's ranks the name of the shared-memory object (MPI_Bcast "
@@ -137,11 +137,11 @@ static int make_object(MPI_Comm node, int nrank, size_t len, char *name, size_t 
 
 static unsigned char *map_object(const char *name, size_t len)
 {
-    int fd = shm_open(name, O_RDWR, 0);
+    int fd = h5sf_sysio_shm_open(name, O_RDWR, 0);
     if (fd < 0)
         return NULL;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
+    void *p = h5sf_sysio_mmap_shared(fd, len);
+    h5sf_sysio_close(fd);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -179,20 +179,28 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
 
     ctx->shm = NULL;
     if (ctx->size == 1) { /* nobody to share with: only a bell, private */
-        if ((s = calloc(1, sizeof *s)) && (s->bells = calloc(1, sizeof *s->bells)) &&
-            (s->idx = calloc(1, sizeof *s->idx))) {
+        if ((s = h5sf_calloc(1, sizeof *s)) && (s->bells = h5sf_calloc(1, sizeof *s->bells)) &&
+            (s->idx = h5sf_calloc(1, sizeof *s->idx))) {
             s->alone = true;
             s->size  = 1;
             ctx->shm = s;
             return 0;
         }
         if (s)
-            free(s->bells);
-        free(s);
+            h5sf_free(s->bells);
+        h5sf_free(s);
         return 0;
     }
-    if (MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return 0; /* no shared memory: messages only */
+    /* Without its node's communicator a rank has no shared memory; nor
+     * then has anyone (agreed: the others would wait for it below). */
+    int  rc = h5sf_mpi_comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, &node), bad = rc != MPI_SUCCESS;
+    char why[MPI_MAX_ERROR_STRING];
+    if (MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS || all) {
+        ret = bad ? h5sf_fail(e, 0, "MPI_Comm_split_type failed: %s", h5sf_mpi_errstr(rc, why))
+                  : h5sf_fail(e, 0, "another rank could not split the communicator by node");
+        goto done;
+    }
+    all = 0;
     MPI_Comm_rank(node, &nrank);
     MPI_Comm_size(node, &nsize);
     /* One size per node, and nothing to share with nobody. */
@@ -210,16 +218,17 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     if (!least)
         len = bells;
     if (make_object(node, nrank, len, name, sizeof name, e) == 0) {
-        s     = calloc(1, sizeof *s);
-        ranks = malloc((size_t)nsize * sizeof *ranks);
-        if (s && ranks && (s->idx = malloc((size_t)ctx->size * sizeof *s->idx)) && (s->map = map_object(name, len)))
+        s     = h5sf_calloc(1, sizeof *s);
+        ranks = h5sf_malloc((size_t)nsize * sizeof *ranks);
+        if (s && ranks && (s->idx = h5sf_malloc((size_t)ctx->size * sizeof *s->idx)) &&
+            (s->map = map_object(name, len)))
             ok = 1;
     }
     /* Everyone has mapped it (or failed): the name can go. */
     if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
         all = 0;
     if (nrank == 0 && name[0])
-        shm_unlink(name);
+        h5sf_sysio_shm_unlink(name);
     if (!all || MPI_Allgather(&ctx->rank, 1, MPI_INT, ranks, 1, MPI_INT, node) != MPI_SUCCESS) {
         if (!e->msg[0])
             h5sf_fail(e, 0, "a rank of this node could not make or map the shared-memory object");
@@ -242,11 +251,11 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
 done:
     if (s) {
         if (s->map)
-            munmap(s->map, len);
-        free(s->idx);
-        free(s);
+            h5sf_sysio_munmap(s->map, len);
+        h5sf_free(s->idx);
+        h5sf_free(s);
     }
-    free(ranks);
+    h5sf_free(ranks);
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
     /* The caller goes on without it; say so once, not silently. */
@@ -265,11 +274,11 @@ void ioc_shm_free(h5sf_ioc_ctx_t *ctx)
     if (!s)
         return;
     if (s->map)
-        munmap(s->map, s->maplen);
+        h5sf_sysio_munmap(s->map, s->maplen);
     else
-        free(s->bells);
-    free(s->idx);
-    free(s);
+        h5sf_free(s->bells);
+    h5sf_free(s->idx);
+    h5sf_free(s);
     ctx->shm = NULL;
 }
 
@@ -394,7 +403,7 @@ int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *o
     if (!s || !s->seg)
         return -1;
     if (s->reserved == 0)
-        s->reserved = madvise(s->own, (size_t)s->seg, MADV_POPULATE_WRITE) == 0 ? 1 : -1;
+        s->reserved = h5sf_sysio_populate(s->own, (size_t)s->seg) == 0 ? 1 : -1;
     if (s->reserved < 0)
         return -1;
     ring_pop(s);

@@ -18,7 +18,7 @@ unsigned char *ioc_slot_get(h5sf_ioc_ctx_t *ctx, bool wait)
         if (ctx->nslots_free > 0)
             return ctx->slots[--ctx->nslots_free];
         if (ctx->nslots_made < ctx->nslots_max) {
-            unsigned char *p = malloc(H5SF_IOC_CHUNK);
+            unsigned char *p = h5sf_malloc(H5SF_IOC_CHUNK);
             if (p)
                 ctx->nslots_made++;
             return p;
@@ -34,7 +34,7 @@ unsigned char *ioc_slot_get(h5sf_ioc_ctx_t *ctx, bool wait)
 void ioc_slots_trim(h5sf_ioc_ctx_t *ctx)
 {
     while (ctx->nslots_free > 0) {
-        free(ctx->slots[--ctx->nslots_free]);
+        h5sf_free(ctx->slots[--ctx->nslots_free]);
         ctx->nslots_made--;
     }
 }

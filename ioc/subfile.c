@@ -117,9 +117,9 @@ done:
 int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, const char *path, int flags,
                           h5sf_errbuf_t *e)
 {
-    ioc_sf_t *sf = calloc(1, sizeof *sf);
-    if (!sf || !(sf->path = strdup(path))) {
-        free(sf);
+    ioc_sf_t *sf = h5sf_calloc(1, sizeof *sf);
+    if (!sf || !(sf->path = h5sf_strdup(path))) {
+        h5sf_free(sf);
         return h5sf_fail(e, ENOMEM, "out of memory opening subfile %s", path);
     }
     int fds[EVICT_MAX], n;
@@ -134,8 +134,8 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
         uv_mutex_lock(&ctx->lock);
         ctx->nfds--;
         uv_mutex_unlock(&ctx->lock);
-        free(sf->path);
-        free(sf);
+        h5sf_free(sf->path);
+        h5sf_free(sf);
         return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank, strerror(err),
                          err);
     }
@@ -185,7 +185,7 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
     int rc = sf->fd >= 0 ? h5sf_sysio_close(sf->fd) : 0, err = errno;
     if (rc < 0)
         h5sf_fail(e, err, "closing subfile %s failed: %s (errno %d)", sf->path, strerror(err), err);
-    free(sf->path);
-    free(sf);
+    h5sf_free(sf->path);
+    h5sf_free(sf);
     return rc < 0 ? -1 : 0;
 }

@@ -64,10 +64,19 @@ static bool release(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
     return true;
 }
 
+/* What a worker starts with: its context and its batch table, made by the
+ * starter, so that a worker without one is never started (it used to leave
+ * at its first request, which then waited, unanswered, for its timeout). */
+typedef struct worker_arg {
+    h5sf_ioc_ctx_t *ctx;
+    member_t        mb[BATCH_MAX];
+} worker_arg_t;
+
 static void worker_main(void *arg)
 {
-    h5sf_ioc_ctx_t *ctx  = arg;
-    member_t       *mb   = calloc(BATCH_MAX, sizeof *mb);
+    worker_arg_t   *wa   = arg;
+    h5sf_ioc_ctx_t *ctx  = wa->ctx;
+    member_t       *mb   = wa->mb;
     seg_t          *segs = NULL;
     size_t          cap  = 0;
     for (;;) {
@@ -79,13 +88,7 @@ static void worker_main(void *arg)
         }
         while (!(r = ioc_merge_pick(ctx)) && !atomic_load(&ctx->stop))
             uv_cond_wait(&ctx->cond, &ctx->lock);
-        if (!r || !mb) {
-            if (r) { /* no memory for the batch table: put it back */
-                r->next    = ctx->ready;
-                ctx->ready = r;
-                if (!ctx->ready_tail)
-                    ctx->ready_tail = r;
-            }
+        if (!r) {
             uv_mutex_unlock(&ctx->lock);
             break;
         }
@@ -100,8 +103,8 @@ static void worker_main(void *arg)
             ioc_run_answer(ctx, mb, nm);
         ioc_mpi_leave(ctx);
     }
-    free(segs);
-    free(mb);
+    h5sf_free(segs);
+    h5sf_free(wa);
     /* The stopper waits for this count, with a limit (ioc_workers_stop). */
     uv_mutex_lock(&ctx->lock);
     ctx->nexited++;
@@ -126,14 +129,20 @@ int ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e)
 {
     if (n <= ctx->nworkers)
         return 0;
-    uv_thread_t *w = realloc(ctx->workers, (size_t)n * sizeof *w);
+    uv_thread_t *w = h5sf_realloc(ctx->workers, (size_t)n * sizeof *w);
     if (!w)
         return h5sf_fail(e, ENOMEM, "out of memory starting IOC workers");
     ctx->workers = w;
     while (ctx->nworkers < n) {
-        int rc = uv_thread_create(&ctx->workers[ctx->nworkers], worker_main, ctx);
-        if (rc)
+        worker_arg_t *wa = h5sf_calloc(1, sizeof *wa);
+        if (!wa)
+            return h5sf_fail(e, ENOMEM, "out of memory starting IOC workers");
+        wa->ctx = ctx;
+        int rc  = uv_thread_create(&ctx->workers[ctx->nworkers], worker_main, wa);
+        if (rc) {
+            h5sf_free(wa);
             return h5sf_fail(e, -rc, "cannot start IOC worker thread: %s", uv_strerror(rc));
+        }
         ioc_thread_setup(ctx, ctx->workers[ctx->nworkers], "h5sf-worker");
         ctx->nworkers++;
     }
@@ -177,7 +186,7 @@ bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx)
             pthread_detach(ctx->workers[i]); /* exited ones are freed, the stuck one when it returns */
     if (!all)
         return false; /* workers and slots stay theirs */
-    free(ctx->workers);
+    h5sf_free(ctx->workers);
     ctx->workers  = NULL;
     ctx->nworkers = 0;
     ctx->nexited  = 0;

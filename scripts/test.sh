@@ -6,7 +6,8 @@
 #      tsan_tests), tests labelled tsan: ctest -L tsan; well under a minute
 #   4. MPICH: HDF5 1.14.5 built with MPICH, normal build in build-mpich/
 #      (made before stage 1, whose cross-MPI tests use it), all tests less
-#      the labels fuzz and once (H5SF_MPI=mpich; conformance at 2 ranks);
+#      the labels fuzz, once and exhaustive (H5SF_MPI=mpich; conformance at
+#      2 ranks);
 #      H5SF_SKIP_MPICH=1 leaves the stage out
 #   5. clients: netCDF-C's and CGNS's own tests through the MPI-IO redirect,
 #      once per MPI (scripts/client-suites.sh, builds cached; not with extra
@@ -97,8 +98,10 @@ else echo "== HDF5 $(hdf5_ver openmpi) ($mpi_ver): FAILURES"; fi
 
 if [ "$mpich_built" = 1 ]; then
     # Less fuzz (common/ only: no MPI in it) and "once" (t_huge: h5sf's own
-    # bounds), as under the other HDF5 versions.
-    mpich_skip='fuzz|once'
+    # bounds), as under the other HDF5 versions, and "exhaustive" (the
+    # sweep at every site under MPICH: over 12 minutes; label sweep runs
+    # every 5th site, test/t_sweep.cmake).
+    mpich_skip='fuzz|once|exhaustive'
     stage "ctest -LE '$mpich_skip' (build-mpich/)"
     mpich_status=0
     H5SF_MPI=mpich run_ctest "$root/build-mpich" -LE "$mpich_skip" "$@" || mpich_status=1

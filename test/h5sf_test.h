@@ -33,6 +33,7 @@
  *                            the process exits 3.  t_on_hang(fn) makes it
  *                            call fn instead (a test releasing its own
  *                            stall) and go on.  s = 0 only names the step.
+ *                            t_stack_frames: frames per thread (16).
  *   t_pat / t_fill / t_mismatch  bytes of (seed, offset): any rank can
  *                            write or check any range; never 0, so a hole
  *                            or a zero fill never passes for data.
@@ -90,6 +91,9 @@ T_VAR atomic_long t_fails;                /* failed checks of this process */
 T_VAR long        t_max_fails;            /* more failed checks end the test; 0: no limit */
 T_VAR const char *t_prog        = "test"; /* the name in every message */
 T_VAR int         t_watchdog_fd = 2;      /* where the watchdog speaks (a test may redirect stderr) */
+/* Frames per thread in the watchdog's stacks (more for a test whose frames
+ * of interest lie deep under HDF5's). */
+T_VAR int t_stack_frames = 16;
 
 /* The step: its name (for messages) and the watchdog's deadline. */
 T_VAR pthread_mutex_t t_wd_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -217,11 +221,11 @@ T_FN void t_dump_stacks(void)
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: let gdb attach */
     /* Frames only, without MPI's and PMIx's own event threads. */
     snprintf(cmd, sizeof cmd,
-             "command -v gdb >/dev/null && timeout 60 gdb -nx -batch -p %ld -ex 'thread apply all bt 16' 2>/dev/null | "
+             "command -v gdb >/dev/null && timeout 60 gdb -nx -batch -p %ld -ex 'thread apply all bt %d' 2>/dev/null | "
              "grep -E '^(Thread|#[0-9]+ )' | "
              "grep -v -E 'libevent|libpmix|clone3|start_thread|t_dump_stacks|t_watchdog_main|do_system|_GI___wait' | "
              "sed 's/^/%s /' | cut -c1-200 >&%d",
-             (long)getpid(), who, t_watchdog_fd);
+             (long)getpid(), t_stack_frames, who, t_watchdog_fd);
     if (system(cmd) < 0)
         return;
     /* The first rank to exit ends the job: give the others' gdb time. */

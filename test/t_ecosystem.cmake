@@ -22,6 +22,8 @@
 #   eco_ioc_layers         the same for ioc/, which uses no HDF5 symbol and never calls vfd/
 #   eco_common_layers      the same for common/, which uses no MPI or HDF5 symbol and calls
 #                          neither ioc/ nor vfd/ (each with must-fail variants, *_fail*)
+#   eco_alloc              no object of vfd/, ioc/, common/ but common/alloc.c calls libc's
+#                          allocator (eco_alloc_fail: alloc.c's own calls are found)
 #   eco_log                H5SF_LOG=json / debug trace of the layout decision
 set(H5SF_ECO_DIR ${CMAKE_BINARY_DIR}/eco)
 set(H5SF_ECO_PREFIX ${H5SF_ECO_DIR}/prefix)
@@ -205,6 +207,15 @@ h5sf_layers_test(eco_vfd_layers_fail_map vfd -DMAP_DROP=samenode.c)
 h5sf_layers_test(eco_ioc_layers_fail_map ioc -DMAP_DROP=payload.c)
 set_tests_properties(eco_vfd_layers_fail_map eco_ioc_layers_fail_map PROPERTIES
                      PASS_REGULAR_EXPRESSION " 1 missing from the file map")
+# Every allocation of vfd/, ioc/ and common/ goes through common/alloc.h
+# (the sweep's allocation sites, the count of live blocks); the _fail
+# variant, without the allocator's own exceptions, finds alloc.c's calls.
+add_test(NAME eco_alloc COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_all_objs}
+                                -P ${H5SF_ECO_SCRIPTS}/check_alloc.cmake)
+add_test(NAME eco_alloc_fail COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOBJS=${_all_objs} -DALLOW=none
+                                     -P ${H5SF_ECO_SCRIPTS}/check_alloc.cmake)
+set_tests_properties(eco_alloc eco_alloc_fail PROPERTIES LABELS "ecosystem")
+set_tests_properties(eco_alloc_fail PROPERTIES PASS_REGULAR_EXPRESSION "common/alloc\\.c calls malloc")
 h5sf_eco_test(eco_log
   COMMAND bash ${H5SF_ECO_SCRIPTS}/t_log.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ex_write_read_by_name>
           ${H5SF_ECO_DIR}/log)

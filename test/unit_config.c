@@ -616,6 +616,7 @@ static void test_env_rows(void)
         [H5SF_VAR_TEST_TAG_UB]             = "H5SF_TEST_TAG_UB",
         [H5SF_VAR_TEST_MAX_PIECES]         = "H5SF_TEST_MAX_PIECES",
         [H5SF_VAR_TEST_BELL_WAIT_S]        = "H5SF_TEST_BELL_WAIT_S",
+        [H5SF_VAR_TEST_SITES_TRACE]        = "H5SF_TEST_SITES_TRACE",
         [H5SF_VAR_REDIRECT_MPIO]           = "H5SF_REDIRECT_MPIO",
         [H5SF_VAR_PRELOAD_THREAD_MULTIPLE] = "H5SF_PRELOAD_THREAD_MULTIPLE",
         [H5SF_VAR_HDF5_DRIVER]             = "HDF5_DRIVER",

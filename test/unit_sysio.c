@@ -15,13 +15,20 @@
  *           first buffer only; the reads still complete
  *   eintr   H5SF_FAULT=op=fsync,errno=EINTR,count=1: an injected fsync
  *           error is returned, not retried
+ *   sites   the sweep's sites (common/alloc.h, H5SF_SITE_SYSCALL): every
+ *           call is one site, one per system call of a transfer; each
+ *           one, armed, fails with the armed errno and changes nothing
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../common/alloc.h"
 #include "../common/sysio.h"
 #include "h5sf_test.h"
 
@@ -129,7 +136,7 @@ static void mode_calls(void)
     CHECK(calls >= (int)(sizeof buf / 5), "short write: only %d calls", calls);
     read_check(fd, 333, "short read");
     CHECK(h5sf_sysio_set("preadv", NULL) == 0 && h5sf_sysio_set("pwritev", NULL) == 0, "restore");
-    CHECK(h5sf_sysio_set("pread", NULL) < 0, "an unknown call was accepted");
+    CHECK(h5sf_sysio_set("no_such_call", NULL) < 0, "an unknown call was accepted");
 
     /* Past EOF: the file ends 100 bytes into the read, the rest is zeros. */
     CHECK(ftruncate(fd, 333 + 100) == 0, "ftruncate");
@@ -231,11 +238,88 @@ static void mode_eintr(void)
     close(fd);
 }
 
+/* Arm the next system-call site to fail with EACCES. */
+static void arm1(void) { h5sf_sites_arm(H5SF_SITE_SYSCALL, 1, EACCES); }
+
+/* The call just made failed with the armed errno at its first site. */
+#define REFUSED(call, what)                                                                                            \
+    do {                                                                                                               \
+        arm1();                                                                                                        \
+        errno = 0;                                                                                                     \
+        CHECK((call) && errno == EACCES && h5sf_sites_fired(H5SF_SITE_SYSCALL), "%s: not refused (errno %d)", what,    \
+              errno);                                                                                                  \
+        h5sf_sites_arm(H5SF_SITE_SYSCALL, 0, 0);                                                                       \
+    } while (0)
+
+static void mode_sites(void)
+{
+    char        dir[4200], name[4200], real[PATH_MAX];
+    struct stat st;
+    int         fd = fresh_file();
+
+    /* One site a call, counted from the arm; unarmed nothing fails. */
+    h5sf_sites_arm(H5SF_SITE_SYSCALL, 0, 0);
+    CHECK(h5sf_sysio_fstat(fd, &st) == 0 && h5sf_sysio_stat(path, &st) == 0, "fstat, stat");
+    CHECK(h5sf_sites_passed(H5SF_SITE_SYSCALL) == 2, "%ld sites for two calls", h5sf_sites_passed(H5SF_SITE_SYSCALL));
+    CHECK(!h5sf_sites_fired(H5SF_SITE_SYSCALL), "fired unarmed");
+
+    /* Each call refused, and the file system unchanged. */
+    snprintf(dir, sizeof dir, "%s.d", path);
+    snprintf(name, sizeof name, "%s.renamed", path);
+    rmdir(dir);
+    REFUSED(h5sf_sysio_open(path, O_RDONLY, -1) < 0, "open");
+    REFUSED(h5sf_sysio_close(fd) < 0, "close");
+    CHECK(fcntl(fd, F_GETFD) >= 0, "a refused close closed the descriptor");
+    REFUSED(h5sf_sysio_fstat(fd, &st) < 0, "fstat");
+    REFUSED(h5sf_sysio_truncate(fd, 10) < 0, "ftruncate");
+    CHECK(fstat(fd, &st) == 0 && st.st_size == 0, "a refused truncate changed the size");
+    REFUSED(h5sf_sysio_sync(fd, -1) < 0, "fsync");
+    REFUSED(h5sf_sysio_dup(fd) < 0, "fcntl");
+    REFUSED(h5sf_sysio_stat(path, &st) < 0, "stat");
+    REFUSED(h5sf_sysio_unlink(path) < 0, "unlink");
+    CHECK(access(path, F_OK) == 0, "a refused unlink removed the file");
+    REFUSED(h5sf_sysio_mkdir(dir, 0700) < 0, "mkdir");
+    CHECK(access(dir, F_OK) < 0, "a refused mkdir made the directory");
+    REFUSED(h5sf_sysio_rename(path, name) < 0, "rename");
+    CHECK(access(path, F_OK) == 0, "a refused rename moved the file");
+    REFUSED(h5sf_sysio_read(fd, buf, 1) < 0, "read");
+    REFUSED(h5sf_sysio_pread(fd, buf, 1, 0) < 0, "pread");
+    REFUSED(h5sf_sysio_pwrite_all(fd, buf, 1, 0) < 0, "pwrite");
+    CHECK(fstat(fd, &st) == 0 && st.st_size == 0, "a refused pwrite wrote");
+    REFUSED(h5sf_sysio_getcwd(dir, sizeof dir) == NULL, "getcwd");
+    REFUSED(h5sf_sysio_realpath(path, real) == NULL, "realpath");
+    REFUSED(h5sf_sysio_shm_open("/h5sf-unit-sysio", O_RDWR | O_CREAT, 0600) < 0, "shm_open");
+    REFUSED(h5sf_sysio_shm_unlink("/h5sf-unit-sysio") < 0, "shm_unlink");
+    REFUSED(h5sf_sysio_mmap_shared(fd, 4096) == MAP_FAILED, "mmap");
+    void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(pg != MAP_FAILED, "mmap of the test's own page");
+    REFUSED(h5sf_sysio_munmap(pg, 4096) < 0, "munmap");
+    REFUSED(h5sf_sysio_populate(pg, 4096) < 0, "madvise");
+    munmap(pg, 4096);
+
+    /* A transfer: one site per system call; the second refused fails it. */
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = t_pat(1, i);
+    make_iov(buf);
+    h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = -1};
+    h5sf_sites_arm(H5SF_SITE_SYSCALL, 0, 0);
+    CHECK(h5sf_sysio_xferv(&x, iov, NV, 0) == 0, "write: %s", strerror(errno));
+    CHECK(h5sf_sites_passed(H5SF_SITE_SYSCALL) == (long)x.syscalls && x.syscalls >= 3, "%ld sites for %llu calls",
+          h5sf_sites_passed(H5SF_SITE_SYSCALL), (unsigned long long)x.syscalls);
+    h5sf_sites_arm(H5SF_SITE_SYSCALL, 2, ENOSPC);
+    errno = 0;
+    CHECK(h5sf_sysio_xferv(&x, iov, NV, 0) < 0 && errno == ENOSPC, "second call of a write: errno %d", errno);
+    CHECK(h5sf_sites_passed(H5SF_SITE_SYSCALL) == 2, "the write went on after its refused call");
+    CHECK(!memcmp(iov, orig, sizeof iov), "iovecs not given back after a refused call");
+    h5sf_sites_arm(H5SF_SITE_SYSCALL, 0, 0);
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     t_start("unit_sysio");
     if (argc != 3) {
-        fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr\n");
+        fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr|sites\n");
         return 2;
     }
     snprintf(path, sizeof path, "%s/sysio_%s.bin", argv[1], argv[2]);
@@ -255,6 +339,10 @@ int main(int argc, char **argv)
     else if (!strcmp(m, "eintr")) {
         setenv("H5SF_FAULT", "op=fsync,errno=EINTR,count=1", 1);
         mode_eintr();
+    }
+    else if (!strcmp(m, "sites")) {
+        unsetenv("H5SF_FAULT");
+        mode_sites();
     }
     else {
         fprintf(stderr, "unit_sysio: unknown mode %s\n", m);

@@ -40,7 +40,7 @@ static int make_dirs(const char *dir, h5sf_errbuf_t *e)
         if (*p == '/' || *p == '\0') {
             char c = *p;
             *p     = '\0';
-            if (mkdir(path, 0777) < 0 && errno != EEXIST)
+            if (h5sf_sysio_mkdir(path, 0777) < 0 && errno != EEXIST)
                 return h5sf_fail(e, errno, "cannot create subfile directory %s: %s", path, strerror(errno));
             if (c == '\0')
                 break;
@@ -70,6 +70,18 @@ void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback)
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, eb);
     if (!eb->msg[0])
         snprintf(eb->msg, sizeof eb->msg, "%s", fallback);
+}
+
+/* HDF5's error stack while h5sf's callback runs inside an HDF5 call: it
+ * may hold errors that call recorded already (a file close that goes on
+ * flushing after a failed write).  The IOC channel is reached through
+ * public H5FD calls, and each clears the stack on entry, so it is set
+ * aside before them and put back after (H5I_INVALID_HID: it was empty). */
+static hid_t stack_keep(void) { return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID; }
+static void  stack_back(hid_t keep)
+{
+    if (keep >= 0)
+        H5Eset_current_stack(keep);
 }
 
 /* h5sf_fail() naming what failed (printf-style), with the newest HDF5 error
@@ -191,7 +203,7 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int       N = f->layout.stripe_count, failed = 0;
-    uint64_t *mine = calloc((size_t)N, sizeof *mine), *all = calloc((size_t)N, sizeof *all);
+    uint64_t *mine = h5sf_calloc((size_t)N, sizeof *mine), *all = h5sf_calloc((size_t)N, sizeof *all);
     if (!mine || !all)
         failed = h5sf_fail(e, ENOMEM, "out of memory");
     for (int s = 0; s < N && !failed; s++) {
@@ -203,21 +215,21 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
             failed = h5sf_fail(e, errno, "cannot get the size of subfile %d: %s", s, strerror(errno)) < 0;
     }
     if (h5sf_agree(f->comm, failed, e) < 0) {
-        free(mine);
-        free(all);
+        h5sf_free(mine);
+        h5sf_free(all);
         return -1;
     }
     /* Each subfile has one owner; the others contribute 0. */
     if (MPI_Allreduce(mine, all, N, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS) {
-        free(mine);
-        free(all);
+        h5sf_free(mine);
+        h5sf_free(all);
         return h5sf_fail(e, 0, "MPI_Allreduce of the subfile sizes failed");
     }
     const uint64_t S = (uint64_t)f->layout.stripe_size;
     f->eof           = sf_complete_eof(all, S, N);
     f->eof_long      = sf_logical_eof(all, S, N) > f->eof;
-    free(mine);
-    free(all);
+    h5sf_free(mine);
+    h5sf_free(all);
     return 0;
 }
 
@@ -226,11 +238,11 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
     int N = f->layout.stripe_count;
     /* Test-only: both tables fail on one rank (H5SF_FAULT op=nomem-chan). */
     bool nomem  = h5sf_fault("nomem-chan", f->rank) != 0;
-    f->chan     = nomem ? NULL : calloc((size_t)N, sizeof *f->chan);
-    f->chan_eoa = calloc((size_t)N, sizeof *f->chan_eoa);
-    f->fd       = nomem ? NULL : malloc((size_t)N * sizeof *f->fd);
-    f->jobs     = calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
-    f->js       = calloc((size_t)N, sizeof *f->js);
+    f->chan     = nomem ? NULL : h5sf_calloc((size_t)N, sizeof *f->chan);
+    f->chan_eoa = h5sf_calloc((size_t)N, sizeof *f->chan_eoa);
+    f->fd       = nomem ? NULL : h5sf_malloc((size_t)N * sizeof *f->fd);
+    f->jobs     = h5sf_calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
+    f->js       = h5sf_calloc((size_t)N, sizeof *f->js);
     int failed =
         !f->chan || !f->chan_eoa || !f->fd || !f->jobs || !f->js ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
     for (int s = 0; f->fd && s < N; s++)
@@ -258,10 +270,10 @@ int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e)
     for (int s = 0; f->chan && s < f->layout.stripe_count; s++)
         if (f->chan[s] && H5FDclose(f->chan[s]) < 0 && !failed)
             failed = fail_hdf5(e, 0, "cannot close subfile %d", s) < 0;
-    free(f->chan);
+    h5sf_free(f->chan);
     f->chan = NULL;
     close_fds(f, &failed, e);
-    free(f->fd);
+    h5sf_free(f->fd);
     f->fd = NULL;
     h5sf_samenode_close(f);
     if (f->ctx && !f->mpi_dead) {
@@ -289,7 +301,7 @@ int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e)
     for (int s = 0; s < N; s++)
         if (f->chan[s])
             H5FDclose(f->chan[s]);
-    free(f->chan);
+    h5sf_free(f->chan);
     f->chan = NULL;
     h5sf_samenode_close(f);
     f->channel = H5FD_H5SF_CHANNEL_DIRECT;
@@ -362,15 +374,15 @@ typedef struct h5sf_vecbuf {
 static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t *e)
 {
     if (l->n > v->cap) {
-        free(v->addrs);
-        free(v->sizes);
-        free(v->bufs);
-        free(v->types);
+        h5sf_free(v->addrs);
+        h5sf_free(v->sizes);
+        h5sf_free(v->bufs);
+        h5sf_free(v->types);
         v->cap   = l->n;
-        v->addrs = malloc(v->cap * sizeof *v->addrs);
-        v->sizes = malloc(v->cap * sizeof *v->sizes);
-        v->bufs  = malloc(v->cap * sizeof *v->bufs);
-        v->types = malloc(v->cap * sizeof *v->types);
+        v->addrs = h5sf_malloc(v->cap * sizeof *v->addrs);
+        v->sizes = h5sf_malloc(v->cap * sizeof *v->sizes);
+        v->bufs  = h5sf_malloc(v->cap * sizeof *v->bufs);
+        v->types = h5sf_malloc(v->cap * sizeof *v->types);
         if (!v->addrs || !v->sizes || !v->bufs || !v->types) {
             v->cap = 0;
             return h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
@@ -536,8 +548,8 @@ static void posted_free(posted_t *p)
     for (int k = 0; k < p->n; k++)
         if (p->jobs[k].fd >= 0)
             h5sf_sysio_close(p->jobs[k].fd);
-    free(p->pieces);
-    free(p);
+    h5sf_free(p->pieces);
+    h5sf_free(p);
 }
 
 /* Copy jobs[0..n) (subfiles js) to the heap and hand them to the
@@ -548,13 +560,13 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
     size_t               np = 0, at = 0;
     for (int k = 0; k < n; k++)
         np += jobs[k].n;
-    posted_t *p = calloc(1, sizeof *p + (size_t)n * sizeof *p->jobs);
+    posted_t *p = h5sf_calloc(1, sizeof *p + (size_t)n * sizeof *p->jobs);
     if (!p)
         return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
-    p->pieces = malloc(np * sizeof *p->pieces + (size_t)n * (sizeof *p->bytes + sizeof *p->subfile));
+    p->pieces = h5sf_malloc(np * sizeof *p->pieces + (size_t)n * (sizeof *p->bytes + sizeof *p->subfile));
     if (!p->pieces || (!b->batch && !(b->batch = h5sf_pool_open(f->pool_threads)))) {
-        free(p->pieces);
-        free(p);
+        h5sf_free(p->pieces);
+        h5sf_free(p);
         return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
     }
     p->bytes    = (uint64_t *)(p->pieces + np);
@@ -567,7 +579,7 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
         p->bytes[k]   = f->plan.lists[js[k]].bytes;
         memcpy(p->pieces + at, jobs[k].v, jobs[k].n * sizeof *p->pieces);
         at += jobs[k].n;
-        if ((p->jobs[k].fd = fcntl(jobs[k].fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+        if ((p->jobs[k].fd = h5sf_sysio_dup(jobs[k].fd)) < 0) {
             int err = errno;
             posted_free(p);
             return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k], strerror(err));
@@ -584,9 +596,9 @@ static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, cons
 
 int h5sf_channels_cobegin(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
-    struct h5sf_bracket *b = calloc(1, sizeof *b);
-    if (!b || !(b->begun = calloc((size_t)f->layout.stripe_count, 1))) {
-        free(b);
+    struct h5sf_bracket *b = h5sf_calloc(1, sizeof *b);
+    if (!b || !(b->begun = h5sf_calloc((size_t)f->layout.stripe_count, 1))) {
+        h5sf_free(b);
         return h5sf_fail(e, ENOMEM, "out of memory opening a COBEGIN bracket");
     }
     f->co = b;
@@ -613,6 +625,7 @@ int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
      * (include/h5sf.h).  COEND waits for the IOC requests, each within the
      * timeout; the MPI_Finalize hook drains every bracket before its IOCs
      * stop (h5sf.c), after which nothing may wait on MPI. */
+    hid_t keep = stack_keep();
     for (int s = 0; s < f->layout.stripe_count; s++) {
         if (!b->begun[s])
             continue;
@@ -623,6 +636,7 @@ int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
             bracket_fail(b, &t);
         }
     }
+    stack_back(keep);
     if (b->batch) {
         uint64_t inflight = 0;
         int      failed   = 0;
@@ -649,8 +663,8 @@ int h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     int ret = h5sf_channels_drain(f, e);
     if (f->co) {
-        free(f->co->begun);
-        free(f->co);
+        h5sf_free(f->co->begun);
+        h5sf_free(f->co);
         f->co = NULL;
     }
     return ret;
@@ -663,7 +677,7 @@ int h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e)
  * step").  In the caller's bracket (`post`, f->co) nothing is waited for
  * here (post_jobs) until h5sf_channels_drain.  Returns -1 with the first
  * failure's text. */
-int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
+static int dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
 {
     sf_plan_t *p      = &f->plan;
     int        failed = 0, nt = p->ntouched, nj = 0;
@@ -704,7 +718,7 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
             h5sf_report_add(f, s, h5sf_report_via(f, s, ioc), l->n, l->bytes);
             continue;
         }
-        if ((!f->vec && !(f->vec = calloc(1, sizeof *f->vec))) || vec_fill(f->vec, l, &end, e) < 0) {
+        if ((!f->vec && !(f->vec = h5sf_calloc(1, sizeof *f->vec))) || vec_fill(f->vec, l, &end, e) < 0) {
             if (!f->vec)
                 h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
             failed = 1;
@@ -738,14 +752,22 @@ int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf
     return failed ? -1 : 0;
 }
 
+int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
+{
+    hid_t keep = f->channel == H5FD_H5SF_CHANNEL_IOC ? stack_keep() : H5I_INVALID_HID;
+    int   ret  = dispatch(f, is_write, post, e);
+    stack_back(keep);
+    return ret;
+}
+
 void h5sf_channels_free(h5sf_file_t *f)
 {
     if (f->vec) {
-        free(f->vec->addrs);
-        free(f->vec->sizes);
-        free(f->vec->bufs);
-        free(f->vec->types);
-        free(f->vec);
+        h5sf_free(f->vec->addrs);
+        h5sf_free(f->vec->sizes);
+        h5sf_free(f->vec->bufs);
+        h5sf_free(f->vec->types);
+        h5sf_free(f->vec);
         f->vec = NULL;
     }
 }

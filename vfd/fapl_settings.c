@@ -156,7 +156,7 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
         H5E_BEGIN_TRY { len = H5Pget_driver_config_str(fapl_id, NULL, 0); }
         H5E_END_TRY
         if (len > 0) {
-            if (!(str = malloc((size_t)len + 1))) {
+            if (!(str = h5sf_malloc((size_t)len + 1))) {
                 h5sf_fail(e, 0, "out of memory");
                 goto done;
             }
@@ -184,6 +184,6 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     if (ret == 0)
         ret = h5sf_pool_setting(&pool_threads, e);
 done:
-    free(str);
+    h5sf_free(str);
     return ret;
 }

@@ -140,11 +140,11 @@ static void close_open_h5sf_files(void)
         return;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     /* Test-only: the allocation fails (H5SF_FAULT op=nomem-finalize). */
-    if (!h5sf_fault("nomem-finalize", wrank) && (ids = malloc((size_t)n * sizeof *ids))) {
+    if (!h5sf_fault("nomem-finalize", wrank) && (ids = h5sf_malloc((size_t)n * sizeof *ids))) {
         n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
         for (ssize_t i = 0; i < n; i++)
             close_if_ours(ids[i]);
-        free(ids);
+        h5sf_free(ids);
         return;
     }
     for (bool closed = true; closed;) {
@@ -208,7 +208,7 @@ static void file_free(h5sf_file_t *f)
     if (!f)
         return;
     if (f->stub_fd >= 0)
-        close(f->stub_fd);
+        h5sf_sysio_close(f->stub_fd);
     if (!f->mpi_dead && !h5sf_mpi_finalizing()) {
         if (f->comm != MPI_COMM_NULL)
             MPI_Comm_free(&f->comm);
@@ -216,17 +216,17 @@ static void file_free(h5sf_file_t *f)
             MPI_Info_free(&f->info);
     }
     sf_plan_free(&f->plan);
-    free(f->sides);
-    free(f->jobs);
-    free(f->js);
+    h5sf_free(f->sides);
+    h5sf_free(f->jobs);
+    h5sf_free(f->js);
     h5sf_channels_free(f);
-    free(f->xmark);
-    free(f->iocs);
-    free(f->leads);
-    free(f->chan);
-    free(f->chan_eoa);
-    free(f->name);
-    free(f);
+    h5sf_free(f->xmark);
+    h5sf_free(f->iocs);
+    h5sf_free(f->leads);
+    h5sf_free(f->chan);
+    h5sf_free(f->chan_eoa);
+    h5sf_free(f->name);
+    h5sf_free(f);
 }
 
 /* A create reclaims what an earlier file of its name left: the config file
@@ -266,9 +266,9 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
         if (f->flags & H5F_ACC_EXCL)
             oflags |= O_EXCL;
         struct stat st;
-        if ((f->stub_fd = open(f->name, oflags | O_CLOEXEC, 0666)) < 0)
+        if ((f->stub_fd = h5sf_sysio_open(f->name, oflags, -1)) < 0)
             failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
-        else if (fstat(f->stub_fd, &st) < 0)
+        else if (h5sf_sysio_fstat(f->stub_fd, &st) < 0)
             failed = h5sf_fail(e, errno, "cannot stat stub file %s: %s", f->name, strerror(errno)) < 0;
         else {
             f->layout.inode = (uint64_t)st.st_ino;
@@ -301,7 +301,7 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
         return h5sf_fail(e, 0, "MPI_Bcast of the layout failed");
     /* Other ranks keep a stub descriptor only to mirror superblock writes. */
     if (f->rank != 0 && (f->flags & H5F_ACC_RDWR)) {
-        if ((f->stub_fd = open(f->name, O_RDWR | O_CLOEXEC)) < 0)
+        if ((f->stub_fd = h5sf_sysio_open(f->name, O_RDWR, -1)) < 0)
             failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
     }
     return h5sf_agree(f->comm, failed, e);
@@ -337,6 +337,40 @@ static int settings_agree(h5sf_file_t *f, int *provided, h5sf_errbuf_t *e)
     return 0;
 }
 
+/* Settings for an open or delete whose own settings failed on this rank:
+ * the defaults, with the communicator h5sf's driver info names (if any),
+ * so the rank still reaches the agreements on the fapl's communicator,
+ * whose other ranks may be fine and waiting. */
+static void fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
+{
+    const H5FD_h5sf_config_t *di = NULL;
+    h5sf_config_defaults(cfg);
+    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
+    H5E_END_TRY
+    if (di) {
+        cfg->comm = di->comm;
+        cfg->info = di->info;
+    }
+}
+
+/* This rank cannot even make its file: it still takes the steps every
+ * rank takes up to the first agreement (the communicator, then the
+ * agreement), failing it with e, so that the others do not wait. */
+static void open_fail_early(hid_t fapl_id, h5sf_errbuf_t *e)
+{
+    H5FD_h5sf_config_t cfg;
+    MPI_Comm           comm;
+    MPI_Info           info;
+    h5sf_errbuf_t      ceb = {0};
+    fallback_cfg(fapl_id, &cfg);
+    if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, NULL, &ceb) < 0)
+        return;
+    h5sf_agree(comm, 1, e);
+    MPI_Comm_free(&comm);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+}
+
 static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr)
 {
     h5sf_file_t  *f         = NULL;
@@ -352,29 +386,26 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &eb);
     h5sf_mpi_on_finalize(on_mpi_finalize);
 
-    if (!(f = calloc(1, sizeof *f)) || !(f->name = strdup(name)))
-        H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
-    f->stub_fd = -1;
-    f->comm    = MPI_COMM_NULL;
-    f->info    = MPI_INFO_NULL;
-    f->flags   = flags;
+    /* Handles set before anything can fail: file_free() reads them. */
+    if ((f = h5sf_calloc(1, sizeof *f))) {
+        f->stub_fd = -1;
+        f->comm    = MPI_COMM_NULL;
+        f->info    = MPI_INFO_NULL;
+        f->flags   = flags;
+        f->name    = h5sf_strdup(name);
+    }
+    if (!f || !f->name) {
+        h5sf_fail(&eb, ENOMEM, "out of memory");
+        open_fail_early(fapl_id, &eb);
+        H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
+    }
 
     /* Settings first (a bad value fails here), then the communicator, so
      * every rank reaches the first agreement below. */
     if (h5sf_fapl_resolve(fapl_id, &f->cfg, &eb) < 0 || h5sf_pool_setting(&f->pool_threads, &eb) < 0)
         failed = 1;
-    if (failed) {
-        /* Bad settings: still agree on the fapl's communicator, whose
-         * other ranks may be fine and waiting. */
-        const H5FD_h5sf_config_t *di = NULL;
-        h5sf_config_defaults(&f->cfg);
-        H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
-        H5E_END_TRY
-        if (di) {
-            f->cfg.comm = di->comm;
-            f->cfg.info = di->info;
-        }
-    }
+    if (failed) /* bad settings: still agree on the fapl's communicator */
+        fallback_cfg(fapl_id, &f->cfg);
     {
         h5sf_errbuf_t ceb   = {0};
         bool          named = true;
@@ -387,8 +418,10 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     f->cfg.info = MPI_INFO_NULL;
     /* HDF5 insists on a real info object (H5Fget_access_plist fails on
      * MPI_INFO_NULL), so keep an empty one when none was given. */
-    if (f->info == MPI_INFO_NULL)
-        MPI_Info_create(&f->info);
+    int  rc;
+    char why[MPI_MAX_ERROR_STRING];
+    if (f->info == MPI_INFO_NULL && (rc = h5sf_mpi_info_create(&f->info)) != MPI_SUCCESS && !failed)
+        failed = h5sf_fail(&eb, 0, "cannot create an MPI info object: %s", h5sf_mpi_errstr(rc, why)) < 0;
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
     if (h5sf_agree(f->comm, failed, &eb) < 0)
@@ -440,7 +473,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
      * channels' collectives. */
     if (h5sf_fault("nomem-plan", f->rank) ||
         sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0 ||
-        !(f->xmark = calloc((size_t)f->layout.stripe_count, sizeof *f->xmark)))
+        !(f->xmark = h5sf_calloc((size_t)f->layout.stripe_count, sizeof *f->xmark)))
         failed = h5sf_fail(&eb, ENOMEM, "out of memory for the stripe plan") < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
@@ -455,7 +488,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     }
 
     h5sf_log_open(f, provided);
-    free(f->leads); /* only samenode.c's setup needed it */
+    h5sf_free(f->leads); /* only samenode.c's setup needed it */
     f->leads = NULL;
     h5sf_registry_add(f);
     ret_value = &f->pub;
@@ -479,6 +512,8 @@ static herr_t h5sf_close(H5FD_t *file)
     hid_t         saved = H5Eget_current_stack();
     h5sf_errbuf_t coeb  = {0};
     int           cofailed;
+    H5E_major_t   maj = H5E_VFL;
+    H5E_minor_t   min = H5E_CANTCLOSEFILE;
 
     h5sf_registry_remove(f);
     if (f->mpi_dead || h5sf_mpi_finalizing())
@@ -499,16 +534,19 @@ static herr_t h5sf_close(H5FD_t *file)
                               "close of %s: a COBEGIN bracket was left open across MPI_Finalize, which waited for "
                               "its transfers: %s%.300s",
                               f->name, cofailed ? "one failed: " : "all of them completed", cofailed ? coeb.msg : "");
-    else if (cofailed)
+    else if (cofailed) {
         ret_value = h5sf_fail(&eb, 0, "close of %s inside a COBEGIN bracket: a posted transfer failed: %.300s", f->name,
                               coeb.msg);
+        maj       = H5E_IO;
+        min       = H5E_WRITEERROR;
+    }
     file_free(f);
     /* Pushed after the stack is back: H5Eset_current_stack, an API call,
      * clears the current one first. */
     if (saved >= 0)
         H5Eset_current_stack(saved);
     if (ret_value < 0)
-        H5SF_PUSH(H5E_VFL, H5E_CANTCLOSEFILE, "%s", eb.msg);
+        H5SF_PUSH(maj, min, "%s", eb.msg);
     return ret_value;
 }
 
@@ -610,7 +648,7 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
         H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "truncate of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
     if (h5sf_channels_truncate(f, f->eoa, &eb) < 0)
         failed = 1;
-    if (!failed && f->rank == 0 && ftruncate(f->stub_fd, (off_t)f->eoa) < 0)
+    if (!failed && f->rank == 0 && h5sf_sysio_truncate(f->stub_fd, f->eoa) < 0)
         failed = h5sf_fail(&eb, errno, "cannot truncate stub %s to %llu bytes: %s", f->name, (unsigned long long)f->eoa,
                            strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
@@ -652,7 +690,7 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
     failed = h5sf_channels_sync(f, &eb) < 0;
-    if (!failed && f->stub_fd >= 0 && f->rank == 0 && fsync(f->stub_fd) < 0)
+    if (!failed && f->stub_fd >= 0 && f->rank == 0 && h5sf_sysio_sync(f->stub_fd, -1) < 0)
         failed = h5sf_fail(&eb, errno, "fsync of stub %s failed: %s", f->name, strerror(errno)) < 0;
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, H5E_WRITEERROR, &eb);
@@ -661,21 +699,6 @@ done:
 }
 
 /* ---- delete ----------------------------------------------------------- */
-
-/* Settings for a delete whose own settings failed on this rank: the
- * defaults, with the communicator h5sf's driver info names (if any), so the
- * rank still reaches the agreement on the fapl's communicator. */
-static void delete_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
-{
-    const H5FD_h5sf_config_t *di = NULL;
-    h5sf_config_defaults(cfg);
-    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
-    H5E_END_TRY
-    if (di) {
-        cfg->comm = di->comm;
-        cfg->info = di->info;
-    }
-}
 
 /* Remove stub, config and every subfile -- or, for a plain HDF5 file
  * (which opens through h5sf as one), the file.  Collective when MPI is up: every
@@ -701,7 +724,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     }
     if (failed || h5sf_fapl_resolve(fapl_id, &cfg, &eb) < 0) {
         failed = 1;
-        delete_fallback_cfg(fapl_id, &cfg);
+        fallback_cfg(fapl_id, &cfg);
     }
     /* Collective on the fapl's communicator only: IOR deletes from one
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
@@ -716,11 +739,11 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     if (rank == 0) {
         struct stat st;
         int         kind = -1;
-        if (!(l = calloc(1, sizeof *l)))
+        if (!(l = h5sf_calloc(1, sizeof *l)))
             failed = h5sf_fail(&eb, ENOMEM, "out of memory") < 0;
         else if (h5sf_layout_set_stub(l, name, &eb) < 0)
             failed = 1;
-        else if ((stub_fd = open(name, O_RDONLY | O_CLOEXEC)) < 0 || fstat(stub_fd, &st) < 0)
+        else if ((stub_fd = h5sf_sysio_open(name, O_RDONLY, -1)) < 0 || h5sf_sysio_fstat(stub_fd, &st) < 0)
             failed = h5sf_fail(&eb, errno, "cannot open %s: %s", name, strerror(errno)) < 0;
         else {
             l->inode = (uint64_t)st.st_ino;
@@ -732,11 +755,12 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
             for (int s = 0; !failed && kind == 0 && s < l->stripe_count; s++)
                 if (h5sf_subfile_path(l, s, path, sizeof path, &eb) < 0)
                     failed = 1;
-                else if (unlink(path) < 0 && errno != ENOENT)
+                else if (h5sf_sysio_unlink(path) < 0 && errno != ENOENT)
                     failed = h5sf_fail(&eb, errno, "cannot remove subfile %s: %s", path, strerror(errno)) < 0;
-            if (!failed && kind == 0 && (h5sf_config_path(l, path, sizeof path, &eb) < 0 || unlink(path) < 0))
+            if (!failed && kind == 0 &&
+                (h5sf_config_path(l, path, sizeof path, &eb) < 0 || h5sf_sysio_unlink(path) < 0))
                 failed = h5sf_fail(&eb, errno, "cannot remove config file %s: %s", path, strerror(errno)) < 0;
-            if (!failed && unlink(name) < 0)
+            if (!failed && h5sf_sysio_unlink(name) < 0)
                 failed = h5sf_fail(&eb, errno, "cannot remove stub %s: %s", name, strerror(errno)) < 0;
         }
     }
@@ -744,12 +768,12 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
 done:
     if (stub_fd >= 0)
-        close(stub_fd);
+        h5sf_sysio_close(stub_fd);
     if (comm != MPI_COMM_NULL)
         MPI_Comm_free(&comm);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
-    free(l);
+    h5sf_free(l);
     return ret_value;
 }
 
@@ -897,7 +921,7 @@ done:
  * H5Pset_fapl_h5sf, and every copy HDF5 makes is freed on its own. */
 static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info info)
 {
-    H5FD_h5sf_config_t *c    = malloc(sizeof *c);
+    H5FD_h5sf_config_t *c    = h5sf_malloc(sizeof *c);
     int                 init = 0, fin = 0, provided;
     if (!c)
         return NULL;
@@ -913,9 +937,9 @@ static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info i
     *c      = *src;
     c->comm = MPI_COMM_NULL;
     c->info = MPI_INFO_NULL;
-    if (comm != MPI_COMM_NULL && h5sf_mpi_usable() && MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS)
+    if (comm != MPI_COMM_NULL && h5sf_mpi_usable() && h5sf_mpi_comm_dup(comm, &c->comm) != MPI_SUCCESS)
         c->comm = MPI_COMM_NULL;
-    if (info != MPI_INFO_NULL && h5sf_mpi_usable() && MPI_Info_dup(info, &c->info) != MPI_SUCCESS)
+    if (info != MPI_INFO_NULL && h5sf_mpi_usable() && h5sf_mpi_info_dup(info, &c->info) != MPI_SUCCESS)
         c->info = MPI_INFO_NULL;
     return c;
 }
@@ -943,7 +967,7 @@ static herr_t h5sf_fapl_free(void *fa)
         if (c->info != MPI_INFO_NULL)
             MPI_Info_free(&c->info);
     }
-    free(c);
+    h5sf_free(c);
     return 0;
 }
 

@@ -39,6 +39,7 @@
 #include <hdf5.h>
 #include "h5sf.h"
 #include "fapl_settings.h"
+#include "../common/alloc.h"
 #include "../common/layout.h"
 #include "../common/stripe.h"
 #include "../common/sysio.h"

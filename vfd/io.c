@@ -33,18 +33,9 @@ static int mirror_super(h5sf_file_t *f, haddr_t addr, size_t size, const void *b
 {
     if (f->stub_fd < 0 || f->layout.plain) /* a plain file's stub is its only file */
         return 0;
-    const char *p = buf;
-    while (size > 0) {
-        ssize_t n = pwrite(f->stub_fd, p, size, (off_t)addr);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return h5sf_fail(e, errno, "superblock write to stub %s at offset %llu failed: %s", f->name,
-                             (unsigned long long)addr, strerror(errno));
-        p += n;
-        addr += (haddr_t)n;
-        size -= (size_t)n;
-    }
+    if (h5sf_sysio_pwrite_all(f->stub_fd, buf, size, addr) < 0)
+        return h5sf_fail(e, errno, "superblock write to stub %s at offset %llu failed: %s", f->name,
+                         (unsigned long long)addr, strerror(errno));
     return 0;
 }
 
@@ -192,9 +183,10 @@ static herr_t finish(round_t *r, bool coll, int failed)
         failed = 1;
     if (failed)
         sf_plan_reset(&f->plan);
-    /* A collective write is entered by every rank: make its failure
-     * everyone's, so no rank runs ahead into the next collective. */
-    if (coll && is_write && !f->mpi_dead && h5sf_agree(f->comm, failed, eb) < 0)
+    /* A collective transfer is entered by every rank: make its failure
+     * everyone's, so no rank runs ahead into the next collective, and a
+     * read that failed on one rank fails H5Dread on every rank. */
+    if (coll && !f->mpi_dead && h5sf_agree(f->comm, failed, eb) < 0)
         failed = 1;
     f->xcur->failed = failed;
     if (r->raw && f->stats_transfers)
@@ -415,7 +407,7 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
     /* 32 KiB of sequence lists: kept with the file, not zeroed per call
      * (measured: docs/performance.md, Figures behind constants, sequence
      * lists). */
-    if (!r->f->sides && !(r->f->sides = malloc(2 * sizeof *r->f->sides)))
+    if (!r->f->sides && !(r->f->sides = h5sf_malloc(2 * sizeof *r->f->sides)))
         return h5sf_fail(e, ENOMEM, "out of memory");
     m    = &r->f->sides[0];
     fs   = &r->f->sides[1];

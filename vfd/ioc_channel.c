@@ -36,7 +36,7 @@ static H5FD_t *chan_open(const char *name, unsigned flags, hid_t fapl, haddr_t m
 
     if (!(fa = H5Pget_driver_info(fapl)) || !fa->ctx)
         H5SF_GOTO(NULL, H5E_VFL, H5E_BADVALUE, "the IOC channel is opened by h5sf only");
-    if (!(c = calloc(1, sizeof *c)))
+    if (!(c = h5sf_calloc(1, sizeof *c)))
         H5SF_GOTO(NULL, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
     c->fa     = *fa;
     ret_value = &c->pub;
@@ -67,8 +67,8 @@ static herr_t chan_close(H5FD_t *file)
     if (c->npending && !h5sf_mpi_finalizing() && wait_all(c, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, H5E_WRITEERROR, &eb);
 done:
-    free(c->pending);
-    free(c);
+    h5sf_free(c->pending);
+    h5sf_free(c);
     return ret_value;
 }
 
@@ -111,7 +111,7 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
     if (h5sf_mpi_finalizing())
         H5SF_GOTO(-1, H5E_IO, op == H5SF_IOC_OP_WRITE ? H5E_WRITEERROR : H5E_READERROR,
                   "MPI has been finalized: the I/O concentrators of subfile %u are gone", c->fa.subfile);
-    if (!(offs = malloc(count * sizeof *offs)) || !(lens = malloc(count * sizeof *lens)))
+    if (!(offs = h5sf_malloc(count * sizeof *offs)) || !(lens = h5sf_malloc(count * sizeof *lens)))
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
     for (uint32_t i = 0; i < count; i++) {
         offs[i] = addrs[i];
@@ -119,7 +119,7 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
     }
     if (c->co && c->npending == c->cap) {
         size_t           cap = c->cap ? 2 * c->cap : 8;
-        h5sf_ioc_req_t **p   = realloc(c->pending, cap * sizeof *p);
+        h5sf_ioc_req_t **p   = h5sf_realloc(c->pending, cap * sizeof *p);
         if (!p)
             H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
         c->pending = p;
@@ -133,8 +133,8 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
     else if (h5sf_ioc_wait(req, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, op == H5SF_IOC_OP_WRITE ? H5E_WRITEERROR : H5E_READERROR, &eb);
 done:
-    free(offs);
-    free(lens);
+    h5sf_free(offs);
+    h5sf_free(lens);
     return ret_value;
 }
 

@@ -40,7 +40,9 @@ bool h5sf_mpi_usable(void)
  * access, as it does of every HDF5 driver (H5P_DEFAULT under HDF5_DRIVER,
  * a serial library such as netCDF's): MPI_COMM_SELF, so one rank alone
  * can open a file and every rank its own; *named says which it was.
- * *comm and *info are new duplicates (or MPI_INFO_NULL) the caller frees. */
+ * *comm and *info are new duplicates (or MPI_INFO_NULL) the caller frees.
+ * Collective on that communicator: a duplicate that fails on one rank
+ * fails every rank. */
 int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, bool *named,
                    h5sf_errbuf_t *e)
 {
@@ -64,19 +66,30 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
     }
     if (named)
         *named = c != MPI_COMM_NULL;
-    int rc = MPI_Comm_dup(c != MPI_COMM_NULL ? c : MPI_COMM_SELF, comm);
-    if (rc == MPI_SUCCESS && i != MPI_INFO_NULL)
-        rc = MPI_Info_dup(i, info);
+    if (c == MPI_COMM_NULL)
+        c = MPI_COMM_SELF;
+    char why[MPI_MAX_ERROR_STRING];
+    int  rc = h5sf_mpi_comm_dup(c, comm);
+    if (rc != MPI_SUCCESS)
+        h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator: %s", h5sf_mpi_errstr(rc, why));
+    else if (i != MPI_INFO_NULL && (rc = h5sf_mpi_info_dup(i, info)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "cannot duplicate the file access property list's MPI info: %s", h5sf_mpi_errstr(rc, why));
+    /* Agreed on c itself: a rank whose duplicate failed has nothing else
+     * to agree on, and must not leave the others in the first collective
+     * on theirs. */
+    int agreed = h5sf_ioc_agree(c, rc != MPI_SUCCESS, e);
     if (own) { /* H5Pget_mpi_params gave duplicates (never a predefined handle) */
         if (c != MPI_COMM_NULL && c != MPI_COMM_WORLD && c != MPI_COMM_SELF)
             MPI_Comm_free(&c);
         if (i != MPI_INFO_NULL)
             MPI_Info_free(&i);
     }
-    if (rc != MPI_SUCCESS) {
+    if (agreed < 0) {
         if (*comm != MPI_COMM_NULL)
             MPI_Comm_free(comm);
-        return h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator");
+        if (*info != MPI_INFO_NULL)
+            MPI_Info_free(info);
+        return -1;
     }
     return 0;
 }

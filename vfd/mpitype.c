@@ -43,7 +43,7 @@ static int segs_reserve(segs_t *s, size_t more, walk_t *w)
     size_t cap = s->cap ? 2 * s->cap : 16;
     while (cap - s->n < more)
         cap *= 2;
-    h5sf_run_t *p = realloc(s->v, cap * sizeof *p);
+    h5sf_run_t *p = h5sf_realloc(s->v, cap * sizeof *p);
     if (!p)
         return h5sf_fail(w->e, ENOMEM, "out of memory flattening an MPI datatype");
     s->v   = p;
@@ -130,8 +130,8 @@ static int blocks(segs_t *out, MPI_Datatype t, int count, const int *blens, int 
     }
     ret = 0;
 done:
-    free(c.v);
-    free(b.v);
+    h5sf_free(c.v);
+    h5sf_free(b.v);
     return ret;
 }
 
@@ -149,8 +149,8 @@ static int vector(segs_t *out, MPI_Datatype t, int count, int blen, MPI_Aint str
     else if (replicate(&b, &c, blen, 0, ext, w) == 0)
         ret = replicate(out, &b, count, 0, in_extents ? stride * ext : stride, w);
 done:
-    free(c.v);
-    free(b.v);
+    h5sf_free(c.v);
+    h5sf_free(b.v);
     return ret;
 }
 
@@ -178,9 +178,9 @@ static int flatten(MPI_Datatype t, segs_t *out, walk_t *w)
                              size, (long)ext);
         return segs_add(out, 0, size, w);
     }
-    ints  = malloc((size_t)(ni ? ni : 1) * sizeof *ints);
-    addrs = malloc((size_t)(na ? na : 1) * sizeof *addrs);
-    types = malloc((size_t)(nd ? nd : 1) * sizeof *types);
+    ints  = h5sf_malloc((size_t)(ni ? ni : 1) * sizeof *ints);
+    addrs = h5sf_malloc((size_t)(na ? na : 1) * sizeof *addrs);
+    types = h5sf_malloc((size_t)(nd ? nd : 1) * sizeof *types);
     if (!ints || !addrs || !types) {
         h5sf_fail(w->e, ENOMEM, "out of memory flattening an MPI datatype");
         goto done;
@@ -216,9 +216,9 @@ static int flatten(MPI_Datatype t, segs_t *out, walk_t *w)
             MPI_Type_free(&types[i]);
     }
 done:
-    free(ints);
-    free(addrs);
-    free(types);
+    h5sf_free(ints);
+    h5sf_free(addrs);
+    h5sf_free(types);
     return ret;
 }
 
@@ -229,7 +229,7 @@ int h5sf_mpitype_runs(MPI_Datatype t, h5sf_run_t **runs, size_t *nruns, uint64_t
     int    ret = flatten(t, &s, &w);
     *visits    = w.visits;
     if (ret < 0) {
-        free(s.v);
+        h5sf_free(s.v);
         s = (segs_t){0};
     }
     *runs  = s.v;
@@ -293,7 +293,7 @@ int h5sf_coll_extents(h5sf_extent_fn add, void *arg, haddr_t addr, size_t size, 
     }
     ret = 0;
 done:
-    free(m.v);
-    free(fl.v);
+    h5sf_free(m.v);
+    h5sf_free(fl.v);
     return ret;
 }

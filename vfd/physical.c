@@ -17,8 +17,8 @@ H5SF_API void H5FD_h5sf_free_files(char **files, size_t count)
     if (!files)
         return;
     for (size_t i = 0; i < count; i++)
-        free(files[i]);
-    free(files);
+        h5sf_free(files[i]);
+    h5sf_free(files);
 }
 
 H5SF_API herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, char ***files_out, size_t *count_out)
@@ -34,11 +34,11 @@ H5SF_API herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, ch
 
     if (!path || !files_out || !count_out)
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "NULL argument");
-    if (!(l = calloc(1, sizeof *l)))
+    if (!(l = h5sf_calloc(1, sizeof *l)))
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
     if (h5sf_layout_set_stub(l, path, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_BADVALUE, &eb);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0)
+    if ((fd = h5sf_sysio_open(path, O_RDONLY, -1)) < 0 || h5sf_sysio_fstat(fd, &st) < 0)
         H5SF_GOTO(-1, H5E_FILE, H5E_NOTFOUND, "cannot open %s: %s", path, strerror(errno));
     l->inode = (uint64_t)st.st_ino;
     if (config_dir)
@@ -46,16 +46,16 @@ H5SF_API herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, ch
     /* A plain HDF5 file (opens through h5sf as one) is its one file. */
     if ((kind = h5sf_layout_load(l, fd, path, &eb)) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    if (!(files = calloc((size_t)l->stripe_count + 2, sizeof *files)))
+    if (!(files = h5sf_calloc((size_t)l->stripe_count + 2, sizeof *files)))
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
-    if (!(files[n++] = strdup(path)))
+    if (!(files[n++] = h5sf_strdup(path)))
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
     if (kind == 1)
         goto listed;
-    if (h5sf_config_path(l, buf, sizeof buf, &eb) < 0 || !(files[n++] = strdup(buf)))
+    if (h5sf_config_path(l, buf, sizeof buf, &eb) < 0 || !(files[n++] = h5sf_strdup(buf)))
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "config path: %s", eb.msg);
     for (int s = 0; s < l->stripe_count; s++)
-        if (h5sf_subfile_path(l, s, buf, sizeof buf, &eb) < 0 || !(files[n++] = strdup(buf)))
+        if (h5sf_subfile_path(l, s, buf, sizeof buf, &eb) < 0 || !(files[n++] = h5sf_strdup(buf)))
             H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "subfile path: %s", eb.msg);
 listed:
     *files_out = files;
@@ -63,8 +63,8 @@ listed:
     files      = NULL;
 done:
     if (fd >= 0)
-        close(fd);
+        h5sf_sysio_close(fd);
     H5FD_h5sf_free_files(files, n);
-    free(l);
+    h5sf_free(l);
     return ret_value;
 }

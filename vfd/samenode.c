@@ -67,8 +67,8 @@ int h5sf_samenode_init(h5sf_file_t *f, h5sf_errbuf_t *e)
     f->loc_reads  = rd;
     f->loc_writes = (f->flags & H5F_ACC_RDWR) ? wr : H5SF_LOCAL_NONE;
     f->loc_cap    = h5sf_ioc_fd_cap();
-    if (!(f->loc_fd = malloc((size_t)N * sizeof *f->loc_fd)) ||
-        !(f->loc_used = calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = calloc((size_t)N, 1)))
+    if (!(f->loc_fd = h5sf_malloc((size_t)N * sizeof *f->loc_fd)) ||
+        !(f->loc_used = h5sf_calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = h5sf_calloc((size_t)N, 1)))
         failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
     for (int s = 0; f->loc_fd && s < N; s++)
         f->loc_fd[s] = -1;
@@ -158,9 +158,9 @@ void h5sf_samenode_close(h5sf_file_t *f)
     for (int s = 0; f->loc_fd && s < f->layout.stripe_count; s++)
         if (f->loc_fd[s] >= 0)
             close_local(f, s);
-    free(f->loc_fd);
-    free(f->loc_used);
-    free(f->loc_state);
+    h5sf_free(f->loc_fd);
+    h5sf_free(f->loc_used);
+    h5sf_free(f->loc_state);
     f->loc_fd    = NULL;
     f->loc_used  = NULL;
     f->loc_state = NULL;

@@ -228,7 +228,7 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
     }
     if (fclose(fp) == 0 && text)
         fwrite(text, 1, len, stderr);
-    free(text);
+    free(text); /* open_memstream's buffer: libc's, not h5sf_malloc's */
 }
 
 /* The public getters find the file through its VFD handle: h5sf's

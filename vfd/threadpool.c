@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "threadpool.h"
+#include "../common/alloc.h"
 #include "../common/sysio.h"
 
 /* One call's jobs in flight; lives on the caller's stack, or on the heap
@@ -224,7 +225,7 @@ static void grow(int want)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     while (P.nthreads < want && pthread_create(&P.th[P.nthreads], NULL, worker, NULL) == 0)
-        P.nthreads++;
+        pthread_setname_np(P.th[P.nthreads++], "h5sf-pool"); /* for top -H, gdb, and tests that look for ours */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     P.pid = getpid();
 }
@@ -295,7 +296,7 @@ struct h5sf_pool_batch {
 
 h5sf_pool_batch_t *h5sf_pool_open(int threads)
 {
-    h5sf_pool_batch_t *b = calloc(1, sizeof *b);
+    h5sf_pool_batch_t *b = h5sf_calloc(1, sizeof *b);
     if (!b)
         return NULL;
     b->c.limit      = threads;
@@ -362,7 +363,7 @@ void h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight)
     pthread_mutex_unlock(&c->mu);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
-    free(b);
+    h5sf_free(b);
 }
 
 void h5sf_pool_shutdown(void)

@@ -24,10 +24,10 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     /* The ranks agree on the allocation before the collectives below: a
      * rank that returned alone would leave the others in them. */
     int bad, anybad = 1;
-    leads = h5sf_fault("nomem-topo", rank) ? NULL : malloc((size_t)size * sizeof *leads);
+    leads = h5sf_fault("nomem-topo", rank) ? NULL : h5sf_malloc((size_t)size * sizeof *leads);
     bad   = !leads;
     if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || anybad) {
-        free(leads);
+        h5sf_free(leads);
         return h5sf_fail(e, ENOMEM,
                          bad ? "out of memory selecting IOCs" : "another rank ran out of memory selecting IOCs");
     }
@@ -35,9 +35,16 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     /* Nodes as the built-in finds them (H5FD__subfiling_setup_context):
      * MPI_COMM_TYPE_SHARED; a node is named by its lowest rank in comm
      * (H5FD__subfiling_gather_topology_info's node_lead_rank). */
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
-        free(leads);
-        return h5sf_fail(e, 0, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+    char why[MPI_MAX_ERROR_STRING];
+    if ((rc = h5sf_mpi_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &node)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed: %s", h5sf_mpi_errstr(rc, why));
+    /* Agreed: a rank without its node's communicator would leave the
+     * others in the collectives on theirs. */
+    if (h5sf_agree(comm, rc != MPI_SUCCESS, e) < 0) {
+        if (rc == MPI_SUCCESS)
+            MPI_Comm_free(&node);
+        h5sf_free(leads);
+        return -1;
     }
     MPI_Allreduce(&rank, &lead, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
@@ -47,7 +54,7 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     h5sf_config_to_settings(cfg, &set);
     rc = h5sf_iocmap_select(size, leads, &set, nsubfiles, iocs_out, nioc_out, nnodes, e);
     if (rc < 0) {
-        free(leads);
+        h5sf_free(leads);
         return rc;
     }
     *leads_out = leads;
