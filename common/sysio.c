@@ -166,6 +166,10 @@ static void parse(void)
         else
             goto bad;
     }
+    /* The transfer loops retry EINTR: without a count it would fail every
+     * retry, and the call would never end. */
+    if (F.err == EINTR && F.count < 0)
+        F.count = 1;
     F.on = F.op[0] != '\0';
     return;
 bad:

@@ -15,6 +15,8 @@
  *           first buffer only; the reads still complete
  *   eintr   H5SF_FAULT=op=fsync,errno=EINTR,count=1: an injected fsync
  *           error is returned, not retried
+ *   eintr1  H5SF_FAULT=op=pwrite,errno=EINTR, no count: it fails once (the
+ *           loop retries EINTR; failing every retry never ended)
  *   sites   the sweep's sites (common/alloc.h, H5SF_SITE_SYSCALL): every
  *           call is one site, one per system call of a transfer; each
  *           one, armed, fails with the armed errno and changes nothing
@@ -238,6 +240,18 @@ static void mode_eintr(void)
     close(fd);
 }
 
+static void mode_eintr1(void)
+{
+    int           fd = fresh_file();
+    unsigned char a[4096], b[4096];
+    t_fill(a, sizeof a, 9, 0);
+    struct iovec     v = {a, sizeof a};
+    h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = 0};
+    CHECK(h5sf_sysio_xferv(&x, &v, 1, 0) == 0, "a write with one injected EINTR failed (errno %d)", errno);
+    CHECK(pread(fd, b, sizeof b, 0) == (ssize_t)sizeof b && !memcmp(a, b, sizeof a), "the write's bytes differ");
+    close(fd);
+}
+
 /* Arm the next system-call site to fail with EACCES. */
 static void arm1(void) { h5sf_sites_arm(H5SF_SITE_SYSCALL, 1, EACCES); }
 
@@ -319,7 +333,7 @@ int main(int argc, char **argv)
 {
     t_start("unit_sysio");
     if (argc != 3) {
-        fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr|sites\n");
+        fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr|eintr1|sites\n");
         return 2;
     }
     snprintf(path, sizeof path, "%s/sysio_%s.bin", argv[1], argv[2]);
@@ -339,6 +353,10 @@ int main(int argc, char **argv)
     else if (!strcmp(m, "eintr")) {
         setenv("H5SF_FAULT", "op=fsync,errno=EINTR,count=1", 1);
         mode_eintr();
+    }
+    else if (!strcmp(m, "eintr1")) {
+        setenv("H5SF_FAULT", "op=pwrite,errno=EINTR", 1);
+        mode_eintr1();
     }
     else if (!strcmp(m, "sites")) {
         unsetenv("H5SF_FAULT");
