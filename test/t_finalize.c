@@ -26,6 +26,9 @@
  *   closefail  an HDF5 file left open with fsync=1, H5SF_FAULT="op=fsync":
  *            the hook's close fails on every rank, which prints one line
  *            naming the file, MPI_Finalize and the cause.
+ *   directfail  an H5FDopen'ed IOC-channel file whose subfiles rank 0
+ *            unlinked: the hook cannot move it off its IOCs and says so;
+ *            GET_STATS and H5FDclose afterwards touch no freed context.
  *
  * usage: t_finalize MODE DIR
  */
@@ -262,10 +265,54 @@ static void mode_closefail(void)
     free(err);
 }
 
+/* IOC channel, a file opened with H5FDopen whose subfiles are gone (rank 0
+ * unlinks them; the IOCs keep theirs open), so that MPI_Finalize's hook
+ * cannot move it to the direct channel and says so; afterwards GET_STATS
+ * and H5FDclose must not touch the IOC context the hook freed (under ASan:
+ * a heap-use-after-free before).  HDF5 starts before MPI (main), so that
+ * both calls reach h5sf. */
+static void mode_directfail(void)
+{
+    unsigned char buf[S];
+    hid_t         fapl = t_fapl("stripe_size=64KiB,stripe_count=2");
+    t_step(60, "open, write, unlink the subfiles");
+    H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
+    CHECK(f != NULL, "H5FDopen failed");
+    if (!f)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    H5Pclose(fapl);
+    H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)t_size * S);
+    t_fill(buf, S, 5, (uint64_t)t_rank * S);
+    CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, (haddr_t)t_rank * S, S, buf) >= 0, "write");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) {
+        char **files = NULL;
+        size_t n     = 0;
+        CHECK(H5FD_h5sf_get_files(path, NULL, &files, &n) >= 0 && n == 4, "H5FD_h5sf_get_files");
+        for (size_t i = 2; i < n; i++)
+            CHECK(unlink(files[i]) == 0, "unlink %s", files[i]);
+        H5FD_h5sf_free_files(files, n);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    capture_stderr("directfail");
+    finalize_bounded(60);
+    char *err = release_stderr();
+    CHECK(strstr(err, path) && strstr(err, "cannot be closed without its I/O concentrators"),
+          "the hook did not say that the file cannot move off its IOCs (stderr above)");
+    free(err);
+
+    t_step(20, "GET_STATS and H5FDclose after MPI_Finalize");
+    h5sf_stats_t st = {0}, *p = &st;
+    CHECK(H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&p) >= 0, "GET_STATS after MPI_Finalize failed");
+    CHECK(st.write_calls >= 1, "GET_STATS: %llu write calls", (unsigned long long)st.write_calls);
+    H5E_BEGIN_TRY { H5FDclose(f); }
+    H5E_END_TRY
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: t_finalize hang|nomem|check|bracket-coend|bracket-close|closefail DIR\n");
+        fprintf(stderr, "usage: t_finalize hang|nomem|check|bracket-coend|bracket-close|closefail|directfail DIR\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -273,7 +320,8 @@ int main(int argc, char **argv)
      * itself there, answers H5FDctl without calling the driver (2.2.0:
      * COEND returns 0 and never reaches h5sf), so under 2.x bracket-coend
      * starts HDF5 first too; 1.14 restarts itself and reaches h5sf. */
-    if (!strcmp(mode, "bracket-close") || (H5_VERSION_GE(2, 0, 0) && !strcmp(mode, "bracket-coend")))
+    if (!strcmp(mode, "bracket-close") || !strcmp(mode, "directfail") ||
+        (H5_VERSION_GE(2, 0, 0) && !strcmp(mode, "bracket-coend")))
         H5open();
     t_init(&argc, &argv, "t_finalize");
     snprintf(dir, sizeof dir, "%s", argv[2]);
@@ -291,6 +339,8 @@ int main(int argc, char **argv)
         mode_bracket(!strcmp(mode, "bracket-coend"));
     else if (!strcmp(mode, "closefail"))
         mode_closefail();
+    else if (!strcmp(mode, "directfail"))
+        mode_directfail();
     else {
         fprintf(stderr, "t_finalize: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -9,6 +9,9 @@
 #              COEND or close afterwards fails naming the file; with one
 #              transfer failing (H5SF_FAULT), its cause; the bytes landed
 #   closefail  the hook's close of a file fails (fsync): one line on stderr
+#   directfail an H5FDopen'ed IOC-channel file the hook cannot move to the
+#              direct channel (its subfiles unlinked): one line on stderr,
+#              and GET_STATS and close afterwards touch no freed context
 add_executable(t_finalize ${CMAKE_CURRENT_SOURCE_DIR}/t_finalize.c)
 target_link_libraries(t_finalize PRIVATE h5sf hdf5::hdf5-shared)
 
@@ -43,6 +46,7 @@ t_finalize_test(t_finalize_bracket_coend_ioc_fail_np2 2 bracket-coend
                 ENV "H5SF_CHANNEL=ioc" "H5SF_IOC=every:1" ${_fin_iocpath} "H5SF_FAULT=op=pwrite,errno=EIO,rank=1" "T_FAIL_RANK=0")
 t_finalize_test(t_finalize_bracket_close_direct_fail_np2 2 bracket-close
                 ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=pwrite,errno=EIO,rank=1" "T_FAIL_RANK=1")
+t_finalize_test(t_finalize_directfail_np2 2 directfail ENV "H5SF_CHANNEL=ioc" "H5SF_IOC=every:1" ${_fin_iocpath})
 foreach(ch ioc direct)
   t_finalize_test(t_finalize_closefail_${ch}_np2 2 closefail ENV "H5SF_CHANNEL=${ch}" "H5SF_FAULT=op=fsync,errno=EIO")
 endforeach()

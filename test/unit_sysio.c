@@ -245,7 +245,7 @@ static void mode_eintr1(void)
     int           fd = fresh_file();
     unsigned char a[4096], b[4096];
     t_fill(a, sizeof a, 9, 0);
-    struct iovec     v = {a, sizeof a};
+    struct iovec      v = {a, sizeof a};
     h5sf_sysio_xfer_t x = {.fd = fd, .is_write = true, .fault_rank = 0};
     CHECK(h5sf_sysio_xferv(&x, &v, 1, 0) == 0, "a write with one injected EINTR failed (errno %d)", errno);
     CHECK(pread(fd, b, sizeof b, 0) == (ssize_t)sizeof b && !memcmp(a, b, sizeof a), "the write's bytes differ");

@@ -196,6 +196,7 @@ static void on_mpi_finalize(void)
                         f->rank, f->name, eb.msg);
         }
         f->mpi_dead = true;
+        f->ctx      = NULL; /* freed next, also where the move to the direct channel failed */
     }
     h5sf_ioc_shutdown_all();
     h5sf_pool_shutdown();
