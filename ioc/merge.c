@@ -125,8 +125,15 @@ int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
     memset(mb, 0, sizeof *mb);
     mb[0].r = r;
     if (needs_slot(r) && !(mb[0].slot = ioc_slot_get(ctx, true))) {
-        mb[0].rep.status = ENOMEM;
-        snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg, "IOC rank %d: no memory for a transfer buffer", ctx->rank);
+        /* Once the context stops, ioc_slot_get no longer waits for a slot:
+         * say that, not a shortage of memory. */
+        bool stopping    = atomic_load(&ctx->stop);
+        mb[0].rep.status = stopping ? ECANCELED : ENOMEM;
+        if (stopping)
+            snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg,
+                     "IOC rank %d is stopping (its last file closed, or MPI_Finalize): request not served", ctx->rank);
+        else
+            snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg, "IOC rank %d: no memory for a transfer buffer", ctx->rank);
         mb[0].failed = true;
     }
     else if (mb[0].slot && !r->local && ioc_nchunks(r->h.total) > 1)
