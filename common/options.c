@@ -87,7 +87,10 @@ const h5sf_option_t h5sf_runtime_vars[] = {
          "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most "
          "2^20 "
          "pieces).  "
-         "Beyond it the IOC stops taking requests and clients wait (back-pressure).  Read when the first file on a "
+         "Beyond it the IOC stops taking requests and clients wait (back-pressure).  The IOC rank's requests to "
+         "itself count but never wait: inside a COBEGIN bracket they may pass it by what that rank posted (their "
+         "piece lists; the payload stays the caller's until a worker copies it through a transfer buffer).  Read "
+         "when the first file on a "
          "communicator is opened; a change applies "
          "from the next open when no file of that communicator is open."},
     [H5SF_VAR_IOC_SHM] =

@@ -27,8 +27,7 @@ int main(void)
     uv_mutex_unlock(&ctx->lock);
     CHECK(nm == 1 && mb[0].failed, "the request was not failed (%d members)", nm);
     CHECK(mb[0].rep.status == ECANCELED, "status %d, not ECANCELED", mb[0].rep.status);
-    CHECK(strstr(mb[0].rep.msg, "is stopping") && !strstr(mb[0].rep.msg, "memory"), "the answer: %s",
-          mb[0].rep.msg);
+    CHECK(strstr(mb[0].rep.msg, "is stopping") && !strstr(mb[0].rep.msg, "memory"), "the answer: %s", mb[0].rep.msg);
     ioc_ctx_free(ctx, false);
     return t_verdict();
 }
