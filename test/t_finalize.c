@@ -84,6 +84,7 @@ static char *release_stderr(void)
 
 static void finalize_bounded(unsigned limit)
 {
+    t_mpich_calm();
     t_step(limit, "MPI_Finalize");
     double t0 = t_now_s();
     MPI_Finalize();

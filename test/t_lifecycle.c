@@ -196,6 +196,7 @@ int main(int argc, char **argv)
         hid_t f;
         CHECK(write_file(path, fapl, rank, size, &f) >= 0, "finalize-open: write");
         /* No H5Fclose: MPI_Finalize must not hang or crash. */
+        t_mpich_calm();
     }
     else if (!strcmp(mode, "close-finalize")) {
         atomic_store(&slow_probe, 1);

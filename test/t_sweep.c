@@ -622,14 +622,7 @@ static int finalize_launch(int kind, int frank, long n)
     free(buf);
     free_fapl();
     /* The file and its dataset stay open. */
-#ifdef MPICH_VERSION
-    /* A moment for the IOC's progress thread to go to sleep on its
-     * doorbell: MPICH aborts at the end of an MPI_Finalize that began while
-     * another thread was inside MPI (docs/reliability.md, Known gaps),
-     * which is not what this scenario tests. */
-    struct timespec calm = {0, 300000000};
-    nanosleep(&calm, NULL);
-#endif
+    t_mpich_calm();
     int key;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, arm_at_finalize, &key, NULL);
     MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
