@@ -94,17 +94,25 @@ static void finalize_bounded(unsigned limit)
     CHECK(el < limit, "MPI_Finalize took %.1f s", el);
 }
 
-static void mode_hang(void)
+/* A fresh file opened with H5FDopen (settings cfg), its EOA at eoa; the
+ * job stops if it does not open. */
+static H5FD_t *open_raw(const char *cfg, haddr_t eoa)
 {
-    unsigned char buf[4096];
-    hid_t         fapl = t_fapl("channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=1,timeout=2");
-    t_step(60, "open");
-    H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
+    hid_t   fapl = t_fapl(cfg);
+    H5FD_t *f    = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
+    H5Pclose(fapl); /* its communicator must not outlive MPI */
     CHECK(f != NULL, "H5FDopen failed");
     if (!f)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)S);
-    H5Pclose(fapl);
+    H5FDset_eoa(f, H5FD_MEM_DRAW, eoa);
+    return f;
+}
+
+static void mode_hang(void)
+{
+    unsigned char buf[4096];
+    t_step(60, "open");
+    H5FD_t *f = open_raw("channel=ioc,ioc=total:1,stripe_size=64KiB,stripe_count=1,timeout=2", (haddr_t)S);
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 1) {
         struct timespec ts = {0, 500000000};
@@ -194,18 +202,12 @@ static void mode_bracket(bool coend)
     const char   *fr   = getenv("T_FAIL_RANK");
     const bool    fail = fr && atoi(fr) == t_rank;
     unsigned char buf[S], got[S];
-    hid_t         fapl = t_fapl("stripe_size=64KiB,stripe_count=2");
     t_step(60, "open and post");
-    H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
-    CHECK(f != NULL, "H5FDopen failed");
-    if (!f)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)t_size * S);
+    H5FD_t  *f = open_raw("stripe_size=64KiB,stripe_count=2", (haddr_t)t_size * S);
     uint64_t a = my_stripe() * S;
     t_fill(buf, S, 3, a);
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL) >= 0, "COBEGIN failed");
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, a, S, buf) >= 0, "posting the write failed");
-    H5Pclose(fapl); /* its communicator must not outlive MPI */
     MPI_Barrier(MPI_COMM_WORLD);
     capture_stderr(coend ? "bracket-coend" : "bracket-close");
     finalize_bounded(60);
@@ -271,14 +273,8 @@ static void mode_closefail(void)
 static void mode_directfail(void)
 {
     unsigned char buf[S];
-    hid_t         fapl = t_fapl("stripe_size=64KiB,stripe_count=2");
     t_step(60, "open, write, unlink the subfiles");
-    H5FD_t *f = H5FDopen(path, H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC, fapl, (haddr_t)1 << 40);
-    CHECK(f != NULL, "H5FDopen failed");
-    if (!f)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    H5Pclose(fapl);
-    H5FDset_eoa(f, H5FD_MEM_DRAW, (haddr_t)t_size * S);
+    H5FD_t *f = open_raw("stripe_size=64KiB,stripe_count=2", (haddr_t)t_size * S);
     t_fill(buf, S, 5, (uint64_t)t_rank * S);
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, (haddr_t)t_rank * S, S, buf) >= 0, "write");
     MPI_Barrier(MPI_COMM_WORLD);
