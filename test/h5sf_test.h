@@ -14,7 +14,7 @@
  *   t_start("name")          name the test; with MPI up (after the test's own
  *                            MPI_Init) t_rank and t_size of MPI_COMM_WORLD,
  *                            and with T_STDERR_DIR=dir each rank's stderr
- *                            in dir/stderr.<rank> (stdout line-buffered).
+ *                            in dir/stderr.<rank>.
  *                            t_init: MPI_Init_thread(MULTIPLE), t_start, no
  *                            automatic HDF5 error printing.
  *   CHECK(cond, "fmt", ...)  count a failure, name file, line, rank (MPI up)
@@ -662,10 +662,6 @@ T_FN void t_stderr_per_rank(void)
 T_FN void t_start(const char *prog)
 {
     t_prog = prog;
-    /* Whole lines: under mpiexec stdout is a pipe, fully buffered, and a
-     * flush in mid-line lets a stderr line (h5sf's own reports) land inside
-     * it in a log that takes both. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
     if (t_mpi_up()) {
         MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
         MPI_Comm_size(MPI_COMM_WORLD, &t_size);
@@ -698,11 +694,7 @@ T_FN void t_abort(int code)
     fflush(stderr);
     _exit(code);
 }
-T_FN void t_start(const char *prog)
-{
-    t_prog = prog;
-    setvbuf(stdout, NULL, _IOLBF, 0); /* whole lines, as above */
-}
+T_FN void t_start(const char *prog) { t_prog = prog; }
 
 #endif
 
