@@ -99,7 +99,7 @@ else echo "== HDF5 $(hdf5_ver openmpi) ($mpi_ver): FAILURES"; fi
 if [ "$mpich_built" = 1 ]; then
     # Less fuzz (common/ only: no MPI in it) and "once" (t_huge: h5sf's own
     # bounds), as under the other HDF5 versions, and "exhaustive" (the
-    # sweep at every site under MPICH: over 12 minutes; label sweep runs
+    # sweep at every site under MPICH: 43 minutes on 2 cores; label sweep runs
     # every 5th site, test/t_sweep.cmake).
     mpich_skip='fuzz|once|exhaustive'
     stage "ctest -LE '$mpich_skip' (build-mpich/)"
