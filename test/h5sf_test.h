@@ -44,6 +44,7 @@
  *   t_rnd / t_rnd_below / t_rnd_seed   xorshift64, one stream per thread.
  *   t_now_s                  monotonic seconds.
  *   t_fresh_dir, t_mkdir_p, t_subfile, t_slurp, t_spit, t_snapshot ...
+ *   t_stderr_capture / t_stderr_release  stderr into a file and back.
  *                            files; t_count, t_mkdir_world (MPI).
  *   t_errors (HDF5)          the error stack as text: "func(): desc" lines,
  *                            and the descriptions alone.
@@ -491,6 +492,36 @@ T_FN char *t_slurp(const char *p, size_t *n)
     return b;
 }
 
+/* Stderr into a file and back, for a test that reads what was printed.
+ * t_stderr_capture(path): fd 2 goes to path (created or truncated); the
+ * watchdog keeps speaking to the real stderr.  t_stderr_release(): the real
+ * stderr back; returns the captured text (t_slurp's: free it). */
+T_VAR int  t_stderr_saved = -1;
+T_VAR char t_stderr_path[4352];
+
+T_FN void t_stderr_capture(const char *path)
+{
+    snprintf(t_stderr_path, sizeof t_stderr_path, "%s", path);
+    fflush(stderr);
+    int fd         = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    t_stderr_saved = dup(2);
+    if (fd < 0 || t_stderr_saved < 0 || dup2(fd, 2) < 0)
+        t_die_io("redirect stderr to", path);
+    close(fd);
+    t_watchdog_fd = t_stderr_saved;
+}
+
+T_FN char *t_stderr_release(void)
+{
+    size_t n;
+    fflush(stderr);
+    dup2(t_stderr_saved, 2);
+    close(t_stderr_saved);
+    t_stderr_saved = -1;
+    t_watchdog_fd  = 2;
+    return t_slurp(t_stderr_path, &n);
+}
+
 T_FN void t_spit(const char *p, const void *b, size_t n)
 {
     FILE *f = fopen(p, "wb");
@@ -649,12 +680,7 @@ T_FN void t_stderr_per_rank(void)
         return;
     char path[4096];
     snprintf(path, sizeof path, "%s/stderr.%d", d, t_rank);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || dup2(fd, 2) < 0) {
-        fprintf(stderr, "[%s rank %d] T_STDERR_DIR: cannot write %s\n", t_prog, t_rank, path);
-        t_abort(1);
-    }
-    close(fd);
+    t_stderr_capture(path); /* for the whole run: never released */
 }
 
 /* Name the test; take this rank's place in MPI_COMM_WORLD if MPI is up

@@ -345,38 +345,23 @@ done:
 
 #define LEFT_BEHIND "did not stop within the timeout"
 
-static int saved_stderr = -1;
-
-static char errpath[4300];
-
 static void capture_stderr(void)
 {
-    snprintf(errpath, sizeof errpath, "%s/%s.stderr.%d", dir, S->name, t_rank);
-    int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    fflush(stderr);
-    if (fd < 0 || (saved_stderr = dup(2)) < 0 || dup2(fd, 2) < 0) {
-        fprintf(stderr, "[t_fault rank %d] cannot redirect stderr to %s\n", t_rank, errpath);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    close(fd);
-    t_watchdog_fd = saved_stderr; /* a hang must still be seen */
+    char p[4352];
+    snprintf(p, sizeof p, "%s/%s.stderr.%d", dir, S->name, t_rank);
+    t_stderr_capture(p); /* a hang must still be seen: the watchdog keeps the real stderr */
 }
 
-/* Restore stderr, copy the captured text to it, count the line. */
+/* Restore stderr, copy the captured text to it, count the LEFT_BEHIND
+ * lines. */
 static int release_stderr(void)
 {
-    char  line[4096];
-    int   n  = 0;
-    FILE *fp = fopen(errpath, "r");
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    while (fp && fgets(line, sizeof line, fp)) {
-        fputs(line, stderr);
-        n += strstr(line, LEFT_BEHIND) != NULL;
-    }
-    if (fp)
-        fclose(fp);
+    char *b = t_stderr_release();
+    int   n = 0;
+    fputs(b, stderr);
+    for (const char *q = b; (q = strstr(q, LEFT_BEHIND)) != NULL; q += sizeof LEFT_BEHIND - 1)
+        n++;
+    free(b);
     return n;
 }
 

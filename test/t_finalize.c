@@ -53,31 +53,18 @@ static int verdict(const char *mode)
 
 /* stderr goes to a file while MPI_Finalize runs (the hook's lines are
  * checked); the watchdog keeps speaking to the real stderr. */
-static int  saved_err = -1;
-static char err_path[4200];
-
 static void capture_stderr(const char *tag)
 {
-    snprintf(err_path, sizeof err_path, "%s/%s.err.%d", dir, tag, t_rank);
-    fflush(stderr);
-    int fd    = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    saved_err = dup(2);
-    if (fd < 0 || saved_err < 0 || dup2(fd, 2) < 0)
-        t_die_io("redirect stderr to", err_path);
-    close(fd);
-    t_watchdog_fd = saved_err;
+    char p[4352];
+    snprintf(p, sizeof p, "%s/%s.err.%d", dir, tag, t_rank);
+    t_stderr_capture(p);
 }
 
 /* Back to the real stderr; the captured text (echoed there too). */
 static char *release_stderr(void)
 {
-    size_t n;
-    fflush(stderr);
-    dup2(saved_err, 2);
-    close(saved_err);
-    t_watchdog_fd = 2;
-    char *b       = t_slurp(err_path, &n);
-    if (n)
+    char *b = t_stderr_release();
+    if (*b)
         fprintf(stderr, "[t_finalize rank %d] stderr during MPI_Finalize:\n%s", t_rank, b);
     return b;
 }
