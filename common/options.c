@@ -163,7 +163,8 @@ const h5sf_option_t h5sf_runtime_vars[] = {
     [H5SF_VAR_TEST_BELL_WAIT_S] =
         {"-", "H5SF_TEST_BELL_WAIT_S", NULL, "(unset)", "seconds",
          "Test-only: an idle I/O concentrator whose clients are all on its node sleeps this long at most on its "
-         "doorbell instead of 50 ms, so that the test suite shows no request relies on that wake-up.  Never set "
+         "doorbell instead of 50 ms (doubling to 1.6 s while nothing comes), so that the test suite shows no request "
+         "relies on that wake-up.  Never set "
          "it in production."},
     [H5SF_VAR_TEST_SITES_TRACE] =
         {"-", "H5SF_TEST_SITES_TRACE", NULL, "(unset)", "any value",

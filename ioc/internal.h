@@ -375,7 +375,9 @@ void            ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, bool reuse)
  * sleeps on its bell (always: even if not armed, as stopping does). */
 bool ioc_bell_arm(h5sf_ioc_ctx_t *ctx, uint32_t *seq);
 void ioc_bell_disarm(h5sf_ioc_ctx_t *ctx);
-void ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq);
+/* Sleep on the bell; `naps`: sleeps in a row that timed out (each doubles
+ * the bound).  True if this one timed out too. */
+bool ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq, unsigned naps);
 void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always);
 
 /* progress.c */

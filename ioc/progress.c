@@ -238,8 +238,8 @@ static void progress_main(void *arg)
 {
     progress_t     *pg   = arg;
     h5sf_ioc_ctx_t *ctx  = pg->ctx;
-    unsigned        idle = 0;
-    uint32_t        seq  = 0;
+    unsigned        idle = 0, naps = 0;
+    uint32_t        seq = 0;
     /* Its polling sleeps are short on purpose: no 50 us default slack. */
     prctl(PR_SET_TIMERSLACK, 1UL);
 
@@ -264,13 +264,13 @@ static void progress_main(void *arg)
         if (got == STEP_FAIL)
             break;
         if (got == STEP_BELL)
-            ioc_bell_sleep(ctx, seq);
+            naps = ioc_bell_sleep(ctx, seq, naps) ? naps + 1 : 0;
         else if (got == STEP_NONE)
             ioc_backoff_idle(&idle);
         else if (got == STEP_FULL)
             ioc_backoff(&idle);
         else
-            idle = 0;
+            idle = 0, naps = 0;
     }
     if (pg->held) { /* stopping: let its sender's send end */
         int count = 0;

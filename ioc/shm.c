@@ -45,7 +45,12 @@
  *    Either the client sees the bell armed and rings, or the IOC's probe
  *    after arming sees the request (both sides order with seq_cst).
  *  - The IOC sleeps at most IOC_BELL_WAIT_NS at a time, so nothing depends
- *    on the bell alone.  With a rank on another node it polls as before.
+ *    on the bell alone; that bound doubles with each sleep nothing ends
+ *    early, up to IOC_BELL_WAIT_MAX_NS, so an IOC left idle (a file open
+ *    while the ranks compute, or at MPI_Finalize) is rarely inside MPI:
+ *    MPICH 4.0 breaks when one of its threads is there the instant
+ *    MPI_Finalize starts (docs/reliability.md).  With a rank on another
+ *    node it polls as before.
  *  - A context of one rank has a bell in private memory: only stopping
  *    rings it.
  *
@@ -68,9 +73,11 @@
 
 /* Regions one client may have in flight (a request is one region). */
 #define SHM_RING_MAX 256
-/* The longest sleep on a bell (H5SF_TEST_BELL_WAIT_S, test only: longer,
- * so that a lost wake-up shows as a timeout). */
-#define IOC_BELL_WAIT_NS 50000000L
+/* The first sleep on a bell, and the longest after doubling
+ * (H5SF_TEST_BELL_WAIT_S, test only: longer, so that a lost wake-up shows as
+ * a timeout). */
+#define IOC_BELL_WAIT_NS     50000000L
+#define IOC_BELL_WAIT_MAX_NS 1600000000L
 
 /* One per rank of the node, a cache line each (clients ring them often). */
 typedef struct ioc_bell {
@@ -331,14 +338,17 @@ void ioc_bell_disarm(h5sf_ioc_ctx_t *ctx)
         atomic_store(&b->armed, 0);
 }
 
-void ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq)
+bool ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq, unsigned naps)
 {
     static _Atomic long test_s = -1; /* progress threads of several contexts */
     ioc_bell_t         *b      = bell_of(ctx, ctx->rank);
-    struct timespec     ts     = {0, IOC_BELL_WAIT_NS};
+    long                ns     = IOC_BELL_WAIT_NS;
     long                t      = atomic_load(&test_s);
     if (!b)
-        return;
+        return false;
+    for (unsigned k = 0; k < naps && ns < IOC_BELL_WAIT_MAX_NS; k++)
+        ns *= 2;
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
     if (t < 0) {
         const char *v = h5sf_var(H5SF_VAR_TEST_BELL_WAIT_S);
         t             = v ? atol(v) : 0;
@@ -347,8 +357,9 @@ void ioc_bell_sleep(h5sf_ioc_ctx_t *ctx, uint32_t seq)
     if (t > 0)
         ts = (struct timespec){t, 0};
     /* Returns at once if it was rung since ioc_bell_arm read seq. */
-    futex(&b->seq, FUTEX_WAIT, seq, &ts);
+    bool timed_out = futex(&b->seq, FUTEX_WAIT, seq, &ts) < 0 && errno == ETIMEDOUT;
     atomic_store(&b->armed, 0);
+    return timed_out;
 }
 
 void ioc_bell_ring(h5sf_ioc_ctx_t *ctx, int ioc, bool always)
