@@ -55,6 +55,13 @@ mkdir -p "$OUT"
 export OMPI_MCA_mpi_yield_when_idle=1
 export HDF5_ALARM_SECONDS=$((PAR_TIMEOUT + 60))
 
+# Under MPICH every rank also preloads the tests' yield shim where the build
+# has it (test/mpich_yield.c): MPICH spins while it waits, and with more
+# ranks than cores its ranks take each other's cores.
+YIELD="$H5SF_BUILD_DIR/lib/test/libh5sf_test_mpich_yield.so"
+[ "$H5SF_MPI" = mpich ] && [ -f "$YIELD" ] || YIELD=""
+SHIMS="$PRELOAD${YIELD:+:$YIELD}"
+
 # mpx VAR[=VALUE]... -- PROGRAM ARGS: sets MPX to the command line that runs
 # NP ranks with these variables set in every rank but not in mpiexec itself
 # (LD_PRELOAD), in each MPI's syntax: Open MPI's -x, Hydra's -genv.  A bare
@@ -210,7 +217,7 @@ parallel-direct|parallel-ioc)
             printf '%s\t%s\t%s\t%s\n' "$p" "not run" 0 "-" | tee -a "$tsv"
             continue
         fi
-        mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=1 H5SF_PRELOAD_THREAD_MULTIPLE=1 \
+        mpx LD_PRELOAD="$SHIMS" H5SF_REDIRECT_MPIO=1 H5SF_PRELOAD_THREAD_MULTIPLE=1 \
             H5SF_CHANNEL="$ch" H5SF_IOC_LOCAL_READS H5SF_IOC_LOCAL_WRITES HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS \
             srcdir="$wd" -- "$HB/bin/$exe" "${args[@]}"
         read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" "${MPX[@]}")
@@ -224,10 +231,10 @@ parallel-direct|parallel-ioc)
         fi
         ref="-"
         if [ "$res" != pass ] && { [ "${H5SF_CONFORMANCE_REFERENCE:-0}" = 1 ] || [ -z "$(expected_reason "$p" "$ch")" ]; }; then
-            mpx OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" -- "$HB/bin/$exe" "${args[@]}"
+            mpx LD_PRELOAD="$YIELD" OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" -- "$HB/bin/$exe" "${args[@]}"
             read -r r1 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.mpio.log" "${MPX[@]}")
             # HDF5's built-in subfiling driver through the same redirect.
-            mpx LD_PRELOAD="$PRELOAD" H5SF_REDIRECT_MPIO=subfiling H5SF_PRELOAD_THREAD_MULTIPLE=1 \
+            mpx LD_PRELOAD="$SHIMS" H5SF_REDIRECT_MPIO=subfiling H5SF_PRELOAD_THREAD_MULTIPLE=1 \
                 HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS srcdir="$rd" \
                 -- "$HB/bin/$exe" "${args[@]}"
             read -r r2 _ < <(run_one "$PAR_TIMEOUT" "$rd" "$OUT/$part-$p.subfiling.log" "${MPX[@]}")

@@ -6,8 +6,8 @@
 #      tsan_tests), tests labelled tsan: ctest -L tsan; well under a minute
 #   4. MPICH: HDF5 1.14.5 built with MPICH, normal build in build-mpich/
 #      (made before stage 1, whose cross-MPI tests use it), all tests less
-#      the labels fuzz, once and exhaustive (H5SF_MPI=mpich; conformance at
-#      2 ranks);
+#      the labels fuzz, once and exhaustive (H5SF_MPI=mpich; every MPI
+#      test preloads test/mpich_yield.c, as MPICH spins while it waits);
 #      H5SF_SKIP_MPICH=1 leaves the stage out
 #   5. clients: netCDF-C's and CGNS's own tests through the MPI-IO redirect,
 #      once per MPI (scripts/client-suites.sh, builds cached; not with extra
