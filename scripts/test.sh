@@ -6,7 +6,7 @@
 #      tsan_tests), tests labelled tsan: ctest -L tsan; well under a minute
 #   4. MPICH: HDF5 1.14.5 built with MPICH, normal build in build-mpich/
 #      (made before stage 1, whose cross-MPI tests use it), all tests less
-#      the labels fuzz, once and exhaustive (H5SF_MPI=mpich; every MPI
+#      the labels fuzz and once (H5SF_MPI=mpich; every MPI
 #      test preloads test/mpich_yield.c, as MPICH spins while it waits);
 #      H5SF_SKIP_MPICH=1 leaves the stage out
 #   5. clients: netCDF-C's and CGNS's own tests through the MPI-IO redirect,
@@ -98,10 +98,8 @@ else echo "== HDF5 $(hdf5_ver openmpi) ($mpi_ver): FAILURES"; fi
 
 if [ "$mpich_built" = 1 ]; then
     # Less fuzz (common/ only: no MPI in it) and "once" (t_huge: h5sf's own
-    # bounds), as under the other HDF5 versions, and "exhaustive" (the
-    # sweep at every site under MPICH: 43 minutes on 2 cores; label sweep runs
-    # every 5th site, test/t_sweep.cmake).
-    mpich_skip='fuzz|once|exhaustive'
+    # bounds), as under the other HDF5 versions.
+    mpich_skip='fuzz|once'
     stage "ctest -LE '$mpich_skip' (build-mpich/)"
     mpich_status=0
     H5SF_MPI=mpich run_ctest "$root/build-mpich" -LE "$mpich_skip" "$@" || mpich_status=1
