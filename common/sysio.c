@@ -213,6 +213,12 @@ void h5sf_fault_stuck(int rank)
 
 /* ---- descriptors and names --------------------------------------------- */
 
+/* The one open of a set's files (sysio.h): O_NOFOLLOW, so a link planted
+ * at a name is refused (ELOOP), not written through; O_NONBLOCK, so a FIFO
+ * or a device answers at once instead of holding the caller; then fstat,
+ * so only a regular file is handed back, and O_NONBLOCK cleared, so that
+ * regular-file I/O (where it means nothing on Linux, but might elsewhere)
+ * is the plain kind. */
 int h5sf_sysio_open(const char *path, int flags, int fault_rank)
 {
     int fault = fault_rank >= 0 ? h5sf_fault("open", fault_rank) : 0;
@@ -220,7 +226,33 @@ int h5sf_sysio_open(const char *path, int flags, int fault_rank)
         errno = fault;
         return -1;
     }
-    return refused() ? -1 : os_open(path, flags | O_CLOEXEC, 0666);
+    int fd = refused() ? -1 : os_open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int         err = 0, fl;
+    if (h5sf_sysio_fstat(fd, &st) < 0)
+        err = errno;
+    else if (!S_ISREG(st.st_mode))
+        err = H5SF_ENOTREG;
+    else if ((fl = refused() ? -1 : os_fcntl(fd, F_GETFL)) < 0 ||
+             (refused() ? -1 : os_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) < 0)
+        err = errno;
+    if (err) {
+        (void)os_close(fd); /* the real close: a fault here would leak fd */
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+const char *h5sf_sysio_strerror(int err)
+{
+    if (err == ELOOP)
+        return "a symbolic link, which h5sf does not follow";
+    if (err == H5SF_ENOTREG)
+        return "not a regular file";
+    return strerror(err);
 }
 
 int h5sf_sysio_close(int fd) { return refused() ? -1 : os_close(fd); }

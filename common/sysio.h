@@ -15,6 +15,7 @@
 #define H5SF_SYSIO_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -39,9 +40,19 @@
 typedef void (*h5sf_syscall_ptr)(void);
 int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn);
 
-/* open(2) with O_CLOEXEC and mode 0666; fault "open" for fault_rank.  A
- * descriptor, or -1 with errno set. */
+/* The one open of a stub, config file or subfile (docs/security.md), for
+ * the driver, the IOC, the tools and the shim alike: open(2) with
+ * O_CLOEXEC, O_NOFOLLOW (a symlink at path fails with ELOOP: a caller that
+ * means to follow one resolves it first, on purpose) and O_NONBLOCK (a
+ * FIFO or device never blocks the open), then anything but a regular file
+ * is closed and refused with H5SF_ENOTREG, and O_NONBLOCK is cleared.
+ * O_CREAT makes mode 0666 less the umask.  Fault "open" for fault_rank.
+ * A descriptor, or -1 with errno set. */
 int h5sf_sysio_open(const char *path, int flags, int fault_rank);
+/* errno of an open that found a FIFO, device, socket or directory. */
+#define H5SF_ENOTREG ENXIO
+/* strerror(3), but ELOOP and H5SF_ENOTREG as h5sf_sysio_open means them. */
+const char *h5sf_sysio_strerror(int err);
 /* close(2), never retried (Linux frees the descriptor either way). */
 int h5sf_sysio_close(int fd);
 /* fstat(2)'s size; 0 or -1 with errno set. */
