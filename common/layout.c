@@ -363,6 +363,11 @@ int h5sf_config_file_write(const h5sf_layout_t *l, h5sf_errbuf_t *e)
     if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "invalid layout (stripe_size %" PRId64 ", %" PRId32 " subfiles)", l->stripe_size,
                          l->stripe_count);
+    if (!sf_stripes_fit((uint64_t)l->stripe_size, l->stripe_count))
+        return h5sf_fail(e, EINVAL,
+                         "stripe_size %" PRId64 " x %" PRId32
+                         " subfiles puts the last subfile past h5sf's 2^62-byte address space",
+                         l->stripe_size, l->stripe_count);
     if (h5sf_config_path(l, path, sizeof path, e) < 0)
         return -1;
     if (!(o = h5sf_malloc(sizeof *o)))
@@ -580,6 +585,11 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
         return h5sf_fail(e, EINVAL,
                          "config file: only %" PRIu64 " of the %" PRIu64 " subfile names are listed (from line %zu on)",
                          names_seen, names_n, names_line);
+    if (!sf_stripes_fit((uint64_t)stripe, count))
+        return h5sf_fail(e, EINVAL,
+                         "config file: stripe_size %" PRId64 " x subfile_count %" PRId64
+                         " puts the last subfile past h5sf's 2^62-byte address space",
+                         stripe, count);
     l->stripe_size  = stripe;
     l->stripe_count = (int32_t)count;
     if (seen[K_AGG])
@@ -668,7 +678,7 @@ size_t h5sf_drvinfo_size(const h5sf_layout_t *l) { return SF_FIXED + prefix_len(
 int h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf)
 {
     size_t plen = prefix_len(l);
-    if (l->stripe_size <= 0 || l->stripe_count < 1 || l->stripe_count > H5SF_MAX_STRIPE_COUNT ||
+    if (!sf_stripes_fit((uint64_t)l->stripe_size, l->stripe_count) || l->stripe_count > H5SF_MAX_STRIPE_COUNT ||
         plen > sizeof l->config_dir || h5sf_drvinfo_size(l) > H5SF_DRVINFO_MAX)
         return -1; /* the built-in could not read it back either */
     memcpy(name, SF_NAME, 9);
@@ -726,6 +736,11 @@ static int check_stripes(int64_t size, int64_t count, const char *block, h5sf_er
     if (count < 1 || count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "driver info (%s block): stripe count %" PRId64 " out of range (1..%d)", block,
                          count, H5SF_MAX_STRIPE_COUNT);
+    if (!sf_stripes_fit((uint64_t)size, count))
+        return h5sf_fail(e, EINVAL,
+                         "driver info (%s block): stripe size %" PRId64 " x %" PRId64
+                         " subfiles puts the last subfile past h5sf's 2^62-byte address space",
+                         block, size, count);
     return 0;
 }
 

@@ -32,6 +32,8 @@ typedef struct h5sf_layout {
     char     config_dir[H5SF_LAYOUT_PATH_MAX];  /* "" = stub_dir            */
     int32_t  plain;                             /* 1: a plain HDF5 file (no config file): the
                                stub is the one "subfile", no driver info  */
+    uint32_t drvinfo_len;                       /* an existing subfiled file's driver info length,
+                               as its superblock declares it (drvlen.h); 0: unknown */
 } h5sf_layout_t;
 
 /* Stripe size of a plain file's layout: one stripe holds every address
@@ -92,10 +94,10 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e);
  * config_dir recorded in the block ("" if default). */
 size_t h5sf_drvinfo_size(const h5sf_layout_t *l);
 int    h5sf_drvinfo_encode(const h5sf_layout_t *l, char name[9], unsigned char *buf);
-/* Decode (fuzzed): len is the number of bytes available in buf; it never
- * reads past min(len, H5SF_DRVINFO_MAX), and every length in the block is
- * checked against what is left of that.  Fills stripe_size, stripe_count
- * and config_dir; rejects garbage. */
+/* Decode (fuzzed): len is the block's length (HDF5's buffer holds exactly
+ * that many bytes); it never reads past min(len, H5SF_DRVINFO_MAX), and
+ * every length in the block is checked against what is left of that.
+ * Fills stripe_size, stripe_count and config_dir; rejects garbage. */
 int h5sf_drvinfo_decode(const char *name, const unsigned char *buf, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e);
 
 #endif

@@ -81,7 +81,7 @@ const h5sf_option_t h5sf_runtime_vars[] = {
                       "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "
                       "prints one JSON object per open."},
     [H5SF_VAR_IOC_MEMORY] =
-        {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB",
+        {"-", "H5SF_IOC_MEMORY", NULL, "256MiB", "bytes with optional unit, at least 16MiB, at most the node's memory",
          "Most memory an I/O concentrator rank holds for requests: half for 8 MiB transfer buffers of its "
          "workers, half for received request messages and what their pieces cost (64 bytes a piece; clients "
          "cut longer piece lists into requests of at most a quarter of the least value of all ranks, and of at most "

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include "alloc.h"
 #include "settings_impl.h"
+#include "stripe.h"
 
 /* ---- the ioc modes ----------------------------------------------------- */
 
@@ -182,6 +183,11 @@ int h5sf_settings_validate(const h5sf_settings_t *c, h5sf_errbuf_t *e)
     if (c->stripe_count < 0 || c->stripe_count > H5SF_MAX_STRIPE_COUNT)
         return h5sf_fail(e, EINVAL, "h5sf config: stripe_count=%" PRId32 " out of range (0..%d)", c->stripe_count,
                          H5SF_MAX_STRIPE_COUNT);
+    if (c->stripe_size > 0 && c->stripe_count > 0 && !sf_stripes_fit((uint64_t)c->stripe_size, c->stripe_count))
+        return h5sf_fail(e, EINVAL,
+                         "h5sf config: stripe_size=%" PRId64 " x stripe_count=%" PRId32
+                         " puts the last subfile past h5sf's 2^62-byte address space",
+                         c->stripe_size, c->stripe_count);
     if (c->ioc_mode < H5SF_IOC_PER_NODE || c->ioc_mode > H5SF_IOC_LIST)
         return h5sf_fail(e, EINVAL, "h5sf config: unknown ioc_mode %d", c->ioc_mode);
     if (c->ioc_param < 0 || c->ioc_param > H5SF_MAX_IOC_PARAM)

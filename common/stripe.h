@@ -37,6 +37,18 @@ static inline uint64_t sf_subfile_off(uint64_t addr, uint64_t S, int N)
     return (k / (uint64_t)N) * S + addr % S;
 }
 
+/* Stripes of S bytes over N subfiles fit h5sf's address space: the first
+ * stripe of the last subfile starts below H5SF_ADDR_LIMIT, S x (N - 1), so
+ * that every subfile holds bytes h5sf can address and S x N stays below
+ * 2^64 (a stripe_size of 2^62 over 5 subfiles once made a file that would
+ * not open, and put subfile 5's bytes at offset 0 of h5sf-fuse's output).
+ * The one rule the config file, the driver info and a new file's settings
+ * are checked against. */
+static inline int sf_stripes_fit(uint64_t S, int64_t N)
+{
+    return S > 0 && S <= (uint64_t)INT64_MAX && N >= 1 && (N == 1 || S <= (H5SF_ADDR_LIMIT - 1) / (uint64_t)(N - 1));
+}
+
 /* Size a subfile must have for the logical file to end at `eof`. */
 uint64_t sf_subfile_size(uint64_t eof, uint64_t S, int N, int subfile);
 

@@ -1,7 +1,7 @@
 /*
  * superblock.h -- the HDF5 superblock, versions 0 to 3: find it in a file
  * and decode it.  The driver (common/layout.c: h5sf_stub_lacks_root) and
- * the tools (tools/sblock.c, which goes on to the driver info) both read
+ * the tools (common/sblock.c, which goes on to the driver info) both read
  * it here.
  *
  * Format reference: HDF5 File Format Specification 3.0, section II.A, and

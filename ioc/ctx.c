@@ -65,6 +65,17 @@ int h5sf_ioc_fd_cap(void)
     return ioc_read_env(&env, &e) < 0 ? IOC_MAX_FDS_DEFAULT : env.max_fds;
 }
 
+/* The most H5SF_IOC_MEMORY may be: the node's memory (a larger value is a
+ * mistake, and 2^56 bytes once made no slot at all), else 1 TiB. */
+static uint64_t ioc_memory_max(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (uint64_t)pages > ((uint64_t)1 << 50) / (uint64_t)page)
+        return (uint64_t)1 << 40;
+    uint64_t m = (uint64_t)pages * (uint64_t)page;
+    return m < IOC_MEMORY_MIN ? IOC_MEMORY_MIN : m;
+}
+
 /* Read the daemon's environment settings; -1 with a message naming the
  * variable on bad values. */
 int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
@@ -81,6 +92,9 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e)
                              "H5SF_IOC_MEMORY=\"%.200s\": must be at least %llu MiB (two transfer "
                              "chunks)",
                              v, (unsigned long long)(IOC_MEMORY_MIN >> 20));
+        if ((uint64_t)n > ioc_memory_max())
+            return h5sf_fail(e, EINVAL, "H5SF_IOC_MEMORY=\"%.200s\": must be at most %llu MiB (this node's memory)", v,
+                             (unsigned long long)(ioc_memory_max() >> 20));
         env->memory = (uint64_t)n;
     }
     env->shm = IOC_SHM_DEFAULT;

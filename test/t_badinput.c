@@ -36,6 +36,8 @@ static const bad_t cases[] = {
     {'c', "stripe_size", "1XB", "", 1},
     {'c', "stripe_size", "1.5MiB", "", 1},
     {'c', "stripe_size", "", "", 1},
+    /* 2^62-byte stripes over 5 subfiles: past the address space */
+    {'c', "stripe_size", "4611686018427387904,stripe_count=5", "address space", 1},
     /* counts */
     {'c', "stripe_count", "-1", "", 1},
     {'c', "stripe_count", "abc", "", 1},
@@ -103,6 +105,8 @@ static const bad_t cases[] = {
     {'e', "H5SF_IOC_MEMORY", "1MiB", "", 1},
     {'e', "H5SF_IOC_MEMORY", "-1", "", 1},
     {'e', "H5SF_IOC_MEMORY", "plenty", "", 1},
+    {'e', "H5SF_IOC_MEMORY", "72057594037927936", "at most", 1}, /* 2^56: no slot at all */
+    {'e', "H5SF_IOC_MEMORY", "32768TiB", "at most", 1},          /* a negative slot count */
     {'e', "H5SF_IOC_MAX_FDS", "0", "", 1},
     {'e', "H5SF_IOC_MAX_FDS", "many", "", 1},
     {'e', "H5SF_IOC_MERGE_WAIT", "-1", "", 1},

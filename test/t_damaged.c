@@ -81,13 +81,13 @@ static void edit_config(const char *key, const char *value)
 }
 
 /* Overwrite bytes at (offset of "Subfilin" + 8 + at) in f, if it has one. */
-static int poke_drvinfo(const char *f, size_t at, const void *bytes, size_t n)
+static int poke_drvinfo(const char *f, ptrdiff_t at, const void *bytes, size_t n)
 {
     size_t len;
     char  *b     = t_slurp(f, &len);
     int    found = 0;
     for (size_t i = 0; i + 8 <= len && i < 4096; i++)
-        if (!memcmp(b + i, "Subfilin", 8)) {
+        if (!memcmp(b + i, "Subfilin", 8) && (ptrdiff_t)i + 8 + at >= 0) {
             memcpy(b + i + 8 + at, bytes, n);
             t_spit(f, b, len);
             found = 1;
@@ -99,7 +99,7 @@ static int poke_drvinfo(const char *f, size_t at, const void *bytes, size_t n)
 
 /* Both copies of the superblock: the one HDF5 reads (subfile 1, logical
  * offset 0) and the stub's mirror. */
-static void poke_both(size_t at, const void *bytes, size_t n)
+static void poke_both(ptrdiff_t at, const void *bytes, size_t n)
 {
     if (!poke_drvinfo(sub[0], at, bytes, n))
         t_die_io("find the driver info block in", sub[0]);
@@ -177,6 +177,15 @@ static void d_drvinfo_prefix_long(void)
     static const unsigned char len2000[8] = {0xd0, 0x07, 0, 0, 0, 0, 0, 0};
     poke_both(28, len2000, 8);
 }
+static void d_drvinfo_declared_short(void)
+{
+    /* The version 0/1 block's declared length (4 bytes before its name),
+     * 20 instead of 73: HDF5 hands the decoder a 20-byte buffer, which it
+     * used to read as if it held H5SF_DRVINFO_MAX bytes (a heap overread
+     * under ASan, heap bytes in the error text without it). */
+    static const unsigned char len20[4] = {20, 0, 0, 0};
+    poke_both(-12, len20, 4);
+}
 static void d_drvinfo_iocname(void) { poke_both(36, "XYZ", 3); /* nested "IOC" block (no prefix) */ }
 static void d_drvinfo_disagree(void)
 {
@@ -203,6 +212,7 @@ static const dcase_t cases[] = {
     {"drvinfo_prefix", d_drvinfo_prefix, FAILS, "driver info"},
     {"drvinfo_prefix_long", d_drvinfo_prefix_long, FAILS, "does not fit"},
     {"drvinfo_iocname", d_drvinfo_iocname, FAILS, "driver info"},
+    {"drvinfo_declared_short", d_drvinfo_declared_short, FAILS, "truncated"},
     {"drvinfo_disagree", d_drvinfo_disagree, FAILS, "driver info"},
 };
 #define NCASES (sizeof cases / sizeof cases[0])

@@ -354,9 +354,17 @@ static void test_validate(void)
     INVALID(memset(c.subfile_dir, 'x', sizeof c.subfile_dir), "subfile_dir");
     INVALID(memset(c.config_dir, 'x', sizeof c.config_dir), "config_dir");
     CHECK(h5sf_settings_validate(NULL, &e) < 0, "NULL");
+    /* stripes past the address space (common/stripe.h sf_stripes_fit) */
+    h5sf_settings_defaults(&c);
+    c.stripe_size  = (int64_t)1 << 62;
+    c.stripe_count = 5;
+    CHECK(h5sf_settings_validate(&c, &e) < 0 && strstr(e.msg, "address space"), "2^62 x 5: %s", e.msg);
     /* extremes that are fine */
     h5sf_settings_defaults(&c);
     c.stripe_size  = INT64_MAX;
+    c.stripe_count = 1;
+    CHECK(h5sf_settings_validate(&c, &e) == 0, "INT64_MAX x 1: %s", e.msg);
+    c.stripe_size  = (int64_t)((((uint64_t)1 << 62) - 1) / (H5SF_MAX_STRIPE_COUNT - 1));
     c.stripe_count = H5SF_MAX_STRIPE_COUNT;
     c.threads      = H5SF_MAX_THREADS;
     c.timeout      = 86400;

@@ -292,6 +292,9 @@ static void test_config_parse(void)
           "minimal: %s", e.msg);
     CHECK(parse("stripe_size=1\r\nsubfile_count=65536\r\n\r\n   \n", l, &e) == 0 && l->stripe_count == 65536,
           "CRLF: %s", e.msg);
+    BAD_CONFIG("stripe_size=4611686018427387904\nsubfile_count=5\n", "address space", NULL);
+    BAD_CONFIG("stripe_size=70369817935873\nsubfile_count=65536\n", "address space", NULL);
+    CHECK(parse("stripe_size=70369817935872\nsubfile_count=65536\n", l, &e) == 0, "largest x 65536: %s", e.msg);
     CHECK(parse("stripe_size= 9223372036854775807 \nsubfile_count=1\nsubfile_dir=\n", l, &e) == 0 &&
               l->stripe_size == INT64_MAX && l->subfile_dir[0] == '\0',
           "max stripe: %s", e.msg);
@@ -424,13 +427,13 @@ static void test_drvinfo(void)
 
     /* with a config prefix; decode works with a generous len, as the VFD passes */
     strcpy(l->config_dir, "/shared/cfg");
-    l->stripe_size  = INT64_MAX;
+    l->stripe_size  = (int64_t)1 << 40;
     l->stripe_count = 65536;
     size_t n        = h5sf_drvinfo_size(l);
     CHECK(n == sizeof want + strlen("/shared/cfg") + 1, "size with prefix %zu", n);
     CHECK(h5sf_drvinfo_encode(l, name, buf) == 0, "encode prefix");
-    CHECK(h5sf_drvinfo_decode(name, buf, n, r, &e) == 0 && r->stripe_size == INT64_MAX && r->stripe_count == 65536 &&
-              strcmp(r->config_dir, "/shared/cfg") == 0,
+    CHECK(h5sf_drvinfo_decode(name, buf, n, r, &e) == 0 && r->stripe_size == l->stripe_size &&
+              r->stripe_count == 65536 && strcmp(r->config_dir, "/shared/cfg") == 0,
           "decode prefix: %s", e.msg);
     CHECK(h5sf_drvinfo_decode(name, buf, SIZE_MAX / 2, r, &e) == 0, "huge len: %s", e.msg);
 

@@ -1,7 +1,7 @@
 /*
  * unit_superblock.c -- finding and decoding the HDF5 superblock
  * (common/superblock.c) and the driver info the tools find after it
- * (tools/sblock.c), against files HDF5 1.14.5 wrote (test/data/superblock,
+ * (common/sblock.c), against files HDF5 1.14.5 wrote (test/data/superblock,
  * made by its make.sh): versions 0, 1, 2 and 3, user blocks of 512 and 1024
  * bytes, 2-, 4- and 8-byte addresses, with and without driver info.
  *

@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "threadpool.h"
 #include "iocmap.h"
+#include "../common/drvlen.h"
 #include "../common/orphans.h"
 
 /* The class's callbacks in this file (read and write: io.c). */
@@ -248,6 +249,20 @@ static void reclaim_orphans(const h5sf_layout_t *l)
     (void)h5sf_orphans_scan(l->config_dir[0] ? l->config_dir : l->stub_dir, stub, l->inode, reclaim_one, NULL, NULL);
 }
 
+/* A subfiled file's driver info length, which sb_decode is not told: read
+ * from the file (common/drvlen.h) and broadcast with the layout. */
+static int drvinfo_len(h5sf_layout_t *l, h5sf_errbuf_t *e)
+{
+    size_t        len = 0;
+    h5sf_errbuf_t eb  = {0};
+    if (l->plain)
+        return 0;
+    if (h5sf_drvinfo_len_read(l, &len, &eb) < 0)
+        return h5sf_fail(e, eb.err_no ? eb.err_no : EIO, "cannot find the driver info of %s: %.400s", l->base, eb.msg);
+    l->drvinfo_len = (uint32_t)len;
+    return 0;
+}
+
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
  * (or finds none: a plain file); the outcome is broadcast.  Stored layout
  * wins over settings on reopen. */
@@ -292,7 +307,7 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
             }
             /* No config file: a plain file, unless the stub is a subfiled
              * file's (h5sf_layout_load; delete and get_files decide alike). */
-            else if (h5sf_layout_load(&f->layout, f->stub_fd, f->name, e) < 0)
+            else if (h5sf_layout_load(&f->layout, f->stub_fd, f->name, e) < 0 || drvinfo_len(&f->layout, e) < 0)
                 failed = 1;
         }
     }
@@ -901,9 +916,11 @@ static herr_t h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char
         H5SF_GOTO(-1, H5E_VFL, H5E_CANTOPENFILE,
                   "%s carries driver info of another driver (\"%.8s\"); open it with that driver", f->name, name);
     }
-    /* HDF5 does not pass the block's length; no block is longer than
-     * H5SF_DRVINFO_MAX, and decode checks every length inside against it. */
-    if (h5sf_drvinfo_decode(name, buf, H5SF_DRVINFO_MAX, &l, &eb) < 0)
+    /* HDF5 does not pass the block's length; rank 0 read it at open. */
+    if (f->layout.drvinfo_len == 0)
+        H5SF_GOTO(-1, H5E_VFL, H5E_CANTDECODE, "driver info of %s: its length could not be read from the file at open",
+                  f->name);
+    if (h5sf_drvinfo_decode(name, buf, f->layout.drvinfo_len, &l, &eb) < 0)
         H5SF_GOTO(-1, H5E_VFL, H5E_CANTDECODE, "driver info of %s: %s", f->name, eb.msg);
     if (l.stripe_size != f->layout.stripe_size || l.stripe_count != f->layout.stripe_count)
         H5SF_GOTO(-1, H5E_VFL, H5E_BADVALUE,

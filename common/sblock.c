@@ -1,12 +1,14 @@
 /*
  * sblock.c -- driver-info block and superblock-extension parsing for the
- * tools, on top of common/superblock.c (see sblock.h).  Reads untrusted
+ * tools and for the driver's open (drvlen.c), on top of superblock.c (see
+ * sblock.h).  Reads untrusted
  * bytes: every field is bounds-checked against what was actually read.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "alloc.h"
 #include "bytes.h"
 #include "sblock.h"
 
@@ -138,8 +140,8 @@ static int read_drvinfo_msg(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, h5sf_e
             h5sf_fail(e, EINVAL, "superblock extension: bad chunk (address %" PRIu64 ", %zu bytes)", queue[i], len);
             goto done;
         }
-        free(buf);
-        if (!(buf = malloc(len))) {
+        h5sf_free(buf);
+        if (!(buf = h5sf_malloc(len))) {
             h5sf_fail(e, ENOMEM, "out of memory");
             goto done;
         }
@@ -183,7 +185,7 @@ static int read_drvinfo_msg(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, h5sf_e
         ret = 0;
     }
 done:
-    free(buf);
+    h5sf_free(buf);
     return ret;
 }
 

@@ -1,5 +1,6 @@
 /*
- * sblock.h -- just enough of the HDF5 file format for the tools: on top of
+ * sblock.h -- just enough of the HDF5 file format for the tools and the
+ * driver's open (drvlen.c): on top of
  * the superblock (common/superblock.h), find the driver-info block (version
  * 0/1) or the driver-info message in the superblock extension (version
  * 2/3), and build the bytes h5sf-split needs to add driver info to a plain
