@@ -23,6 +23,7 @@ typedef struct reader {
     const h5sf_layout_t *l;
     int                  idx, fd; /* the one subfile open now */
     h5sf_errbuf_t       *e;
+    int                  sys_err; /* a system call failed (not the format) */
 } reader_t;
 
 /* Make subfile idx the open one; -1 with errno set. */
@@ -35,13 +36,13 @@ static int use_subfile(reader_t *r, int idx)
         h5sf_sysio_close(r->fd);
     r->idx = -1;
     if (h5sf_subfile_path(r->l, idx, path, sizeof path, r->e) < 0) {
-        errno = ENAMETOOLONG;
+        errno        = ENAMETOOLONG;
         return r->fd = -1;
     }
     if ((r->fd = h5sf_sysio_open(path, O_RDONLY, -1)) < 0) {
         int err = errno;
         h5sf_fail(r->e, err, "cannot open subfile %.3000s: %s", path, h5sf_sysio_strerror(err));
-        errno = err;
+        errno = r->sys_err = err;
         return -1;
     }
     r->idx = idx;
@@ -51,9 +52,9 @@ static int use_subfile(reader_t *r, int idx)
 /* h5sf_read_at_fn over the logical file: a stripe at a time. */
 static ssize_t read_logical(void *ctx, uint64_t off, void *buf, size_t len)
 {
-    reader_t      *r = ctx;
-    const uint64_t S = (uint64_t)r->l->stripe_size;
-    const int      N = r->l->stripe_count;
+    reader_t      *r    = ctx;
+    const uint64_t S    = (uint64_t)r->l->stripe_size;
+    const int      N    = r->l->stripe_count;
     size_t         done = 0;
     while (done < len) {
         uint64_t at   = off + done;
@@ -64,8 +65,10 @@ static ssize_t read_logical(void *ctx, uint64_t off, void *buf, size_t len)
         ssize_t n = h5sf_sysio_pread(r->fd, (char *)buf + done, want, sf_subfile_off(at, S, N));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n < 0) {
+            r->sys_err = errno;
             return -1;
+        }
         done += (size_t)n;
         if ((size_t)n < want) /* the end of this subfile: the end of the file here */
             break;
@@ -75,13 +78,15 @@ static ssize_t read_logical(void *ctx, uint64_t off, void *buf, size_t len)
 
 int h5sf_drvinfo_len_read(const h5sf_layout_t *l, size_t *len, h5sf_errbuf_t *e)
 {
-    reader_t   r = {l, -1, -1, e};
-    sb_info_t *sb;
-    uint64_t   size0 = 0;
-    int        ret   = -1;
+    reader_t      r = {l, -1, -1, e, 0};
+    sb_info_t    *sb;
+    uint64_t      size0 = 0;
+    int           ret   = -1;
+    h5sf_errbuf_t fmt   = {0};
 
+    *len = 0;
     if (l->plain || l->stripe_size <= 0 || l->stripe_count < 1)
-        return h5sf_fail(e, EINVAL, "not a subfiled layout");
+        return 0;
     if (!(sb = h5sf_calloc(1, sizeof *sb)))
         return h5sf_fail(e, ENOMEM, "out of memory");
     if (use_subfile(&r, 0) < 0)
@@ -92,12 +97,16 @@ int h5sf_drvinfo_len_read(const h5sf_layout_t *l, size_t *len, h5sf_errbuf_t *e)
     }
     /* The signature search stops at the first match; no logical file is
      * longer than N times its first subfile plus a stripe. */
-    uint64_t bound = size0 > UINT64_MAX / 2 / (uint64_t)l->stripe_count ? UINT64_MAX / 2
-                                                                        : size0 * (uint64_t)l->stripe_count;
-    if (sb_read(read_logical, &r, bound + (uint64_t)l->stripe_size, sb, e) < 0)
+    uint64_t bound =
+        size0 > UINT64_MAX / 2 / (uint64_t)l->stripe_count ? UINT64_MAX / 2 : size0 * (uint64_t)l->stripe_count;
+    r.e = &fmt;
+    if (sb_read(read_logical, &r, bound + (uint64_t)l->stripe_size, sb, &fmt) == 0)
+        *len = sb->has_drvinfo ? sb->drv_len : 0;
+    else if (r.sys_err) { /* the bytes could not be read: that is the failure */
+        h5sf_fail(e, r.sys_err, "%s", fmt.msg);
         goto done;
-    *len = sb->has_drvinfo ? sb->drv_len : 0;
-    ret  = 0;
+    }
+    ret = 0; /* bytes that are no superblock: *len stays 0 */
 done:
     if (r.fd >= 0)
         h5sf_sysio_close(r.fd);

@@ -250,15 +250,16 @@ static void reclaim_orphans(const h5sf_layout_t *l)
 }
 
 /* A subfiled file's driver info length, which sb_decode is not told: read
- * from the file (common/drvlen.h) and broadcast with the layout. */
+ * from the file (common/drvlen.h) and broadcast with the layout.  A set
+ * whose bytes hold no superblock (H5FDopen alone writes none) keeps 0,
+ * and sb_decode refuses to guess. */
 static int drvinfo_len(h5sf_layout_t *l, h5sf_errbuf_t *e)
 {
-    size_t        len = 0;
-    h5sf_errbuf_t eb  = {0};
+    size_t len = 0;
     if (l->plain)
         return 0;
-    if (h5sf_drvinfo_len_read(l, &len, &eb) < 0)
-        return h5sf_fail(e, eb.err_no ? eb.err_no : EIO, "cannot find the driver info of %s: %.400s", l->base, eb.msg);
+    if (h5sf_drvinfo_len_read(l, &len, e) < 0)
+        return -1;
     l->drvinfo_len = (uint32_t)len;
     return 0;
 }
@@ -918,8 +919,8 @@ static herr_t h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned char
     }
     /* HDF5 does not pass the block's length; rank 0 read it at open. */
     if (f->layout.drvinfo_len == 0)
-        H5SF_GOTO(-1, H5E_VFL, H5E_CANTDECODE, "driver info of %s: its length could not be read from the file at open",
-                  f->name);
+        H5SF_GOTO(-1, H5E_VFL, H5E_CANTDECODE,
+                  "driver info of %s: no superblock with driver info could be read from its subfiles at open", f->name);
     if (h5sf_drvinfo_decode(name, buf, f->layout.drvinfo_len, &l, &eb) < 0)
         H5SF_GOTO(-1, H5E_VFL, H5E_CANTDECODE, "driver info of %s: %s", f->name, eb.msg);
     if (l.stripe_size != f->layout.stripe_size || l.stripe_count != f->layout.stripe_count)
