@@ -329,11 +329,65 @@ static void mode_sites(void)
     close(fd);
 }
 
+/* The one open of a set's files (docs/security.md, "The one open"): a
+ * symlink at the name is refused, not followed; a FIFO, a directory and a
+ * device are refused at once, never waited on; a regular file opens,
+ * close-on-exec and blocking; a failed check leaks no descriptor. */
+static void mode_open(void)
+{
+    char link[4200], fifo[4200], dir[4200], target[4200];
+    snprintf(link, sizeof link, "%s.link", path);
+    snprintf(fifo, sizeof fifo, "%s.fifo", path);
+    snprintf(dir, sizeof dir, "%s.dir", path);
+    snprintf(target, sizeof target, "%s.target", path);
+    unlink(link), unlink(fifo), rmdir(dir), unlink(target), unlink(path);
+    int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && write(fd, "keep", 4) == 4 && close(fd) == 0, "target: %s", strerror(errno));
+    CHECK(symlink(target, link) == 0, "symlink: %s", strerror(errno));
+    CHECK(mkfifo(fifo, 0600) == 0, "mkfifo: %s", strerror(errno));
+    CHECK(mkdir(dir, 0700) == 0, "mkdir: %s", strerror(errno));
+
+    int before = open("/dev/null", O_RDONLY); /* the lowest free descriptor */
+    close(before);
+    static const int modes[] = {O_RDONLY, O_RDWR, O_RDWR | O_CREAT, O_RDWR | O_TRUNC};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        int fl = modes[i];
+        errno  = 0;
+        CHECK(h5sf_sysio_open(link, fl, -1) < 0 && errno == ELOOP, "symlink, flags %#x: errno %d", fl, errno);
+        errno = 0;
+        CHECK(h5sf_sysio_open(fifo, fl & ~O_TRUNC, -1) < 0 && errno == H5SF_ENOTREG, "FIFO, flags %#x: errno %d", fl,
+              errno);
+        errno = 0;
+        CHECK(h5sf_sysio_open(dir, O_RDONLY, -1) < 0 && errno == H5SF_ENOTREG, "directory: errno %d", errno);
+        errno = 0;
+        CHECK(h5sf_sysio_open("/dev/null", fl & ~(O_CREAT | O_TRUNC), -1) < 0 && errno == H5SF_ENOTREG,
+              "device, flags %#x: errno %d", fl, errno);
+    }
+    int after = open("/dev/null", O_RDONLY);
+    close(after);
+    CHECK(after == before, "a refused open leaked a descriptor (%d, then %d)", before, after);
+    size_t n;
+    char  *t = t_slurp(target, &n);
+    CHECK(n == 4 && !memcmp(t, "keep", 4), "the link's target changed (%zu bytes)", n);
+    free(t);
+    CHECK(strstr(h5sf_sysio_strerror(ELOOP), "symbolic link") && strstr(h5sf_sysio_strerror(H5SF_ENOTREG), "regular"),
+          "messages: %s / %s", h5sf_sysio_strerror(ELOOP), h5sf_sysio_strerror(H5SF_ENOTREG));
+
+    fd = h5sf_sysio_open(path, O_RDWR | O_CREAT, -1);
+    CHECK(fd >= 0, "regular file: %s", strerror(errno));
+    if (fd >= 0) {
+        CHECK((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0, "not close-on-exec");
+        CHECK((fcntl(fd, F_GETFL) & O_NONBLOCK) == 0, "O_NONBLOCK left set");
+        close(fd);
+    }
+    unlink(link), unlink(fifo), rmdir(dir), unlink(target);
+}
+
 int main(int argc, char **argv)
 {
     t_start("unit_sysio");
     if (argc != 3) {
-        fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr|eintr1|sites\n");
+        fprintf(stderr, "usage: unit_sysio DIR calls|fault|short|eintr|eintr1|sites|open\n");
         return 2;
     }
     snprintf(path, sizeof path, "%s/sysio_%s.bin", argv[1], argv[2]);
@@ -361,6 +415,10 @@ int main(int argc, char **argv)
     else if (!strcmp(m, "sites")) {
         unsetenv("H5SF_FAULT");
         mode_sites();
+    }
+    else if (!strcmp(m, "open")) {
+        unsetenv("H5SF_FAULT");
+        mode_open();
     }
     else {
         fprintf(stderr, "unit_sysio: unknown mode %s\n", m);
