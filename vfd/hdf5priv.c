@@ -96,11 +96,29 @@ int h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype 
 #define TESTED_MAX    20299u /* 2.2.x  */
 #define VKEY(a, b, c) ((unsigned)(a)*10000u + (unsigned)(b)*100u + (unsigned)(c))
 
+/* HDF5's version, asked once.  HDF5 calls H5PLget_plugin_info while a
+ * failed open's errors are still on the stack (looking for a VOL
+ * connector), and an API call clears the stack: the caller's errors are
+ * put back as they were (t_pluginstack). */
+static int libversion(unsigned *maj, unsigned *min, unsigned *rel)
+{
+    static unsigned v[3];
+    static int      known;
+    if (!known) {
+        hid_t keep = H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
+        known      = H5get_libversion(&v[0], &v[1], &v[2]) < 0 ? -1 : 1;
+        if (keep >= 0)
+            H5Eset_current_stack(keep);
+    }
+    *maj = v[0], *min = v[1], *rel = v[2];
+    return known > 0 ? 0 : -1;
+}
+
 int h5sf_check_hdf5_version(void)
 {
     unsigned    maj = 0, min = 0, rel = 0, v;
     const char *allow = h5sf_var(H5SF_VAR_ALLOW_UNTESTED_HDF5);
-    if (H5get_libversion(&maj, &min, &rel) < 0)
+    if (libversion(&maj, &min, &rel) < 0)
         return -1;
     if (allow && strcmp(allow, "0") != 0 && *allow)
         return 0;
