@@ -22,6 +22,9 @@
  *                                  names that only start like them stay: a
  *                                  set whose inode starts with the same
  *                                  digits, "<base>.subfile_<inode>_README.txt"
+ *   t_preload_coll plain FILE      rank 0 alone makes FILE a plain HDF5 file
+ *                                  (H5Fcreate, H5F_ACC_TRUNC, default driver),
+ *                                  for test/t_security_preload.sh
  *   t_preload_coll decide DIR      ranks see the file differently: rank 0's
  *                                  working directory holds the subfiled file,
  *                                  the others' hard links to its stub and
@@ -306,6 +309,16 @@ static void mode_neighbours(const char *dir)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void mode_plain(const char *file)
+{
+    t_step(120, "rank 0 alone: a plain H5Fcreate(H5F_ACC_TRUNC)");
+    if (t_rank == 0) {
+        hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(f >= 0 && H5Fclose(f) >= 0, "plain H5Fcreate %s failed", file);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void mode_decide(const char *dir)
 {
     char a[2048], b[2048], path[4200];
@@ -338,18 +351,21 @@ int main(int argc, char **argv)
     t_start("t_preload_coll");
     if (argc != 3) {
         if (t_rank == 0)
-            fprintf(stderr, "usage: t_preload_coll atomicity|configdir|neighbours|decide DIR\n");
+            fprintf(stderr, "usage: t_preload_coll atomicity|configdir|neighbours|decide DIR, or plain FILE\n");
         MPI_Finalize();
         return 2;
     }
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s_np%d", argv[2], argv[1], t_size);
-    if (t_rank == 0) {
+    const int plain = !strcmp(argv[1], "plain");
+    if (t_rank == 0 && !plain) {
         t_mkdir_p(argv[2]);
         t_mkdir_p(dir);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (!strcmp(argv[1], "atomicity"))
+    if (plain)
+        mode_plain(argv[2]);
+    else if (!strcmp(argv[1], "atomicity"))
         mode_atomicity(dir);
     else if (!strcmp(argv[1], "configdir"))
         mode_configdir(dir);
