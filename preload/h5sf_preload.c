@@ -20,7 +20,10 @@
  * directory: H5SF_CONFIG_DIR, else next to it) opened through a redirected
  * fapl is opened with MPI-IO, as asked; rank 0 of the fapl's communicator
  * decides that for every rank.  A plain H5Fcreate(H5F_ACC_TRUNC) over a
- * subfiled file removes its config file and subfiles.
+ * subfiled file removes its config file and subfiles: exactly the names of
+ * its set, in the subfile_dir its config file names, and only the
+ * caller's own regular files, by the rules of the driver's own reclaim
+ * (common/orphans.h).
  *
  * H5SF_REDIRECT_MPIO=subfiling selects HDF5's built-in subfiling driver
  * instead, so a program can be compared under both drivers.
@@ -47,7 +50,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,7 +61,9 @@
 
 #include <mpi.h>
 #include <hdf5.h>
+#include "orphans.h"
 #include "settings.h"
+#include "sysio.h"
 
 #define SHIM "h5sf_preload"
 
@@ -358,30 +362,38 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl_id)
     return remember_open(real(name, flags, fapl_id), fapl_id);
 }
 
-/* Remove the config file of name and <name>.subfile_<inode>* next to it:
- * the pieces of a subfiled file that a plain H5Fcreate(H5F_ACC_TRUNC) is
- * replacing. */
+/* One set of the name a plain create replaces: removed, or said why not. */
+static int remove_one(const h5sf_orphan_t *o, void *arg)
+{
+    h5sf_errbuf_t e = {0};
+    (void)arg;
+    if (h5sf_orphan_remove(o, &e) != 0) {
+        for (char *c = e.msg; *c; c++) /* names from a config file: no terminal controls */
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+        fprintf(stderr, SHIM ": H5Fcreate over a subfiled file: its old pieces were not removed: %.400s\n", e.msg);
+    }
+    return 0;
+}
+
+/* Remove the config file and the subfiles of name, a subfiled file that a
+ * plain H5Fcreate(H5F_ACC_TRUNC) is replacing (the same inode goes on):
+ * exactly the set its config file describes, in the subfile_dir it names,
+ * by the driver's own rules (common/orphans.h): names of that set only
+ * (h5sf_setname_match), the caller's own regular files only; a set
+ * another user's config file describes is left alone, and said so. */
 static void remove_subfiled_pieces(const char *name)
 {
-    struct stat st;
-    char        dir[PATH_MAX], prefix[PATH_MAX + 64], path[2 * PATH_MAX + 64];
-    if (config_file_of(name, path, sizeof path) == 0)
-        unlink(path);
-    if (stat(name, &st) != 0)
-        return;
-    const char *slash = strrchr(name, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - name) : 1, slash ? name : ".");
-    if (slash && slash == name)
-        snprintf(dir, sizeof dir, "/");
-    snprintf(prefix, sizeof prefix, "%s.subfile_%llu", slash ? slash + 1 : name, (unsigned long long)st.st_ino);
-    DIR *dp = opendir(dir);
-    for (struct dirent *de; dp && (de = readdir(dp));)
-        if (!strncmp(de->d_name, prefix, strlen(prefix))) {
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            unlink(path);
-        }
-    if (dp)
-        closedir(dp);
+    h5sf_layout_t *l = calloc(1, sizeof *l);
+    h5sf_errbuf_t  e = {0};
+    struct stat    st;
+    char           stub[2 * H5SF_LAYOUT_PATH_MAX + 2];
+    if (l && h5sf_sysio_stat(name, &st) == 0 && h5sf_layout_set_stub(l, name, &e) == 0) {
+        const char *dir = h5sf_option_env("config_dir");
+        snprintf(stub, sizeof stub, "%s%s%s", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base);
+        (void)h5sf_orphans_scan(dir && *dir ? dir : l->stub_dir, stub, (uint64_t)st.st_ino, remove_one, NULL, NULL);
+    }
+    free(l);
 }
 
 typedef hid_t (*fcreate_fn)(const char *, unsigned, hid_t, hid_t);

@@ -4,6 +4,9 @@
 #   fuzz_drvinfo        the superblock driver info   corpus test/fuzz/corpus/fuzz_drvinfo
 #   fuzz_wire           IOC requests and replies     corpus test/fuzz/corpus/wire
 #   fuzz_superblock     the HDF5 superblock          corpus test/data/superblock (files HDF5 wrote)
+#   fuzz_orphans        orphan classification        corpus test/fuzz/corpus/fuzz_orphans
+#   fuzz_stubprobe      stub probing (lacks root)    corpus test/fuzz/corpus/fuzz_stubprobe
+#   fuzz_shimname       which names are a set's      corpus test/fuzz/corpus/fuzz_shimname
 # The project compiler is mpicc (gcc), which has no libFuzzer, so the targets
 # are built by calling clang directly.  Without a working clang + libFuzzer
 # runtime (Debian: clang, libclang-rt-14-dev) they are left out, with a
@@ -79,4 +82,7 @@ if(_fz_ok)
   h5sf_fuzz_target(fuzz_drvinfo ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_drvinfo)
   h5sf_fuzz_target(fuzz_wire ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/wire)
   h5sf_fuzz_target(fuzz_superblock ${CMAKE_CURRENT_SOURCE_DIR}/data/superblock)
+  h5sf_fuzz_target(fuzz_orphans ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_orphans)
+  h5sf_fuzz_target(fuzz_stubprobe ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_stubprobe)
+  h5sf_fuzz_target(fuzz_shimname ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_shimname)
 endif()

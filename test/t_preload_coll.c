@@ -15,6 +15,16 @@
  *                                  and by rank 0 alone with the default driver;
  *                                  then rank 0 alone replaces it with a plain
  *                                  file, which takes the config file along
+ *   t_preload_coll neighbours DIR  rank 0 alone replaces a subfiled file
+ *                                  whose subfiles are in H5SF_SUBFILE_DIR with
+ *                                  a plain file: exactly its config file and
+ *                                  subfiles go (from that directory), while
+ *                                  names that only start like them stay: a
+ *                                  set whose inode starts with the same
+ *                                  digits, "<base>.subfile_<inode>_README.txt"
+ *   t_preload_coll plain FILE      rank 0 alone makes FILE a plain HDF5 file
+ *                                  (H5Fcreate, H5F_ACC_TRUNC, default driver),
+ *                                  for test/t_security_preload.sh
  *   t_preload_coll decide DIR      ranks see the file differently: rank 0's
  *                                  working directory holds the subfiled file,
  *                                  the others' hard links to its stub and
@@ -233,6 +243,82 @@ static void link_but_config(const char *a, const char *b, const char *base)
         closedir(dp);
 }
 
+/* An empty file at dir/name (a neighbour the clean-up must leave alone). */
+static void plant(const char *dir, const char *name)
+{
+    char  path[4400];
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    CHECK((fp = fopen(path, "w")) != NULL && fclose(fp) == 0, "cannot create %s: %s", path, strerror(errno));
+}
+
+static int exists_in(const char *dir, const char *name)
+{
+    char        path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return lstat(path, &st) == 0;
+}
+
+static void mode_neighbours(const char *dir)
+{
+    const char *sdir = getenv("H5SF_SUBFILE_DIR");
+    char        path[4096], pat[4400], names[4][600];
+    struct stat st;
+    if (!sdir || !*sdir) {
+        CHECK(0, "neighbours: set H5SF_SUBFILE_DIR");
+        return;
+    }
+    if (t_rank == 0) { /* fresh: the checks count names */
+        t_fresh_dir(dir);
+        t_fresh_dir(sdir);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s/nb.h5", dir);
+    t_step(120, "write through the redirect, subfiles in H5SF_SUBFILE_DIR");
+    hid_t fapl = mpio_fapl();
+    write_file(path, fapl);
+    H5Pclose(fapl);
+    snprintf(pat, sizeof pat, "%s/nb.h5.subfile_*_of_*", sdir);
+    CHECK(count_glob(pat) >= 1, "no subfiles in H5SF_SUBFILE_DIR %s", sdir);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t_step(120, "rank 0 alone replaces it with a plain file; neighbours stay");
+    if (t_rank == 0 && stat(path, &st) == 0) {
+        unsigned long long ino = (unsigned long long)st.st_ino;
+        /* Another set's subfile and config file (its inode: this one's
+         * digits and one more), and a file named after the set. */
+        snprintf(names[0], sizeof names[0], "nb.h5.subfile_%llu7_1_of_1", ino);
+        snprintf(names[1], sizeof names[1], "nb.h5.subfile_%llu7.config", ino);
+        snprintf(names[2], sizeof names[2], "nb.h5.subfile_%llu_README.txt", ino);
+        snprintf(names[3], sizeof names[3], "nb.h5.subfile_%llu_1_of_2.bak", ino);
+        for (int i = 0; i < 4; i++) {
+            plant(dir, names[i]);
+            plant(sdir, names[i]);
+        }
+        hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(f >= 0 && H5Fclose(f) >= 0, "serial H5Fcreate over %s failed", path);
+        snprintf(pat, sizeof pat, "%s/nb.h5.subfile_%llu.config", dir, ino);
+        CHECK(count_glob(pat) == 0, "the config file %s outlived a plain H5Fcreate", pat);
+        snprintf(pat, sizeof pat, "%s/nb.h5.subfile_%llu_[12]_of_2", sdir, ino);
+        CHECK(count_glob(pat) == 0, "subfiles %s outlived a plain H5Fcreate", pat);
+        for (int i = 0; i < 4; i++) {
+            CHECK(exists_in(dir, names[i]), "%s/%s, not the file's, was removed", dir, names[i]);
+            CHECK(exists_in(sdir, names[i]), "%s/%s, not the file's, was removed", sdir, names[i]);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void mode_plain(const char *file)
+{
+    t_step(120, "rank 0 alone: a plain H5Fcreate(H5F_ACC_TRUNC)");
+    if (t_rank == 0) {
+        hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(f >= 0 && H5Fclose(f) >= 0, "plain H5Fcreate %s failed", file);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void mode_decide(const char *dir)
 {
     char a[2048], b[2048], path[4200];
@@ -265,21 +351,26 @@ int main(int argc, char **argv)
     t_start("t_preload_coll");
     if (argc != 3) {
         if (t_rank == 0)
-            fprintf(stderr, "usage: t_preload_coll atomicity|configdir|decide DIR\n");
+            fprintf(stderr, "usage: t_preload_coll atomicity|configdir|neighbours|decide DIR, or plain FILE\n");
         MPI_Finalize();
         return 2;
     }
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s_np%d", argv[2], argv[1], t_size);
-    if (t_rank == 0) {
+    const int plain = !strcmp(argv[1], "plain");
+    if (t_rank == 0 && !plain) {
         t_mkdir_p(argv[2]);
         t_mkdir_p(dir);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (!strcmp(argv[1], "atomicity"))
+    if (plain)
+        mode_plain(argv[2]);
+    else if (!strcmp(argv[1], "atomicity"))
         mode_atomicity(dir);
     else if (!strcmp(argv[1], "configdir"))
         mode_configdir(dir);
+    else if (!strcmp(argv[1], "neighbours"))
+        mode_neighbours(dir);
     else if (!strcmp(argv[1], "decide"))
         mode_decide(dir);
     else

@@ -5,6 +5,10 @@
 #   t_preload_configdir_np*  a file whose config file is in H5SF_CONFIG_DIR is
 #                            found as subfiled: read back by every rank
 #                            through the redirect and by rank 0 alone
+#   t_preload_neighbours_np1 a plain H5Fcreate over a subfiled file whose
+#                            subfiles are in H5SF_SUBFILE_DIR removes exactly
+#                            its config file and subfiles (there), and leaves
+#                            names that only start like theirs
 #   t_preload_decide_np*     ranks that see the file differently (rank 0 the
 #                            config file, the others not) take rank 0's driver
 # Only the ranks get LD_PRELOAD (Open MPI's -x, Hydra's -genv), never mpiexec.
@@ -38,6 +42,8 @@ foreach(np 1 3)
   h5sf_preload_coll_test(t_preload_configdir_np${np} ${np} configdir
                          ENV "H5SF_CONFIG_DIR=${_pc_dir}/configdir_np${np}/cfg")
 endforeach()
+h5sf_preload_coll_test(t_preload_neighbours_np1 1 neighbours
+                       ENV "H5SF_SUBFILE_DIR=${_pc_dir}/neighbours_np1/sub" "H5SF_STRIPE_COUNT=2")
 foreach(np 2 3)
   h5sf_preload_coll_test(t_preload_decide_np${np} ${np} decide)
 endforeach()

@@ -12,7 +12,11 @@
  * exists, or is another file now (another inode), and whose inode no file
  * beside the stub's name has (common/orphans.c).  It only lists unless
  * --remove.  Live files, and stubs renamed with mv in their directory,
- * are never touched.
+ * are never touched; nor is a set that is not the caller's own (a config
+ * file or subfile of another owner, a symlink, a hard link): such a set is
+ * listed as not removed, and why.  Everything printed from a config file
+ * or a directory is escaped (esc()): a planted name or subfile_dir= cannot
+ * drive the terminal.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,25 +31,67 @@
 
 typedef struct run {
     bool remove, quiet;
-    int  found, removed, failed;
+    int  found, removed, kept, failed;
 } run_t;
+
+/* s for a terminal: valid UTF-8 without control characters (C0, DEL, and
+ * C1 as U+0080..U+009F); every other byte, and '\\', as \xHH. */
+static void esc(FILE *fp, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t n  = *p < 0x80                  ? 1
+                    : *p >= 0xc2 && *p <= 0xdf ? 2
+                    : *p >= 0xe0 && *p <= 0xef ? 3
+                    : *p >= 0xf0 && *p <= 0xf4 ? 4
+                                               : 0;
+        size_t ok = n;
+        for (size_t i = 1; i < n && ok; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                ok = 0;
+        if (n == 1 && (*p < 0x20 || *p == 0x7f || *p == '\\'))
+            ok = 0;
+        if (n == 2 && ok && *p == 0xc2 && p[1] < 0xa0) /* C1 controls: CSI is U+009B */
+            ok = 0;
+        if (ok) {
+            fwrite(p, 1, ok, fp);
+            p += ok;
+        }
+        else
+            fprintf(fp, "\\x%02x", *p++);
+    }
+}
 
 static int one(const h5sf_orphan_t *o, void *arg)
 {
     run_t        *r  = arg;
     h5sf_errbuf_t eb = {0};
+    int           rc = 1;
     r->found++;
-    if (!r->quiet)
-        printf("%s: %d subfile(s) in %s; stub %s: %s\n", o->config, o->layout.stripe_count,
-               o->layout.subfile_dir[0] ? o->layout.subfile_dir : o->layout.stub_dir, o->stub, o->why);
-    if (!r->remove)
-        return 0;
-    if (h5sf_orphan_remove(o, &eb) < 0) {
-        fprintf(stderr, "h5sf-orphans: %s\n", eb.msg);
-        r->failed++;
-    }
-    else
+    if (r->remove && (rc = h5sf_orphan_remove(o, &eb)) == 0)
         r->removed++;
+    else if (rc < 0)
+        r->failed++;
+    else if (r->remove || o->keep[0])
+        r->kept++;
+    if (!r->quiet) {
+        esc(stdout, o->config);
+        printf(": %d subfile(s) in ", o->layout.stripe_count);
+        esc(stdout, o->layout.subfile_dir[0] ? o->layout.subfile_dir : o->layout.stub_dir);
+        printf("; stub ");
+        esc(stdout, o->stub);
+        printf(": %s", o->why);
+        if (rc == 1 && (r->remove || o->keep[0])) {
+            printf("; not removed: ");
+            esc(stdout, r->remove ? eb.msg : o->keep);
+        }
+        printf("\n");
+    }
+    if (rc < 0) {
+        fprintf(stderr, "h5sf-orphans: ");
+        esc(stderr, eb.msg);
+        fprintf(stderr, "\n");
+    }
     return 0;
 }
 
@@ -56,13 +102,17 @@ static void usage(FILE *fp)
                 "files whose stub is gone: removed alone (rm, remove(3)) or replaced by another\n"
                 "file of the same name.  DIR: where the config files are (default:\n"
                 "$H5SF_CONFIG_DIR, $H5FD_SUBFILING_CONFIG_FILE_PREFIX, else the current directory).\n\n"
-                "  -r, --remove   delete each orphaned set: its subfiles, then its config file\n"
+                "  -r, --remove   delete each orphaned set: its subfiles, then its config file;\n"
+                "                 only sets whose config file and subfiles are all the caller's\n"
+                "                 own regular files (not symlinks, one link each): the others\n"
+                "                 are listed as not removed, with the reason\n"
                 "  -q, --quiet    no listing, no summary\n"
                 "  -h, --help     this text\n"
                 "A set is orphaned when the stub its config file names does not exist or has\n"
                 "another inode, and no file in that stub's directory has the set's inode.\n"
-                "Exit status: 0 success, 1 failure (a directory unreadable, a file not removed),\n"
-                "2 usage error.\n");
+                "Exit status: 0 success, 1 failure (a directory unreadable, a file of the\n"
+                "caller's that could not be removed), 2 usage error; a set not the caller's to\n"
+                "remove is no failure.\n");
 }
 
 int main(int argc, char **argv)
@@ -87,15 +137,20 @@ int main(int argc, char **argv)
     for (int i = 0; i < ndir; i++) {
         h5sf_errbuf_t eb = {0};
         if (h5sf_orphans_scan(dirs[i], NULL, 0, one, &r, &eb) < 0) {
-            fprintf(stderr, "h5sf-orphans: %s\n", eb.msg);
+            fprintf(stderr, "h5sf-orphans: ");
+            esc(stderr, eb.msg);
+            fprintf(stderr, "\n");
             bad = 1;
         }
     }
     if (!r.quiet) {
         if (r.remove)
-            printf("%d orphaned set(s) found, %d removed%s\n", r.found, r.removed, r.failed ? ", some failed" : "");
+            printf("%d orphaned set(s) found, %d removed%s", r.found, r.removed, r.failed ? ", some failed" : "");
         else
-            printf("%d orphaned set(s) found%s\n", r.found, r.found ? " (--remove deletes them)" : "");
+            printf("%d orphaned set(s) found%s", r.found, r.found > r.kept ? " (--remove deletes them)" : "");
+        if (r.kept)
+            printf(", %d not removed (not the caller's own, see above)", r.kept);
+        printf("\n");
     }
     return bad || r.failed ? 1 : 0;
 }
