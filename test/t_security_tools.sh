@@ -7,12 +7,15 @@
 #             the attacker's mode-4755 set, copied by the victim with
 #             h5sf-mv -C, comes out 0644 under umask 022 and 0600 under
 #             umask 077, never setuid; a "stub" that is a program is
-#             refused; a subfile symlinked to the victim's private file is
-#             refused by h5sf-fuse, so the data never reaches a wider mode
+#             refused; h5sf-mv -f over the attacker's stub removes none of
+#             the victim's files its config names; a subfile symlinked to
+#             the victim's private file is refused by h5sf-fuse, so the
+#             data never reaches a wider mode
 #   modes     h5sf-fuse --in-place keeps a 0600 stub 0600 (umask 022); a
 #             plain fuse of a 0600 set gives 0600; umask 077 gives 0600
 #   mvlink    h5sf-mv -f over a DEST that is a symlink replaces the link
-#             and leaves the link's target and its set alone
+#             and leaves the link's target and its set alone; a move of a
+#             SOURCE that is a symlink is refused
 #   eof       a superblock end of file patched to 4 TiB: h5sf-fuse refuses
 #             and leaves nothing (under ulimit -f, so a regression cannot
 #             fill the disk); an output past RLIMIT_FSIZE fails with a
@@ -103,6 +106,19 @@ case_accounts() {
     has "not an HDF5 file"
     [[ ! -e $H/prog.h5 && -z $(subfiles_of "$H/prog.h5") ]] || fail "a non-HDF5 stub was copied"
 
+    note "--force over the attacker's stub whose config names the victim's files: they stay"
+    local G="$TA/group" mine
+    # The victim's files have the names of x.h5's subfiles (same base name,
+    # same inode number on another file system: the collision is made here).
+    h5sf-split -q -S 1024 -n 2 -s "$H" "$T_DATA/v0.h5" "$G/x.h5" || fail "split (x)"
+    mine=$(subfiles_of "$H/x.h5")
+    chown "$TA_VICTIM:$TA_VICTIM" $mine
+    chown "$TA_ATTACKER:$TA_ATTACKER" "$G/x.h5" $(config_of "$G/x.h5")
+    expect_as 0 h5sf-mv -q -f -C "$H/d.h5" "$G/x.h5"
+    has "owned by another account"
+    for f in $mine; do [[ -f $f ]] || fail "the victim's $f was deleted by --force over the attacker's stub"; done
+    expect 0 h5sf-info "$G/x.h5"
+
     note "a subfile symlinked to the victim's private file: h5sf-fuse refuses"
     printf 'the victim private data\n' >"$H/secret"
     chown "$TA_VICTIM:$TA_VICTIM" "$H/secret"
@@ -154,6 +170,12 @@ case_mvlink() {
     expect 0 h5sf-info "$W/target.h5"
     expect 0 h5sf-info "$W/link.h5"
     has "2 subfiles, stripe size 2048"
+    note "a move of a symlink is refused: the target keeps its set"
+    ln -s target.h5 "$W/slink.h5"
+    expect 1 h5sf-mv "$W/slink.h5" "$W/moved.h5"
+    has "symbolic link"
+    [[ ! -e $W/moved.h5 ]] || fail "a symlink was moved"
+    expect 0 h5sf-info "$W/target.h5"
     note "h5sf-split -f over a link: the same"
     ln -s target.h5 "$W/link2.h5"
     expect 0 h5sf-split -q -f -S 4096 -n 2 "$T_DATA/v0.h5" "$W/link2.h5"
