@@ -7,6 +7,10 @@
 #   fuzz_orphans        orphan classification        corpus test/fuzz/corpus/fuzz_orphans
 #   fuzz_stubprobe      stub probing (lacks root)    corpus test/fuzz/corpus/fuzz_stubprobe
 #   fuzz_shimname       which names are a set's      corpus test/fuzz/corpus/fuzz_shimname
+#   fuzz_sblock         the superblock reader of drvlen.c and the tools (common/sblock.c)
+#                                                    corpus test/data/superblock + fuzz/corpus/fuzz_sblock
+#   fuzz_infoname       h5sf-info's name parsing and the tools' escaping (tools/tkname.c)
+#                                                    corpus test/fuzz/corpus/fuzz_infoname
 # The project compiler is mpicc (gcc), which has no libFuzzer, so the targets
 # are built by calling clang directly.  Without a working clang + libFuzzer
 # runtime (Debian: clang, libclang-rt-14-dev) they are left out, with a
@@ -49,14 +53,17 @@ endif()
 file(GLOB _fz_common CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/common/*.c)
 file(GLOB _fz_common_h CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/common/*.h)
 
-# h5sf_fuzz_target(<name> <seed corpus dir>)
+# h5sf_fuzz_target(<name> <seed corpus dir> [EXTRA <source>...] [CORPUS <more seed dirs>...])
+# EXTRA: sources outside common/ the target needs (e.g. tools/tkname.c;
+# their directory's headers are found with -I tools/).
 function(h5sf_fuzz_target name corpus)
+  cmake_parse_arguments(F "" "" "EXTRA;CORPUS" ${ARGN})
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${name}.c)
   set(exe ${_fz_dir}/${name})
   add_custom_command(OUTPUT ${exe}
-                     COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common ${src} ${_fz_common}
-                             -o ${exe}
-                     DEPENDS ${src} ${_fz_common} ${_fz_common_h}
+                     COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common -I${CMAKE_SOURCE_DIR}/tools ${src}
+                             ${F_EXTRA} ${_fz_common} -o ${exe}
+                     DEPENDS ${src} ${F_EXTRA} ${_fz_common} ${_fz_common_h}
                      COMMENT "Building libFuzzer target ${name}"
                      VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${exe})
@@ -65,7 +72,7 @@ function(h5sf_fuzz_target name corpus)
   # Short run: bounded by runs and by time, whichever comes first.
   add_test(NAME ${name}
            COMMAND ${exe} -runs=200000 -max_total_time=10 -timeout=10 -print_final_stats=1
-                   -artifact_prefix=${work}/ ${work}/corpus ${corpus})
+                   -artifact_prefix=${work}/ ${work}/corpus ${corpus} ${F_CORPUS})
   set_tests_properties(${name} PROPERTIES LABELS "fuzz" TIMEOUT 120)
   # Inputs that once crashed the target are replayed (libFuzzer runs files
   # given by name once each): the test fails until the finding is fixed.
@@ -85,4 +92,7 @@ if(_fz_ok)
   h5sf_fuzz_target(fuzz_orphans ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_orphans)
   h5sf_fuzz_target(fuzz_stubprobe ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_stubprobe)
   h5sf_fuzz_target(fuzz_shimname ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_shimname)
+  h5sf_fuzz_target(fuzz_sblock ${CMAKE_CURRENT_SOURCE_DIR}/data/superblock CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_sblock)
+  h5sf_fuzz_target(fuzz_infoname ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/fuzz_infoname EXTRA
+                   ${CMAKE_SOURCE_DIR}/tools/tkname.c)
 endif()

@@ -7,11 +7,18 @@
  * The layout comes from the config file of the stub.  Work is cut into jobs
  * of whole stripes of one subfile; a pool of threads copies them with
  * copy_file_range (falling back to pread/pwrite), so stripes move without
- * passing through user space.  The output is first sized to the logical
- * EOF, so holes and missing trailing stripes read as zeros.  Under mpiexec
- * the jobs are dealt over the ranks too.  The output is written to a
- * temporary next to the destination and renamed when complete, so a failed
- * or interrupted run never leaves a half-written OUTPUT.
+ * passing through user space.  The output grows as stripes land and is
+ * then sized to the logical EOF, so holes and missing trailing stripes read
+ * as zeros.  Under mpiexec the jobs are dealt over the ranks too.  The
+ * output is written to a temporary next to the destination (mode 0600
+ * until it is complete) and renamed when complete, so a failed or
+ * interrupted run (SIGINT, SIGTERM, SIGHUP) never leaves a half-written
+ * OUTPUT or a temporary.
+ *
+ * The input may be someone else's (docs/security.md): the superblock's end
+ * of file is believed only as far as the subfiles can reach, stripe
+ * arithmetic is overflow-checked, and the output is never more open than
+ * the stub, any subfile or the umask allows.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* copy_file_range, SEEK_DATA */
@@ -21,6 +28,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,9 +63,12 @@ static int64_t copy_job(void *arg, size_t i, char *buf)
     const uint64_t S = (uint64_t)G.t.l.stripe_size;
     const int      N = G.t.n;
     for (uint64_t o = j->off; o < j->off + j->len && !tk_pool_failed();) {
-        uint64_t row = o / S, in_stripe = o % S;
-        uint64_t n     = S - in_stripe;
-        uint64_t laddr = (row * (uint64_t)N + (uint64_t)j->s) * S + in_stripe;
+        uint64_t in_stripe = o % S, n = S - in_stripe, laddr;
+        if (tk_logical_addr(S, N, j->s, o, &laddr) < 0) {
+            tk_pool_fail("subfile %d (%s) at offset %" PRIu64 ": beyond the logical address space", j->s + 1,
+                         G.t.path[j->s], o);
+            return -1;
+        }
         if (n > j->off + j->len - o)
             n = j->off + j->len - o;
         if (laddr >= G.eof)
@@ -222,7 +233,7 @@ static int resolve_output(const char *input, const char *output, bool in_place, 
         snprintf(dest, n, "%s", output);
     if (stat(dest, &so) == 0) {
         if (stat(input, &si) == 0 && so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
-            fprintf(stderr, "h5sf-fuse: %s is the input stub itself; use --in-place to replace it\n", dest);
+            tk_print(stderr, "h5sf-fuse: %s is the input stub itself; use --in-place to replace it\n", dest);
             return -1;
         }
         /* A plain file is replaced (only once the new one is complete); the
@@ -232,9 +243,96 @@ static int resolve_output(const char *input, const char *output, bool in_place, 
         int           subfiled = tk_open(&other, dest, tk_config_dir(config_opt), NULL, -1, &eb) == 0;
         tk_close(&other);
         if (subfiled && !force) {
-            fprintf(stderr, "h5sf-fuse: %s is the stub of a subfiled file; use --force to replace it anyway\n", dest);
+            tk_print(stderr, "h5sf-fuse: %s is the stub of a subfiled file; use --force to replace it anyway\n", dest);
             return -1;
         }
+    }
+    return 0;
+}
+
+/* The temporary's name for the signal handler (rank 0): an interrupted run
+ * leaves no temporary behind. */
+static char                  sig_tmp[TK_PATH + 64];
+static volatile sig_atomic_t sig_armed;
+
+static void on_signal(int sig)
+{
+    if (sig_armed)
+        unlink(sig_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm_cleanup(const char *tmp)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    snprintf(sig_tmp, sizeof sig_tmp, "%s", tmp);
+    sig_armed = 1;
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+/* The furthest end of file the subfiles can stand for: each as long as the
+ * longest one, rounded up to a whole stripe, and one more row of stripes
+ * (trailing stripes nobody wrote read as zeros).  A superblock that says
+ * more is damaged or forged: believing it would size the output from a
+ * number anyone can write. */
+static uint64_t eof_bound(void)
+{
+    const uint64_t S       = (uint64_t)G.t.l.stripe_size;
+    uint64_t       longest = 0, b;
+    for (int s = 0; s < G.t.n; s++)
+        if (G.t.size[s] > 0 && (uint64_t)G.t.size[s] > longest)
+            longest = (uint64_t)G.t.size[s];
+    if (__builtin_mul_overflow(longest / S + 2, S, &b) || __builtin_mul_overflow(b, (uint64_t)G.t.n, &b) ||
+        b > H5SF_ADDR_LIMIT)
+        return H5SF_ADDR_LIMIT;
+    return b;
+}
+
+/* Rank 0: the output's name, the input's layout and subfiles, and the
+ * logical EOF (G.eof).  0, or 1 after saying why. */
+static int check_input(const char *input, const char *output, bool in_place, bool force, const char *config_opt,
+                       const char *subfile_dir, char *dest, size_t dn, char *note, size_t nn)
+{
+    h5sf_errbuf_t eb = {0};
+    sb_info_t     sb;
+    bool          from_stub;
+    if (resolve_output(input, output, in_place, force, config_opt, dest, dn) < 0)
+        return 1;
+    if (tk_open(&G.t, input, tk_config_dir(config_opt), subfile_dir, O_RDONLY, &eb) < 0) {
+        tk_print(stderr, "h5sf-fuse: %s\n", eb.msg);
+        return 1;
+    }
+    for (int s = 0; s < G.t.n; s++)
+        if (G.t.size[s] < 0) {
+            tk_print(stderr, "h5sf-fuse: subfile %d of %d is %s: %s: %s\n", s + 1, G.t.n,
+                     G.t.err[s] == ENOENT ? "missing" : "unusable", G.t.path[s], h5sf_sysio_strerror(G.t.err[s]));
+            return 1;
+        }
+    G.eof = G.t.sub_eof;
+    /* The superblock's EOF address covers trailing stripes that were never
+     * written (they are zeros in the logical file). */
+    if (tk_superblock(&G.t, &sb, &from_stub, &eb) < 0)
+        snprintf(note, nn, "note: no usable superblock (%s); output sized from the subfiles", eb.msg);
+    else if (sb.hdr.eof > eof_bound()) {
+        tk_print(stderr,
+                 "h5sf-fuse: %s: the superblock's end of file %" PRIu64 " lies beyond anything the subfiles can "
+                 "hold (%" PRIu64 " bytes at most, the subfiles end at %" PRIu64
+                 "): the superblock is damaged; nothing written\n",
+                 input, sb.hdr.eof, eof_bound(), G.eof);
+        return 1;
+    }
+    else if (sb.hdr.eof > G.eof) {
+        snprintf(note, nn,
+                 "note: the subfiles end at %" PRIu64 ", the superblock's end of file is %" PRIu64
+                 "; the rest reads as zeros",
+                 G.eof, sb.hdr.eof);
+        G.eof = sb.hdr.eof;
     }
     return 0;
 }
@@ -264,7 +362,7 @@ int main(int argc, char **argv)
                 char *end;
                 long  v = strtol(optarg, &end, 10);
                 if (*end || v < 1 || v > 256) {
-                    fprintf(stderr, "h5sf-fuse: --threads must be 1..256, not '%s'\n", optarg);
+                    tk_print(stderr, "h5sf-fuse: --threads must be 1..256, not '%s'\n", optarg);
                     return 2;
                 }
                 threads = (int)v;
@@ -282,13 +380,17 @@ int main(int argc, char **argv)
         }
     }
     if (argc - optind != (in_place ? 1 : 2)) {
-        fprintf(stderr, "h5sf-fuse: %s\n", in_place ? "--in-place takes one file" : "need INPUT and OUTPUT");
+        tk_print(stderr, "h5sf-fuse: %s\n", in_place ? "--in-place takes one file" : "need INPUT and OUTPUT");
         usage(stderr);
         return 2;
     }
     const char *input = argv[optind];
     const bool  mpi   = under_mpiexec();
     G.out             = -1;
+    /* Before any thread: the umask, and past RLIMIT_FSIZE a write fails
+     * (EFBIG, reported, temporary removed) instead of killing the process. */
+    const mode_t um = tk_umask();
+    signal(SIGXFSZ, SIG_IGN);
     if (mpi) {
         MPI_Init(&argc, &argv);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -298,49 +400,19 @@ int main(int argc, char **argv)
     struct timespec ts0;
     clock_gettime(CLOCK_MONOTONIC, &ts0);
 
-    /* Rank 0 checks everything and creates the sized temporary. */
-    if (rank == 0) {
-        sb_info_t sb;
-        bool      from_stub;
-        if (resolve_output(input, in_place ? NULL : argv[optind + 1], in_place, force, config_opt, dest, sizeof dest) <
-            0)
-            failed = 1;
-        else if (tk_open(&G.t, input, tk_config_dir(config_opt), subfile_dir, O_RDONLY, &eb) < 0) {
-            fprintf(stderr, "h5sf-fuse: %s\n", eb.msg);
+    /* Rank 0 checks everything and creates the temporary. */
+    if (rank == 0 && (failed = check_input(input, in_place ? NULL : argv[optind + 1], in_place, force, config_opt,
+                                           subfile_dir, dest, sizeof dest, note, sizeof note)) == 0) {
+        snprintf(tmp, sizeof tmp, "%s.h5sf-fuse.%ld", dest, (long)getpid());
+        /* 0600 until complete: nobody reads the data through a wider mode
+         * meanwhile (the final mode is set before the rename). */
+        if ((G.out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+            tk_print(stderr, "h5sf-fuse: cannot create %s: %s\n", tmp, strerror(errno));
+            tmp[0] = '\0';
             failed = 1;
         }
-        for (int s = 0; !failed && s < G.t.n; s++)
-            if (G.t.size[s] < 0) {
-                fprintf(stderr, "h5sf-fuse: subfile %d of %d is missing: %s: %s\n", s + 1, G.t.n, G.t.path[s],
-                        strerror(G.t.err[s]));
-                failed = 1;
-            }
-        if (!failed) {
-            G.eof = G.t.sub_eof;
-            /* The superblock's EOF address covers trailing stripes that were
-             * never written (they are zeros in the logical file). */
-            if (tk_superblock(&G.t, &sb, &from_stub, &eb) < 0)
-                snprintf(note, sizeof note, "note: no usable superblock (%s); output sized from the subfiles", eb.msg);
-            else if (sb.hdr.eof > G.eof) {
-                snprintf(note, sizeof note,
-                         "note: the subfiles end at %" PRIu64 ", the superblock's end of file is %" PRIu64
-                         "; the rest reads as zeros",
-                         G.eof, sb.hdr.eof);
-                G.eof = sb.hdr.eof;
-            }
-            snprintf(tmp, sizeof tmp, "%s.h5sf-fuse.%ld", dest, (long)getpid());
-            if ((G.out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0 ||
-                ftruncate(G.out, (off_t)G.eof) < 0) {
-                fprintf(stderr, "h5sf-fuse: cannot create %s: %s\n", tmp, strerror(errno));
-                if (G.out >= 0) {
-                    close(G.out);
-                    G.out = -1;
-                    unlink(tmp);
-                }
-                tmp[0] = '\0';
-                failed = 1;
-            }
-        }
+        else
+            arm_cleanup(tmp);
     }
     if (mpi) {
         MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -352,10 +424,14 @@ int main(int argc, char **argv)
         goto out;
     if (rank != 0) {
         int bad = 0;
-        if (tk_open(&G.t, input, tk_config_dir(config_opt), subfile_dir, O_RDONLY, &eb) < 0)
-            bad = fprintf(stderr, "h5sf-fuse [rank %d]: %s\n", rank, eb.msg) > 0;
-        else if ((G.out = open(tmp, O_RDWR | O_CLOEXEC)) < 0)
-            bad = fprintf(stderr, "h5sf-fuse [rank %d]: cannot open %s: %s\n", rank, tmp, strerror(errno)) > 0;
+        if (tk_open(&G.t, input, tk_config_dir(config_opt), subfile_dir, O_RDONLY, &eb) < 0) {
+            tk_print(stderr, "h5sf-fuse [rank %d]: %s\n", rank, eb.msg);
+            bad = 1;
+        }
+        else if ((G.out = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+            tk_print(stderr, "h5sf-fuse [rank %d]: cannot open %s: %s\n", rank, tmp, strerror(errno));
+            bad = 1;
+        }
         for (int s = 0; !bad && s < G.t.n; s++)
             bad = G.t.size[s] < 0;
         failed = bad;
@@ -368,14 +444,19 @@ int main(int argc, char **argv)
         failed = 1;
     }
     else if (run_pool(threads, true, show) < 0) {
-        fprintf(stderr, "h5sf-fuse: %s\n", tk_pool_error());
+        tk_print(stderr, "h5sf-fuse: %s\n", tk_pool_error());
+        failed = 1;
+    }
+    /* The stripes made the output as long as the data; now the zeros after it. */
+    if (!failed && rank == 0 && ftruncate(G.out, (off_t)G.eof) < 0) {
+        tk_print(stderr, "h5sf-fuse: cannot size %s to %" PRIu64 " bytes: %s\n", tmp, G.eof, strerror(errno));
         failed = 1;
     }
     if (agree(mpi, failed))
         goto cleanup;
     /* Other processes (maybe on other nodes) verify what this one wrote. */
     if (mpi && fsync(G.out) < 0) {
-        fprintf(stderr, "h5sf-fuse [rank %d]: fsync of %s: %s\n", rank, tmp, strerror(errno));
+        tk_print(stderr, "h5sf-fuse [rank %d]: fsync of %s: %s\n", rank, tmp, strerror(errno));
         failed = 1;
     }
     if (agree(mpi, failed))
@@ -386,7 +467,7 @@ int main(int argc, char **argv)
             failed = 1;
         }
         else if (run_pool(threads, false, show) < 0) {
-            fprintf(stderr, "h5sf-fuse: %s\n", tk_pool_error());
+            tk_print(stderr, "h5sf-fuse: %s\n", tk_pool_error());
             failed = 1;
         }
         if (agree(mpi, failed))
@@ -397,17 +478,18 @@ int main(int argc, char **argv)
         G.out  = -1;
         /* Durable before the rename only when the source is going away (as
          * cp, h5fuse and cat, it is not synced otherwise). */
-        if (((remove_sf || in_place) && fsync(fd) < 0) || close(fd) < 0 || rename(tmp, dest) < 0) {
-            fprintf(stderr, "h5sf-fuse: cannot finish %s: %s\n", dest, strerror(errno));
+        /* No more open than the stub, any subfile or the umask. */
+        if (fchmod(fd, 0666 & ~um & G.t.perm) < 0 || ((remove_sf || in_place) && fsync(fd) < 0) || close(fd) < 0 ||
+            rename(tmp, dest) < 0) {
+            tk_print(stderr, "h5sf-fuse: cannot finish %s: %s\n", dest, strerror(errno));
             failed = 1;
             goto cleanup;
         }
+        sig_armed = 0;
         if (remove_sf) {
             for (int s = 0; s < G.t.n; s++)
-                if (unlink(G.t.path[s]) < 0)
-                    fprintf(stderr, "h5sf-fuse: warning: cannot remove %s: %s\n", G.t.path[s], strerror(errno));
-            if (unlink(G.t.config) < 0)
-                fprintf(stderr, "h5sf-fuse: warning: cannot remove %s: %s\n", G.t.config, strerror(errno));
+                tk_unlink_piece("h5sf-fuse", G.t.path[s], G.t.stub_uid);
+            tk_unlink_piece("h5sf-fuse", G.t.config, G.t.stub_uid);
         }
         if (!quiet) {
             struct timespec ts1;
@@ -415,10 +497,11 @@ int main(int argc, char **argv)
             double secs = (double)(ts1.tv_sec - ts0.tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0.tv_nsec);
             char   h[32];
             if (note[0])
-                fprintf(stderr, "h5sf-fuse: %s\n", note);
-            printf("h5sf-fuse: %s: %s (%" PRIu64 " bytes) from %d subfiles in %.2f s (%.0f MiB/s)%s%s\n", dest,
-                   tk_human(G.eof, h, sizeof h), G.eof, G.t.n, secs, secs > 0 ? (double)G.eof / 1048576.0 / secs : 0.0,
-                   verify ? ", verified" : "", remove_sf ? ", subfiles removed" : "");
+                tk_print(stderr, "h5sf-fuse: %s\n", note);
+            tk_print(stdout, "h5sf-fuse: %s: %s (%" PRIu64 " bytes) from %d subfiles in %.2f s (%.0f MiB/s)%s%s\n",
+                     dest, tk_human(G.eof, h, sizeof h), G.eof, G.t.n, secs,
+                     secs > 0 ? (double)G.eof / 1048576.0 / secs : 0.0, verify ? ", verified" : "",
+                     remove_sf ? ", subfiles removed" : "");
         }
     }
 cleanup:

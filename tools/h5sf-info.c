@@ -9,6 +9,12 @@
  * subfiles, the superblock and its driver info against the config file.
  * Reads bytes only (no HDF5, no MPI), so it can describe a file HDF5 cannot
  * open.  Exit status: 0 healthy, 1 problems found, 2 usage error.
+ *
+ * Everything it prints that comes from the files (names, config values,
+ * the driver name) goes through tk_print/tk_escape: a name in a shared
+ * directory cannot drive the terminal.  It opens the stub, the config file
+ * and the subfiles through h5sf_sysio_open only (no FIFO blocks it, no
+ * symlinked subfile is followed), and writes, creates or deletes nothing.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -76,29 +82,6 @@ static int problems(const report_t *r)
     return n;
 }
 
-/* "<base>.subfile_<inode>" then "_<NN>_of_<M>" or ".config": which one. */
-enum { NAME_OTHER, NAME_SUBFILE, NAME_CONFIG };
-static int classify(const char *name, const char *base, uint64_t *inode, long *nn, long *m)
-{
-    size_t bl = strlen(base);
-    if (strncmp(name, base, bl) != 0 || strncmp(name + bl, ".subfile_", 9) != 0)
-        return NAME_OTHER;
-    const char *p = name + bl + 9;
-    char       *end;
-    if (*p < '0' || *p > '9')
-        return NAME_OTHER;
-    *inode = strtoull(p, &end, 10);
-    if (strcmp(end, ".config") == 0)
-        return NAME_CONFIG;
-    if (*end != '_' || end[1] < '0' || end[1] > '9')
-        return NAME_OTHER;
-    *nn = strtol(end + 1, &end, 10);
-    if (strncmp(end, "_of_", 4) != 0 || end[4] < '0' || end[4] > '9')
-        return NAME_OTHER;
-    *m = strtol(end + 4, &end, 10);
-    return *end ? NAME_OTHER : NAME_SUBFILE;
-}
-
 /* Files named like this file's subfiles that the layout does not list, and
  * leftovers of other files (other inodes) with the same base name. */
 static void scan_dir(report_t *r, const char *dir, bool subfiles)
@@ -112,15 +95,15 @@ static void scan_dir(report_t *r, const char *dir, bool subfiles)
     while ((de = readdir(d))) {
         uint64_t ino;
         long     nn = 0, m = 0;
-        int      k = classify(de->d_name, r->t.l.base, &ino, &nn, &m);
-        if (k == NAME_OTHER || (k == NAME_SUBFILE) != subfiles)
+        int      k = tk_classify_name(de->d_name, r->t.l.base, &ino, &nn, &m);
+        if (k == TK_NAME_OTHER || (k == TK_NAME_SUBFILE) != subfiles)
             continue;
         if (ino != r->inode) {
             stale++;
             stale_inode = ino;
             continue;
         }
-        if (k == NAME_SUBFILE && (m != r->t.n || nn < 1 || nn > r->t.n)) {
+        if (k == TK_NAME_SUBFILE && (m != r->t.n || nn < 1 || nn > r->t.n)) {
             char **p = realloc(r->extra, (size_t)(r->nextra + 1) * sizeof *p);
             if (!p)
                 break;
@@ -156,7 +139,7 @@ static void explain_no_config(report_t *r, const char *dir, const char *why)
                      " %.400s/%.300s is this stub's config under another name: the stub was renamed "
                      "without h5sf-mv.",
                      dir, de->d_name);
-        else if (classify(de->d_name, r->t.l.base, &ino, &nn, &m) == NAME_CONFIG && !copied[0])
+        else if (tk_classify_name(de->d_name, r->t.l.base, &ino, &nn, &m) == TK_NAME_CONFIG && !copied[0])
             snprintf(copied, sizeof copied,
                      " %.400s/%.300s belongs to inode %" PRIu64 ": the stub was copied or moved "
                      "without h5sf-mv (the subfile names contain the stub's inode).",
@@ -173,8 +156,11 @@ static void explain_no_config(report_t *r, const char *dir, const char *why)
 /* The hdf5_file= line, which the layout parser does not keep. */
 static void read_hdf5_file_line(report_t *r)
 {
-    FILE *f = fopen(r->t.config, "r");
-    char  line[TK_PATH + 16];
+    int   fd = h5sf_sysio_open(r->t.config, O_RDONLY, -1);
+    FILE *f  = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
+    char line[TK_PATH + 16];
     while (f && fgets(line, sizeof line, f))
         if (strncmp(line, "hdf5_file=", 10) == 0) {
             line[strcspn(line, "\r\n")] = '\0';
@@ -192,7 +178,7 @@ static void check_stub_copy(report_t *r)
     unsigned char buf[H5SF_SB_MAX];
     if (r->sb_from_stub || r->t.stub_size < r->sb.hdr.sig_off + r->sb.hdr.len)
         return;
-    int fd = open(r->file, O_RDONLY | O_CLOEXEC);
+    int fd = tk_open_stub(r->file, O_RDONLY, NULL);
     if (fd < 0)
         return;
     ssize_t n = tk_pread(fd, buf, r->sb.hdr.len, r->sb.hdr.sig_off);
@@ -211,6 +197,10 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
     r->file = file;
     if (stat(file, &st) < 0) {
         add_issue(r, false, "no_stub", "cannot find the stub %s: %s", file, strerror(errno));
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        add_issue(r, false, "no_stub", "the stub %s is not a regular file", file);
         return;
     }
     r->stub_ok = true;
@@ -269,9 +259,12 @@ static void inspect(report_t *r, const char *file, const char *config_dir, const
     r->expected = calloc((size_t)N, sizeof *r->expected);
     for (int s = 0; r->expected && s < N; s++) {
         r->expected[s] = sf_subfile_size(r->eof, S, N, s);
-        if (r->t.size[s] < 0)
+        if (r->t.size[s] < 0 && r->t.err[s] == ENOENT)
             add_issue(r, false, "missing_subfile", "subfile %d of %d is missing: %s: %s", s + 1, N, r->t.path[s],
                       strerror(r->t.err[s]));
+        else if (r->t.size[s] < 0)
+            add_issue(r, false, "bad_subfile", "subfile %d of %d cannot be used: %s: %s", s + 1, N, r->t.path[s],
+                      h5sf_sysio_strerror(r->t.err[s]));
         else if ((uint64_t)r->t.size[s] < r->expected[s])
             add_issue(r, false, "short_subfile",
                       "subfile %d of %d is short: %" PRId64 " bytes, the logical EOF %" PRIu64 " needs %" PRIu64 ": %s",
@@ -315,7 +308,7 @@ static void report_free(report_t *r)
 static const char *subfile_status(const report_t *r, int s)
 {
     if (r->t.size[s] < 0)
-        return "missing";
+        return r->t.err[s] == ENOENT ? "missing" : "bad";
     if ((uint64_t)r->t.size[s] < r->expected[s])
         return "short";
     if ((uint64_t)r->t.size[s] > r->expected[s])
@@ -326,66 +319,72 @@ static const char *subfile_status(const report_t *r, int s)
 static void print_text(const report_t *r)
 {
     char h[32];
-    printf("%s\n", r->file);
+    tk_print(stdout, "%s\n", r->file);
     if (r->stub_ok)
-        printf("  stub          %" PRIu64 " bytes, inode %" PRIu64 "\n", r->t.stub_size, r->inode);
+        tk_print(stdout, "  stub          %" PRIu64 " bytes, inode %" PRIu64 "\n", r->t.stub_size, r->inode);
     if (r->t.config[0])
-        printf("  config        %s\n", r->t.config);
+        tk_print(stdout, "  config        %s\n", r->t.config);
     if (r->layout_ok) {
-        printf("  layout        %d subfile%s, stripe size %" PRId64 " (%s), %" PRId32
-               " I/O concentrator%s at write time\n",
-               r->t.n, r->t.n > 1 ? "s" : "", r->t.l.stripe_size, tk_human((uint64_t)r->t.l.stripe_size, h, sizeof h),
-               r->t.l.ioc_count, r->t.l.ioc_count == 1 ? "" : "s");
-        printf("  subfile dir   %s\n", r->t.l.subfile_dir[0] ? r->t.l.subfile_dir : r->t.l.stub_dir);
+        tk_print(stdout,
+                 "  layout        %d subfile%s, stripe size %" PRId64 " (%s), %" PRId32
+                 " I/O concentrator%s at write time\n",
+                 r->t.n, r->t.n > 1 ? "s" : "", r->t.l.stripe_size, tk_human((uint64_t)r->t.l.stripe_size, h, sizeof h),
+                 r->t.l.ioc_count, r->t.l.ioc_count == 1 ? "" : "s");
+        tk_print(stdout, "  subfile dir   %s\n", r->t.l.subfile_dir[0] ? r->t.l.subfile_dir : r->t.l.stub_dir);
     }
     if (r->sb_ok) {
-        printf("  superblock    version %d at %" PRIu64 ", end of file %" PRIu64, r->sb.hdr.version, r->sb.hdr.sig_off,
-               r->sb.hdr.eof);
+        tk_print(stdout, "  superblock    version %d at %" PRIu64 ", end of file %" PRIu64, r->sb.hdr.version,
+                 r->sb.hdr.sig_off, r->sb.hdr.eof);
         if (r->drv_ok)
-            printf(", driver info \"%s\": stripe size %" PRId64 ", %" PRId32 " subfiles", r->sb.drv_name,
-                   r->drv.stripe_size, r->drv.stripe_count);
+            tk_print(stdout, ", driver info \"%s\": stripe size %" PRId64 ", %" PRId32 " subfiles", r->sb.drv_name,
+                     r->drv.stripe_size, r->drv.stripe_count);
         else if (r->drv_present)
-            printf(", driver info \"%s\" (unreadable)", r->sb.drv_name);
+            tk_print(stdout, ", driver info \"%s\" (unreadable)", r->sb.drv_name);
         else
-            printf(", no driver info");
-        printf("\n");
+            tk_print(stdout, ", no driver info");
+        tk_print(stdout, "\n");
     }
     if (r->layout_ok && r->expected) {
-        printf("  logical EOF   %" PRIu64 " (%s)\n", r->eof, tk_human(r->eof, h, sizeof h));
-        printf("  subfiles      %5s %14s %14s  %-7s  %s\n", "#", "size", "expected", "status", "path");
+        tk_print(stdout, "  logical EOF   %" PRIu64 " (%s)\n", r->eof, tk_human(r->eof, h, sizeof h));
+        tk_print(stdout, "  subfiles      %5s %14s %14s  %-7s  %s\n", "#", "size", "expected", "status", "path");
         for (int s = 0; s < r->t.n; s++) {
             char sz[24];
             if (r->t.size[s] < 0)
                 snprintf(sz, sizeof sz, "-");
             else
                 snprintf(sz, sizeof sz, "%" PRId64, r->t.size[s]);
-            printf("                %5d %14s %14" PRIu64 "  %-7s  %s\n", s + 1, sz, r->expected[s],
-                   subfile_status(r, s), r->t.path[s]);
+            tk_print(stdout, "                %5d %14s %14" PRIu64 "  %-7s  %s\n", s + 1, sz, r->expected[s],
+                     subfile_status(r, s), r->t.path[s]);
         }
     }
     for (int i = 0; i < r->nissues; i++)
-        printf("  %-8s [%s] %s\n", r->issues[i].warning ? "warning" : "PROBLEM", r->issues[i].kind, r->issues[i].msg);
+        tk_print(stdout, "  %-8s [%s] %s\n", r->issues[i].warning ? "warning" : "PROBLEM", r->issues[i].kind,
+                 r->issues[i].msg);
     int p = problems(r);
     if (p)
-        printf("  status        %d problem%s\n", p, p > 1 ? "s" : "");
+        tk_print(stdout, "  status        %d problem%s\n", p, p > 1 ? "s" : "");
     else
-        printf("  status        healthy\n");
+        tk_print(stdout, "  status        healthy\n");
 }
 
+/* A JSON string of tk_escape's text: no control byte, no malformed UTF-8. */
 static void json_str(const char *s)
 {
+    size_t cap = 4 * strlen(s) + 1;
+    char  *t   = malloc(cap);
+    if (!t) {
+        fputs("null", stdout);
+        return;
+    }
+    tk_escape(s, t, cap);
     putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const char *p = t; *p; p++) {
         if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p == '\n')
-            printf("\\n");
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
+            putchar('\\');
+        putchar(*p);
     }
     putchar('"');
+    free(t);
 }
 
 static void print_json(const report_t *r)
@@ -504,12 +503,13 @@ int main(int argc, char **argv)
             ;
         else if (files) {
             if (r.layout_ok) {
-                printf("%s\n%s\n", argv[i], r.t.config);
+                tk_print(stdout, "%s\n", argv[i]);
+                tk_print(stdout, "%s\n", r.t.config);
                 for (int s = 0; s < r.t.n; s++)
-                    printf("%s\n", r.t.path[s]);
+                    tk_print(stdout, "%s\n", r.t.path[s]);
             }
             else
-                fprintf(stderr, "h5sf-info: %s: %s\n", argv[i], r.nissues ? r.issues[0].msg : "not a subfiled file");
+                tk_print(stderr, "h5sf-info: %s: %s\n", argv[i], r.nissues ? r.issues[0].msg : "not a subfiled file");
         }
         else if (json) {
             printf("%s", i > optind ? ",\n" : "");

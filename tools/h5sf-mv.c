@@ -10,6 +10,11 @@
  * a hole-preserving copy across file systems) and writes a new config file.
  * The superblock is left alone: its driver info holds stripe size and count,
  * which do not change.  A move that fails half way is rolled back.
+ *
+ * SOURCE may be someone else's (docs/security.md): it must be an HDF5 file
+ * (a signature where HDF5 looks), copies are made O_EXCL with mode 0666 &
+ * ~umask masked by the source's (no setuid bit or wider access passes on),
+ * and --force over a DEST that is a symlink replaces the link only.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -108,21 +113,35 @@ int main(int argc, char **argv)
     memset(&src, 0, sizeof src);
     memset(&dst, 0, sizeof dst);
 
+    /* A move renames names: a link's would move without its target's stub. */
+    struct stat ss, ds;
+    if (!copy && lstat(source, &ss) == 0 && S_ISLNK(ss.st_mode)) {
+        tk_print(stderr, "h5sf-mv: %s is a symbolic link; move its target, or copy with -C\n", source);
+        goto done;
+    }
     /* The source must be complete: moving half a file helps nobody. */
     if (tk_open(&src, source, tk_config_dir(config_opt), NULL, -1, &eb) < 0) {
-        fprintf(stderr, "h5sf-mv: %s\n", eb.msg);
+        tk_print(stderr, "h5sf-mv: %s\n", eb.msg);
         goto done;
     }
     for (int s = 0; s < src.n; s++)
         if (src.size[s] < 0) {
-            fprintf(stderr, "h5sf-mv: %s is damaged, nothing done: subfile %d of %d is missing: %s (see h5sf-info)\n",
-                    source, s + 1, src.n, src.path[s]);
+            tk_print(stderr, "h5sf-mv: %s is damaged, nothing done: subfile %d of %d is %s: %s (see h5sf-info)\n",
+                     source, s + 1, src.n, src.err[s] == ENOENT ? "missing" : h5sf_sysio_strerror(src.err[s]),
+                     src.path[s]);
             goto done;
         }
+    int sfd = tk_open_stub(source, O_RDONLY, &ss), sig = sfd < 0 ? -1 : tk_has_hdf5_signature(sfd, src.stub_size);
+    if (sfd >= 0)
+        close(sfd);
+    if (sig <= 0) {
+        tk_print(stderr, "h5sf-mv: %s %s; nothing done\n", source,
+                 sig < 0 ? "cannot be read"
+                         : "is not an HDF5 file (no HDF5 signature at offset 0, 512, 1024, ...), so not a stub");
+        goto done;
+    }
 
     /* Destination name. */
-    struct stat ss, ds;
-    stat(source, &ss);
     if (stat(argv[optind + 1], &ds) == 0 && S_ISDIR(ds.st_mode)) {
         if (tk_join_basename(argv[optind + 1], source, dest, sizeof dest) < 0) {
             fprintf(stderr, "h5sf-mv: destination path too long\n");
@@ -134,21 +153,21 @@ int main(int argc, char **argv)
     const char *dest_config_dir = dest_config_opt ? dest_config_opt : tk_config_dir(config_opt);
     if (tk_abs_dir(dest_config_dir, dst.l.config_dir, sizeof dst.l.config_dir, "config directory", &eb) < 0 ||
         tk_abs_dir(subfile_dir, dst.l.subfile_dir, sizeof dst.l.subfile_dir, "--subfile-dir", &eb) < 0) {
-        fprintf(stderr, "h5sf-mv: %s\n", eb.msg);
+        tk_print(stderr, "h5sf-mv: %s\n", eb.msg);
         goto done;
     }
 
-    if (stat(dest, &ds) == 0) {
-        if (ds.st_dev == ss.st_dev && ds.st_ino == ss.st_ino) {
-            fprintf(stderr, "h5sf-mv: %s and %s are the same file\n", source, dest);
+    if (lstat(dest, &ds) == 0) {
+        if (!S_ISLNK(ds.st_mode) && ds.st_dev == ss.st_dev && ds.st_ino == ss.st_ino) {
+            tk_print(stderr, "h5sf-mv: %s and %s are the same file\n", source, dest);
             goto done;
         }
         if (!force) {
-            fprintf(stderr, "h5sf-mv: %s exists (use --force to replace it)\n", dest);
+            tk_print(stderr, "h5sf-mv: %s exists (use --force to replace it)\n", dest);
             goto done;
         }
         if (tk_remove_file("h5sf-mv", dest, dest_config_dir, &eb) < 0) {
-            fprintf(stderr, "h5sf-mv: %s\n", eb.msg);
+            tk_print(stderr, "h5sf-mv: %s\n", eb.msg);
             goto done;
         }
     }
@@ -157,17 +176,17 @@ int main(int argc, char **argv)
     if (!copy && rename(source, dest) == 0)
         u.stub_renamed = true;
     else if (!copy && errno != EXDEV) {
-        fprintf(stderr, "h5sf-mv: cannot move %s to %s: %s\n", source, dest, strerror(errno));
+        tk_print(stderr, "h5sf-mv: cannot move %s to %s: %s\n", source, dest, strerror(errno));
         goto done;
     }
-    else if (tk_copy_file(source, dest, false, &eb) < 0) {
-        fprintf(stderr, "h5sf-mv: %s\n", eb.msg);
+    else if (tk_copy_file(source, true, dest, &eb) < 0) {
+        tk_print(stderr, "h5sf-mv: %s\n", eb.msg);
         goto done;
     }
     else
         u.stub_copied = true;
     if (stat(dest, &ds) < 0 || h5sf_layout_set_stub(&dst.l, dest, &eb) < 0) {
-        fprintf(stderr, "h5sf-mv: %s: %s\n", dest, eb.msg[0] ? eb.msg : strerror(errno));
+        tk_print(stderr, "h5sf-mv: %s: %s\n", dest, eb.msg[0] ? eb.msg : strerror(errno));
         goto fail;
     }
     dst.l.inode        = (uint64_t)ds.st_ino;
@@ -175,11 +194,11 @@ int main(int argc, char **argv)
     dst.l.stripe_count = src.l.stripe_count;
     dst.l.ioc_count    = src.l.ioc_count;
     if (tk_alloc(&dst, &eb) < 0 || !(u.sub_renamed = calloc((size_t)src.n, sizeof *u.sub_renamed))) {
-        fprintf(stderr, "h5sf-mv: %s\n", eb.msg[0] ? eb.msg : "out of memory");
+        tk_print(stderr, "h5sf-mv: %s\n", eb.msg[0] ? eb.msg : "out of memory");
         goto fail;
     }
     if (strcmp(src.config, dst.config) == 0) {
-        fprintf(stderr, "h5sf-mv: %s would keep the same names; nothing to do\n", dest);
+        tk_print(stderr, "h5sf-mv: %s would keep the same names; nothing to do\n", dest);
         goto fail;
     }
 
@@ -187,17 +206,17 @@ int main(int argc, char **argv)
         if (!copy && rename(src.path[s], dst.path[s]) == 0)
             u.sub_renamed[s] = true;
         else if (!copy && errno != EXDEV) {
-            fprintf(stderr, "h5sf-mv: cannot move %s to %s: %s\n", src.path[s], dst.path[s], strerror(errno));
+            tk_print(stderr, "h5sf-mv: cannot move %s to %s: %s\n", src.path[s], dst.path[s], strerror(errno));
             goto fail;
         }
-        else if (tk_copy_file(src.path[s], dst.path[s], true, &eb) < 0) {
-            fprintf(stderr, "h5sf-mv: %s\n", eb.msg);
+        else if (tk_copy_file(src.path[s], false, dst.path[s], &eb) < 0) {
+            tk_print(stderr, "h5sf-mv: %s\n", eb.msg);
             goto fail;
         }
         u.nsub = s + 1;
     }
     if (h5sf_config_file_write(&dst.l, &eb) < 0) {
-        fprintf(stderr, "h5sf-mv: %s\n", eb.msg);
+        tk_print(stderr, "h5sf-mv: %s\n", eb.msg);
         goto fail;
     }
     u.config_written = true;
@@ -205,16 +224,15 @@ int main(int argc, char **argv)
     /* Done: a move removes what is left of the source. */
     if (!copy) {
         for (int s = 0; s < src.n; s++)
-            if (!u.sub_renamed[s] && unlink(src.path[s]) < 0)
-                fprintf(stderr, "h5sf-mv: warning: cannot remove %s: %s\n", src.path[s], strerror(errno));
-        if (unlink(src.config) < 0)
-            fprintf(stderr, "h5sf-mv: warning: cannot remove %s: %s\n", src.config, strerror(errno));
+            if (!u.sub_renamed[s])
+                tk_unlink_piece("h5sf-mv", src.path[s], src.stub_uid);
+        tk_unlink_piece("h5sf-mv", src.config, src.stub_uid);
         if (u.stub_copied && unlink(source) < 0)
-            fprintf(stderr, "h5sf-mv: warning: cannot remove %s: %s\n", source, strerror(errno));
+            tk_print(stderr, "h5sf-mv: warning: cannot remove %s: %s\n", source, strerror(errno));
     }
     if (!quiet)
-        printf("h5sf-mv: %s %s -> %s (%d subfiles, config %s)\n", copy ? "copied" : "moved", source, dest, src.n,
-               dst.config);
+        tk_print(stdout, "h5sf-mv: %s %s -> %s (%d subfiles, config %s)\n", copy ? "copied" : "moved", source, dest,
+                 src.n, dst.config);
     ret = 0;
     goto done;
 fail:

@@ -11,6 +11,10 @@
  * at the old end of file.  Fusing the result gives back the input plus that
  * block.  The stub gets the superblock (as both drivers mirror it) and is
  * sized to the logical EOF as a sparse file.
+ *
+ * Stub and subfiles are created O_EXCL through h5sf_sysio_open (a name
+ * planted where a subfile goes is refused, never written through), with
+ * no permission the input lacks; a failed run removes only what it made.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -116,11 +120,11 @@ static int64_t verify_job(void *arg, size_t i, char *buf)
     return (int64_t)n;
 }
 
-/* Remove what this run created. */
+/* Remove what this run created (an fd: created here, O_EXCL). */
 static void undo(const char *stub)
 {
-    for (int s = 0; G.t.path && s < G.t.n; s++)
-        if (G.t.path[s])
+    for (int s = 0; G.t.path && G.t.fd && s < G.t.n; s++)
+        if (G.t.path[s] && G.t.fd[s] >= 0)
             unlink(G.t.path[s]);
     if (G.created_config)
         unlink(G.t.config);
@@ -175,19 +179,19 @@ int main(int argc, char **argv)
         switch (c) {
             case 'S':
                 if (h5sf_parse_size(optarg, &stripe, &eb, "--stripe-size") < 0 || stripe <= 0) {
-                    fprintf(stderr, "h5sf-split: %s\n", eb.msg[0] ? eb.msg : "--stripe-size must be positive");
+                    tk_print(stderr, "h5sf-split: %s\n", eb.msg[0] ? eb.msg : "--stripe-size must be positive");
                     return 2;
                 }
                 break;
             case 'n':
                 if (h5sf_parse_int(optarg, 1, H5SF_MAX_STRIPE_COUNT, &count, &eb, "--stripe-count") < 0) {
-                    fprintf(stderr, "h5sf-split: %s\n", eb.msg);
+                    tk_print(stderr, "h5sf-split: %s\n", eb.msg);
                     return 2;
                 }
                 break;
             case 't':
                 if (h5sf_parse_int(optarg, 1, 256, &threads, &eb, "--threads") < 0) {
-                    fprintf(stderr, "h5sf-split: %s\n", eb.msg);
+                    tk_print(stderr, "h5sf-split: %s\n", eb.msg);
                     return 2;
                 }
                 break;
@@ -213,39 +217,40 @@ int main(int argc, char **argv)
 
     /* The input: a plain HDF5 file. */
     struct stat si, so;
-    if ((G.in = open(input, O_RDONLY | O_CLOEXEC)) < 0 || fstat(G.in, &si) < 0) {
-        fprintf(stderr, "h5sf-split: %s: %s\n", input, strerror(errno));
+    if ((G.in = tk_open_stub(input, O_RDONLY, &si)) < 0) {
+        tk_print(stderr, "h5sf-split: %s: %s\n", input, h5sf_sysio_strerror(errno));
         return 1;
     }
+    const mode_t perm = 0666 & ~tk_umask() & si.st_mode; /* never more open than the input */
     {
         tk_set_t probe;
         if (tk_open(&probe, input, config_dir, NULL, -1, &eb) == 0) {
-            fprintf(stderr, "h5sf-split: %s is already a subfiled file (config %s); fuse it first\n", input,
-                    probe.config);
+            tk_print(stderr, "h5sf-split: %s is already a subfiled file (config %s); fuse it first\n", input,
+                     probe.config);
             tk_close(&probe);
             return 1;
         }
         tk_close(&probe);
     }
     if (sb_read(read_input, NULL, (uint64_t)si.st_size, &G.sb, &eb) < 0) {
-        fprintf(stderr, "h5sf-split: %s is not a readable HDF5 file: %s\n", input, eb.msg);
+        tk_print(stderr, "h5sf-split: %s is not a readable HDF5 file: %s\n", input, eb.msg);
         return 1;
     }
     if (G.sb.has_drvinfo) {
-        fprintf(stderr, "h5sf-split: %s carries driver info for \"%s\"%s; only plain (sec2) files can be split\n",
-                input, G.sb.drv_name,
-                strcmp(G.sb.drv_name, "Subfilin") == 0 ? " (a stub whose config file is elsewhere?)" : "");
+        tk_print(stderr, "h5sf-split: %s carries driver info for \"%s\"%s; only plain (sec2) files can be split\n",
+                 input, G.sb.drv_name,
+                 strcmp(G.sb.drv_name, "Subfilin") == 0 ? " (a stub whose config file is elsewhere?)" : "");
         return 1;
     }
     G.in_eof = G.sb.hdr.eof;
     if ((uint64_t)si.st_size < G.in_eof) {
-        fprintf(stderr, "h5sf-split: %s is truncated: %" PRIu64 " bytes, its superblock says %" PRIu64 "\n", input,
-                (uint64_t)si.st_size, G.in_eof);
+        tk_print(stderr, "h5sf-split: %s is truncated: %" PRIu64 " bytes, its superblock says %" PRIu64 "\n", input,
+                 (uint64_t)si.st_size, G.in_eof);
         return 1;
     }
     if (G.sb.hdr.status_flags && !quiet)
-        fprintf(stderr, "h5sf-split: warning: %s is marked as open for writing (superblock flags 0x%x)\n", input,
-                G.sb.hdr.status_flags);
+        tk_print(stderr, "h5sf-split: warning: %s is marked as open for writing (superblock flags 0x%x)\n", input,
+                 G.sb.hdr.status_flags);
 
     /* The output's name and layout. */
     if (stat(argv[optind + 1], &so) == 0 && S_ISDIR(so.st_mode)) {
@@ -262,17 +267,17 @@ int main(int argc, char **argv)
             return 1;
         }
         if (!force) {
-            fprintf(stderr, "h5sf-split: %s exists (use --force to replace it)\n", out);
+            tk_print(stderr, "h5sf-split: %s exists (use --force to replace it)\n", out);
             return 1;
         }
         if (tk_remove_file("h5sf-split", out, config_dir, &eb) < 0) {
-            fprintf(stderr, "h5sf-split: %s\n", eb.msg);
+            tk_print(stderr, "h5sf-split: %s\n", eb.msg);
             return 1;
         }
     }
     h5sf_layout_t *l = &G.t.l;
     if (h5sf_layout_set_stub(l, out, &eb) < 0) {
-        fprintf(stderr, "h5sf-split: %s\n", eb.msg);
+        tk_print(stderr, "h5sf-split: %s\n", eb.msg);
         return 1;
     }
     l->stripe_size  = stripe;
@@ -280,7 +285,7 @@ int main(int argc, char **argv)
     l->ioc_count    = 1; /* no I/O concentrator wrote it; 1 is what the drivers expect as a minimum */
     if (tk_abs_dir(config_dir, l->config_dir, sizeof l->config_dir, "config directory", &eb) < 0 ||
         tk_abs_dir(subfile_dir, l->subfile_dir, sizeof l->subfile_dir, "--subfile-dir", &eb) < 0) {
-        fprintf(stderr, "h5sf-split: %s\n", eb.msg);
+        tk_print(stderr, "h5sf-split: %s\n", eb.msg);
         return 1;
     }
 
@@ -293,28 +298,36 @@ int main(int argc, char **argv)
         if (h5sf_drvinfo_size(l) > sizeof info || h5sf_drvinfo_encode(l, name, info) < 0 ||
             sb_add_drvinfo(&G.sb, name, info, h5sf_drvinfo_size(l), G.sb_new, &G.sb_len, G.tail, &G.tail_len, &eb) <
                 0) {
-            fprintf(stderr, "h5sf-split: %s: %s%s\n", input, eb.msg[0] ? eb.msg : "cannot encode the driver info",
-                    eb.err_no == ENOTSUP ? " (use --no-driver-info)" : "");
+            tk_print(stderr, "h5sf-split: %s: %s%s\n", input, eb.msg[0] ? eb.msg : "cannot encode the driver info",
+                     eb.err_no == ENOTSUP ? " (use --no-driver-info)" : "");
             return 1;
         }
     }
     G.out_eof = G.in_eof + G.tail_len;
 
     /* Create: stub (for its inode), subfiles, config. */
-    if ((G.stub_fd = open(out, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0 || fstat(G.stub_fd, &so) < 0) {
-        fprintf(stderr, "h5sf-split: cannot create %s: %s\n", out, strerror(errno));
+    if ((G.stub_fd = h5sf_sysio_open(out, O_RDWR | O_CREAT | O_EXCL, -1)) < 0) {
+        tk_print(stderr, "h5sf-split: cannot create %s: %s\n", out, h5sf_sysio_strerror(errno));
         return 1;
+    }
+    if (fchmod(G.stub_fd, perm) < 0 || fstat(G.stub_fd, &so) < 0) {
+        tk_print(stderr, "h5sf-split: cannot create %s: %s\n", out, strerror(errno));
+        goto fail;
     }
     l->inode = (uint64_t)so.st_ino;
     if (tk_alloc(&G.t, &eb) < 0) {
-        fprintf(stderr, "h5sf-split: %s\n", eb.msg);
+        tk_print(stderr, "h5sf-split: %s\n", eb.msg);
         goto fail;
     }
     for (int s = 0; s < count; s++) {
         uint64_t size = sf_subfile_size(G.out_eof, (uint64_t)stripe, count, s);
-        if ((G.t.fd[s] = open(G.t.path[s], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0 ||
-            ftruncate(G.t.fd[s], (off_t)size) < 0) {
-            fprintf(stderr, "h5sf-split: cannot create subfile %s: %s\n", G.t.path[s], strerror(errno));
+        if ((G.t.fd[s] = h5sf_sysio_open(G.t.path[s], O_RDWR | O_CREAT | O_EXCL, -1)) < 0) {
+            tk_print(stderr, "h5sf-split: cannot create subfile %s: %s%s\n", G.t.path[s], h5sf_sysio_strerror(errno),
+                     errno == EEXIST ? " (left from an earlier file whose stub had this inode? see h5sf-orphans)" : "");
+            goto fail;
+        }
+        if (fchmod(G.t.fd[s], perm) < 0 || ftruncate(G.t.fd[s], (off_t)size) < 0) {
+            tk_print(stderr, "h5sf-split: cannot create subfile %s: %s\n", G.t.path[s], strerror(errno));
             goto fail;
         }
         G.t.size[s] = (int64_t)size;
@@ -344,45 +357,47 @@ int main(int argc, char **argv)
             G.njobs++;
         }
     if (tk_pool_run(threads, G.njobs, copy_job, NULL, G.out_eof, show ? "split" : NULL) < 0) {
-        fprintf(stderr, "h5sf-split: %s\n", tk_pool_error());
+        tk_print(stderr, "h5sf-split: %s\n", tk_pool_error());
         goto fail;
     }
     /* The new superblock and driver info, in the subfiles and mirrored in the stub. */
     if (tk_write_logical(&G.t, G.sb.hdr.sig_off, G.sb_new, G.sb_len) < 0 ||
         tk_write_logical(&G.t, G.in_eof, G.tail, G.tail_len) < 0) {
-        fprintf(stderr, "h5sf-split: cannot write the superblock to the subfiles: %s\n", strerror(errno));
+        tk_print(stderr, "h5sf-split: cannot write the superblock to the subfiles: %s\n", strerror(errno));
         goto fail;
     }
     if (tk_pwrite(G.stub_fd, G.sb_new, G.sb_len, G.sb.hdr.sig_off) < 0 ||
         (G.sb.hdr.version <= 1 && G.tail_len && tk_pwrite(G.stub_fd, G.tail, G.tail_len, G.in_eof) < 0) ||
         ftruncate(G.stub_fd, (off_t)G.out_eof) < 0) {
-        fprintf(stderr, "h5sf-split: cannot write the stub %s: %s\n", out, strerror(errno));
+        tk_print(stderr, "h5sf-split: cannot write the stub %s: %s\n", out, strerror(errno));
         goto fail;
     }
     if (h5sf_config_file_write(l, &eb) < 0) {
-        fprintf(stderr, "h5sf-split: %s\n", eb.msg);
+        tk_print(stderr, "h5sf-split: %s\n", eb.msg);
         goto fail;
     }
     G.created_config = true;
     if (verify && tk_pool_run(threads, (size_t)((G.out_eof + TK_POOL_BUF - 1) / TK_POOL_BUF), verify_job, NULL,
                               G.out_eof, show ? "verify" : NULL) < 0) {
-        fprintf(stderr, "h5sf-split: %s\n", tk_pool_error());
+        tk_print(stderr, "h5sf-split: %s\n", tk_pool_error());
         goto fail;
     }
     for (int s = 0; s < count; s++)
         if (fsync(G.t.fd[s]) < 0) {
-            fprintf(stderr, "h5sf-split: fsync of %s: %s\n", G.t.path[s], strerror(errno));
+            tk_print(stderr, "h5sf-split: fsync of %s: %s\n", G.t.path[s], strerror(errno));
             goto fail;
         }
     if (fsync(G.stub_fd) < 0) {
-        fprintf(stderr, "h5sf-split: fsync of %s: %s\n", out, strerror(errno));
+        tk_print(stderr, "h5sf-split: fsync of %s: %s\n", out, strerror(errno));
         goto fail;
     }
     if (!quiet)
-        printf("h5sf-split: %s: %s (%" PRIu64 " bytes) in %d subfiles of %" PRId64 "-byte stripes, driver info %s%s\n",
-               out, tk_human(G.out_eof, h, sizeof h), G.out_eof, count, stripe,
-               no_drv ? "not added" : (G.sb.hdr.version <= 1 ? "block added" : "added in a new superblock extension"),
-               verify ? ", verified" : "");
+        tk_print(stdout,
+                 "h5sf-split: %s: %s (%" PRIu64 " bytes) in %d subfiles of %" PRId64
+                 "-byte stripes, driver info %s%s\n",
+                 out, tk_human(G.out_eof, h, sizeof h), G.out_eof, count, stripe,
+                 no_drv ? "not added" : (G.sb.hdr.version <= 1 ? "block added" : "added in a new superblock extension"),
+                 verify ? ", verified" : "");
     ret = 0;
     goto done;
 fail:

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@
 #include <unistd.h>
 #include <uv.h>
 #include "settings.h"
+#include "bounds.h"
 #include "stripe.h"
+#include "sysio.h"
 #include "toolkit.h"
 
 const char *tk_config_dir(const char *opt)
@@ -48,6 +51,85 @@ int tk_alloc(tk_set_t *t, h5sf_errbuf_t *e)
     return h5sf_config_path(&t->l, t->config, sizeof t->config, e);
 }
 
+int tk_open_stub(const char *path, int flags, struct stat *st)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return -1;
+    int fd = h5sf_sysio_open(real, flags, -1);
+    if (fd >= 0 && st && fstat(fd, st) < 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+int tk_logical_addr(uint64_t S, int N, int s, uint64_t off, uint64_t *laddr)
+{
+    /* ((off / S) * N + s) * S + off % S, every step checked */
+    uint64_t a;
+    if (S == 0 || N < 1 || __builtin_mul_overflow(off / S, (uint64_t)N, &a) ||
+        __builtin_add_overflow(a, (uint64_t)s, &a) || __builtin_mul_overflow(a, S, &a) ||
+        __builtin_add_overflow(a, off % S, &a) || a >= H5SF_ADDR_LIMIT)
+        return -1;
+    *laddr = a;
+    return 0;
+}
+
+/* Layouts whose stripe arithmetic overflows are refused here, whatever the
+ * config parser let through: h5sf-fuse would otherwise write one subfile's
+ * bytes over another's. */
+static int check_layout(const tk_set_t *t, h5sf_errbuf_t *e)
+{
+    const int64_t S = t->l.stripe_size;
+    const int32_t N = t->l.stripe_count;
+    uint64_t      row;
+    if (S <= 0 || N < 1 || N > H5SF_MAX_STRIPE_COUNT)
+        return h5sf_fail(e, EINVAL, "config file %s: invalid layout (stripe size %" PRId64 ", %" PRId32 " subfiles)",
+                         t->config, S, N);
+    if (__builtin_mul_overflow((uint64_t)S, (uint64_t)N, &row) || row > H5SF_ADDR_LIMIT)
+        return h5sf_fail(e, EOVERFLOW,
+                         "config file %s: stripe size %" PRId64 " x %" PRId32
+                         " subfiles overflows the logical address space (limit 2^62 bytes a row)",
+                         t->config, S, N);
+    return 0;
+}
+
+/* Subfile s as it is on disk: opened (open_flags != -1) or lstat'ed, never
+ * through a link; 0, or -1 for an open error worth failing for. */
+static int look_at_subfile(tk_set_t *t, int s, int open_flags, h5sf_errbuf_t *e)
+{
+    struct stat ss;
+    if (open_flags != -1) {
+        if ((t->fd[s] = h5sf_sysio_open(t->path[s], open_flags, -1)) < 0 || fstat(t->fd[s], &ss) < 0) {
+            int err = errno;
+            if (t->fd[s] >= 0) {
+                close(t->fd[s]);
+                t->fd[s] = -1;
+            }
+            if (err == ENOENT || err == ELOOP || err == H5SF_ENOTREG) {
+                t->err[s] = err;
+                return 0;
+            }
+            return h5sf_fail(e, err, "cannot open subfile %d of %d, %s: %s", s + 1, t->n, t->path[s],
+                             h5sf_sysio_strerror(err));
+        }
+    }
+    else if (lstat(t->path[s], &ss) < 0) {
+        t->err[s] = errno;
+        return 0;
+    }
+    else if (!S_ISREG(ss.st_mode)) {
+        t->err[s] = S_ISLNK(ss.st_mode) ? ELOOP : H5SF_ENOTREG;
+        return 0;
+    }
+    t->size[s] = (int64_t)ss.st_size;
+    t->perm &= ss.st_mode & 0777;
+    return 0;
+}
+
 int tk_open(tk_set_t *t, const char *stub, const char *config_dir, const char *subfile_dir, int open_flags,
             h5sf_errbuf_t *e)
 {
@@ -55,16 +137,19 @@ int tk_open(tk_set_t *t, const char *stub, const char *config_dir, const char *s
     memset(t, 0, sizeof *t);
     if (snprintf(t->stub, sizeof t->stub, "%s", stub) >= (int)sizeof t->stub)
         return h5sf_fail(e, ENAMETOOLONG, "file name too long: %.60s...", stub);
-    if (stat(stub, &st) < 0)
-        return h5sf_fail(e, errno, "%s: %s", stub, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return h5sf_fail(e, EINVAL, "%s: not a regular file", stub);
+    int sfd = tk_open_stub(stub, O_RDONLY, &st);
+    if (sfd < 0)
+        return h5sf_fail(e, errno, "%s: %s", stub, h5sf_sysio_strerror(errno));
+    close(sfd);
     t->stub_size = (uint64_t)st.st_size;
+    t->stub_uid  = st.st_uid;
+    t->perm      = st.st_mode & 0777;
     if (h5sf_layout_set_stub(&t->l, stub, e) < 0)
         return -1;
     t->l.inode = (uint64_t)st.st_ino;
     snprintf(t->l.config_dir, sizeof t->l.config_dir, "%s", config_dir ? config_dir : "");
-    if (h5sf_config_path(&t->l, t->config, sizeof t->config, e) < 0 || h5sf_config_file_read(&t->l, e) < 0)
+    if (h5sf_config_path(&t->l, t->config, sizeof t->config, e) < 0 || h5sf_config_file_read(&t->l, e) < 0 ||
+        check_layout(t, e) < 0)
         return -1;
     if (subfile_dir)
         snprintf(t->l.subfile_dir, sizeof t->l.subfile_dir, "%s", subfile_dir);
@@ -73,23 +158,22 @@ int tk_open(tk_set_t *t, const char *stub, const char *config_dir, const char *s
     uint64_t *sz = calloc((size_t)t->n, sizeof *sz);
     if (!sz)
         return h5sf_fail(e, ENOMEM, "out of memory");
-    for (int s = 0; s < t->n; s++) {
-        struct stat ss;
-        if (stat(t->path[s], &ss) < 0) {
-            t->err[s] = errno;
+    int ret = 0;
+    for (int s = 0; s < t->n && ret == 0; s++) {
+        if ((ret = look_at_subfile(t, s, open_flags, e)) < 0 || t->size[s] <= 0)
             continue;
-        }
-        t->size[s] = (int64_t)ss.st_size;
-        sz[s]      = (uint64_t)ss.st_size;
-        if (open_flags != -1 && (t->fd[s] = open(t->path[s], open_flags | O_CLOEXEC)) < 0) {
-            int err = errno;
-            free(sz);
-            return h5sf_fail(e, err, "cannot open subfile %d of %d, %s: %s", s + 1, t->n, t->path[s], strerror(err));
-        }
+        uint64_t last;
+        sz[s] = (uint64_t)t->size[s];
+        if (tk_logical_addr((uint64_t)t->l.stripe_size, t->n, s, sz[s] - 1, &last) < 0)
+            ret = h5sf_fail(e, EFBIG,
+                            "subfile %d of %d, %s, holds %" PRIu64 " bytes: more than the layout can address "
+                            "(logical addresses stop at 2^62)",
+                            s + 1, t->n, t->path[s], sz[s]);
     }
-    t->sub_eof = sf_logical_eof(sz, (uint64_t)t->l.stripe_size, t->n);
+    if (ret == 0)
+        t->sub_eof = sf_logical_eof(sz, (uint64_t)t->l.stripe_size, t->n);
     free(sz);
-    return 0;
+    return ret;
 }
 
 void tk_close(tk_set_t *t)
@@ -197,8 +281,8 @@ int tk_superblock(const tk_set_t *t, sb_info_t *sb, bool *from_stub, h5sf_errbuf
 {
     rdctx_t c  = {t, -1, t->sub_eof > t->stub_size ? t->sub_eof : t->stub_size};
     *from_stub = t->fd[0] < 0;
-    if (*from_stub && (c.fd = open(t->stub, O_RDONLY | O_CLOEXEC)) < 0)
-        return h5sf_fail(e, errno, "cannot open %s: %s", t->stub, strerror(errno));
+    if (*from_stub && (c.fd = tk_open_stub(t->stub, O_RDONLY, NULL)) < 0)
+        return h5sf_fail(e, errno, "cannot open %s: %s", t->stub, h5sf_sysio_strerror(errno));
     int r = sb_read(sb_reader, &c, c.size, sb, e);
     if (c.fd >= 0)
         close(c.fd);
@@ -236,18 +320,20 @@ int64_t tk_copy_range(int in, uint64_t ioff, int out, uint64_t ooff, uint64_t le
     return (int64_t)done;
 }
 
-int tk_copy_file(const char *src, const char *dst, bool replace, h5sf_errbuf_t *e)
+int tk_copy_file(const char *src, bool is_stub, const char *dst, h5sf_errbuf_t *e)
 {
     struct stat  st;
     int          in = -1, out = -1, ret = -1;
     char        *buf   = NULL;
     const size_t bufsz = (size_t)4 << 20;
 
-    if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0 || fstat(in, &st) < 0) {
-        h5sf_fail(e, errno, "cannot read %s: %s", src, strerror(errno));
+    in = is_stub ? tk_open_stub(src, O_RDONLY, &st) : h5sf_sysio_open(src, O_RDONLY, -1);
+    if (in < 0 || fstat(in, &st) < 0) {
+        h5sf_fail(e, errno, "cannot read %s: %s", src, h5sf_sysio_strerror(errno));
         goto done;
     }
-    if ((out = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL), st.st_mode & 07777)) < 0) {
+    /* The umask applies (open's mode), and only rw bits the source has. */
+    if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0666)) < 0) {
         h5sf_fail(e, errno, "cannot create %s: %s", dst, strerror(errno));
         goto done;
     }
@@ -276,7 +362,7 @@ int tk_copy_file(const char *src, const char *dst, bool replace, h5sf_errbuf_t *
             break; /* shrank meanwhile */
         pos = (uint64_t)h;
     }
-    if (ftruncate(out, (off_t)size) < 0 || fchmod(out, st.st_mode & 07777) < 0) {
+    if (ftruncate(out, (off_t)size) < 0) {
         h5sf_fail(e, errno, "cannot finish %s: %s", dst, strerror(errno));
         goto done;
     }
@@ -292,23 +378,65 @@ done:
     return ret;
 }
 
+int tk_unlink_piece(const char *prog, const char *path, uid_t owner)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : -1;
+    if ((!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) || st.st_uid != owner) {
+        tk_print(stderr, "%s: warning: cannot remove %s: %s; left alone\n", prog, path,
+                 st.st_uid != owner ? "owned by another account than the file's stub" : "not a regular file");
+        return -1;
+    }
+    if (unlink(path) < 0 && errno != ENOENT) {
+        tk_print(stderr, "%s: warning: cannot remove %s: %s\n", prog, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int tk_remove_file(const char *prog, const char *stub, const char *config_dir, h5sf_errbuf_t *e)
 {
     tk_set_t      old;
     h5sf_errbuf_t eb = {0};
-    if (tk_open(&old, stub, config_dir, NULL, -1, &eb) == 0) {
+    struct stat   st;
+    memset(&old, 0, sizeof old);
+    /* A link is only a name: replacing it must not touch its target's set. */
+    if (lstat(stub, &st) == 0 && !S_ISLNK(st.st_mode) && tk_open(&old, stub, config_dir, NULL, -1, &eb) == 0) {
         /* What is left of these is an orphan (its name holds the old
          * stub's inode): say so, and go on. */
         for (int s = 0; s < old.n; s++)
-            if (unlink(old.path[s]) < 0 && errno != ENOENT)
-                fprintf(stderr, "%s: warning: cannot remove %s: %s\n", prog, old.path[s], strerror(errno));
-        if (unlink(old.config) < 0 && errno != ENOENT)
-            fprintf(stderr, "%s: warning: cannot remove %s: %s\n", prog, old.config, strerror(errno));
+            tk_unlink_piece(prog, old.path[s], old.stub_uid);
+        tk_unlink_piece(prog, old.config, old.stub_uid);
     }
     tk_close(&old);
     if (unlink(stub) < 0 && errno != ENOENT)
         return h5sf_fail(e, errno, "cannot replace %s: %s", stub, strerror(errno));
     return 0;
+}
+
+int tk_has_hdf5_signature(int fd, uint64_t size)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char              buf[8];
+    /* As HDF5 and h5sf_superblock_read look: 0, then powers of two from 512. */
+    for (uint64_t at = 0; at + sizeof buf <= size; at = at ? 2 * at : 512) {
+        ssize_t n = tk_pread(fd, buf, sizeof buf, at);
+        if (n < 0)
+            return -1;
+        if (n == (ssize_t)sizeof buf && memcmp(buf, sig, sizeof sig) == 0)
+            return 1;
+        if (at > UINT64_MAX / 4)
+            break;
+    }
+    return 0;
+}
+
+mode_t tk_umask(void)
+{
+    mode_t m = umask(077);
+    umask(m);
+    return m;
 }
 
 int tk_abs_dir(const char *dir, char *out, size_t n, const char *what, h5sf_errbuf_t *e)

@@ -1,9 +1,10 @@
 # Command-line tools: every tools/h5sf-*.c is one program.  They share
-# tools/toolkit.c (layout on disk, logical I/O, copies) and common/sblock.c
+# tools/toolkit.c (layout on disk, logical I/O, copies), tools/tkname.c
+# (untrusted names: classifying, printing escaped) and common/sblock.c
 # (driver info on top of common/superblock.c), and make no HDF5 calls: they read the bytes
 # themselves, so they also describe files HDF5 cannot open.  h5sf-fuse uses
 # MPI when started by mpiexec.
-add_library(h5sf_tools STATIC ${CMAKE_SOURCE_DIR}/tools/toolkit.c)
+add_library(h5sf_tools STATIC ${CMAKE_SOURCE_DIR}/tools/toolkit.c ${CMAKE_SOURCE_DIR}/tools/tkname.c)
 target_include_directories(h5sf_tools PUBLIC ${CMAKE_SOURCE_DIR}/tools)
 target_link_libraries(h5sf_tools PUBLIC h5sf_common)
 
