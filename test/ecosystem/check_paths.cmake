@@ -19,14 +19,26 @@ endif()
 set(exts c h md sh py cmake csv txt in png patch supp 1)
 list(JOIN exts "|" ext_re)
 
-# Every basename in the repository, for bare names.
-file(GLOB_RECURSE all RELATIVE ${SRC} ${SRC}/*)
+# Every basename in the repository, for bare names.  Build trees and .git
+# are left out before they are walked: tests leave names there (control
+# bytes, brackets) that a CMake list cannot hold.
+file(GLOB tops RELATIVE ${SRC} ${SRC}/*)
+set(all)
+foreach(t IN LISTS tops)
+  if(t MATCHES "^(build|\\.git)")
+    continue()
+  endif()
+  if(IS_DIRECTORY ${SRC}/${t})
+    file(GLOB_RECURSE sub RELATIVE ${SRC} ${SRC}/${t}/*)
+    list(APPEND all ${sub})
+  else()
+    list(APPEND all ${t})
+  endif()
+endforeach()
 set(basenames)
 foreach(f IN LISTS all)
-  if(NOT f MATCHES "^(build|\\.git)[^/]*/")
-    get_filename_component(b ${f} NAME)
-    list(APPEND basenames ${b})
-  endif()
+  get_filename_component(b ${f} NAME)
+  list(APPEND basenames ${b})
 endforeach()
 
 set(failed 0)
