@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "alloc.h"
 #include "bounds.h"
@@ -125,6 +127,14 @@ int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t 
 done:
     h5sf_free(b);
     return ret;
+}
+
+int h5sf_stub_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t *e)
+{
+    int w = snprintf(buf, n, "%s%s%s", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base);
+    if (w < 0 || (size_t)w >= n)
+        return h5sf_fail(e, ENAMETOOLONG, "stub %s: path longer than %zu characters", l->base, n ? n - 1 : 0);
+    return 0;
 }
 
 /* out = dir if absolute, else base/dir ("." and "" give base). */
@@ -288,18 +298,41 @@ int h5sf_layout_load(h5sf_layout_t *l, int stub_fd, const char *name, h5sf_errbu
 
 /* ---- the config file ---------------------------------------------------- */
 
-/* Create a fresh temporary next to `path` (mode 0666 & ~umask, like fopen). */
+/* A name nobody can plant in advance: random bits where getrandom(2) gives
+ * them, else the clock's. */
+static uint64_t temp_tag(unsigned counter)
+{
+    uint64_t        r = 0;
+    struct timespec ts;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec;
+    }
+    return r ^ ((uint64_t)counter << 48);
+}
+
+/* Create a fresh temporary next to `path` (mode 0666 & ~umask, like fopen):
+ * O_EXCL (and h5sf_sysio_open's O_NOFOLLOW), so whatever is planted at a
+ * name, file, link or FIFO, is never written through, only skipped, and the
+ * name carries random bits, so nobody can plant them all in advance. */
 static int open_temp(const char *path, char *tmp, size_t n, h5sf_errbuf_t *e)
 {
     static unsigned counter;
     for (int tries = 0; tries < 100; tries++) {
-        int w = snprintf(tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+        int w = snprintf(tmp, n, "%s.tmp.%ld.%016" PRIx64, path, (long)getpid(), temp_tag(counter++));
         if (w < 0 || (size_t)w >= n)
             return h5sf_fail(e, ENAMETOOLONG, "config file %s: temporary name too long", path);
-        int fd = h5sf_sysio_open(tmp, O_WRONLY | O_CREAT | O_EXCL, -1);
+        int         fd = h5sf_sysio_open(tmp, O_WRONLY | O_CREAT | O_EXCL, -1);
+        struct stat st;
         if (fd >= 0 || errno != EEXIST) {
-            if (fd < 0)
-                h5sf_fail(e, errno, "cannot create config file %s: %s", tmp, strerror(errno));
+            if (fd < 0) {
+                int err = errno;
+                /* Made, then a check of the open failed: not left behind. */
+                if (h5sf_sysio_fstatat(AT_FDCWD, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+                    st.st_uid == geteuid() && st.st_nlink == 1 && st.st_size == 0)
+                    h5sf_sysio_unlink(tmp);
+                h5sf_fail(e, err, "cannot create config file %s: %s", tmp, h5sf_sysio_strerror(err));
+            }
             return fd;
         }
     }
@@ -601,17 +634,17 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
 
 #define CONFIG_FILE_MAX ((size_t)256 << 20) /* 65536 names of ~4 KiB fit easily */
 
-int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
+/* The text of the config file at path (through the one open helper: a
+ * symlink, FIFO or device there is refused at once), in *text (the
+ * caller frees it), *got bytes. */
+static int read_text(const char *path, char **text, size_t *got, h5sf_errbuf_t *e)
 {
-    char        path[2 * H5SF_LAYOUT_PATH_MAX];
     struct stat st;
-    char       *text = NULL;
     int         fd, ret = -1;
-
-    if (h5sf_config_path(l, path, sizeof path, e) < 0)
-        return -1;
+    *text = NULL;
+    *got  = 0;
     if ((fd = h5sf_sysio_open(path, O_RDONLY, -1)) < 0)
-        return h5sf_fail(e, errno, "cannot open config file %s: %s", path, strerror(errno));
+        return h5sf_fail(e, errno, "cannot open config file %s: %s", path, h5sf_sysio_strerror(errno));
     if (h5sf_sysio_fstat(fd, &st) < 0) {
         h5sf_fail(e, errno, "cannot stat config file %s: %s", path, strerror(errno));
         goto done;
@@ -620,13 +653,13 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
         h5sf_fail(e, EINVAL, "config file %s: not a regular file or larger than %zu bytes", path, CONFIG_FILE_MAX);
         goto done;
     }
-    size_t size = (size_t)st.st_size, got = 0;
-    if (!(text = h5sf_malloc(size + 1))) {
+    size_t size = (size_t)st.st_size;
+    if (!(*text = h5sf_malloc(size + 1))) {
         h5sf_fail(e, ENOMEM, "config file %s: out of memory", path);
         goto done;
     }
-    while (got < size) {
-        ssize_t r = h5sf_sysio_read(fd, text + got, size - got);
+    while (*got < size) {
+        ssize_t r = h5sf_sysio_read(fd, *text + *got, size - *got);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
@@ -635,8 +668,56 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
         }
         if (r == 0)
             break; /* shrank meanwhile: parse what is there */
-        got += (size_t)r;
+        *got += (size_t)r;
     }
+    ret = 0;
+done:
+    h5sf_sysio_close(fd);
+    return ret;
+}
+
+int h5sf_config_file_stub(const h5sf_layout_t *l, char *out, size_t n, h5sf_errbuf_t *e)
+{
+    char   path[2 * H5SF_LAYOUT_PATH_MAX];
+    char  *text = NULL;
+    size_t got;
+    int    ret = -1;
+    if (h5sf_config_path(l, path, sizeof path, e) < 0 || read_text(path, &text, &got, e) < 0) {
+        h5sf_free(text);
+        return -1;
+    }
+    for (size_t pos = 0; pos < got;) {
+        const char *line = text + pos, *nl = memchr(line, '\n', got - pos);
+        size_t      ll = nl ? (size_t)(nl - line) : got - pos;
+        pos += ll + 1;
+        if (ll > 0 && line[ll - 1] == '\r')
+            ll--;
+        if (ll < 10 || memcmp(line, "hdf5_file=", 10) != 0)
+            continue;
+        if (ll - 10 >= n || memchr(line + 10, '\0', ll - 10))
+            break;
+        memcpy(out, line + 10, ll - 10);
+        out[ll - 10] = '\0';
+        ret          = 0;
+        break;
+    }
+    if (ret < 0)
+        h5sf_fail(e, EINVAL, "config file %s names no stub (hdf5_file=)", path);
+    h5sf_free(text);
+    return ret;
+}
+
+int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
+{
+    char   path[2 * H5SF_LAYOUT_PATH_MAX];
+    char  *text = NULL;
+    size_t got;
+    int    ret = -1;
+
+    if (h5sf_config_path(l, path, sizeof path, e) < 0)
+        return -1;
+    if (read_text(path, &text, &got, e) < 0)
+        goto done;
     char keep[H5SF_LAYOUT_PATH_MAX];
     memcpy(keep, l->subfile_dir, sizeof keep);
     if (h5sf_config_file_parse(text, got, l, e) < 0) {
@@ -660,7 +741,6 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e)
     ret = 0;
 done:
     h5sf_free(text);
-    h5sf_sysio_close(fd);
     return ret;
 }
 

@@ -44,8 +44,12 @@ typedef struct h5sf_layout {
  * the stub itself, one stripe. */
 void h5sf_layout_set_plain(h5sf_layout_t *l);
 
-/* Split a stub path into base and stub_dir (dir made absolute). */
+/* Split a stub path into base and stub_dir (dir made absolute).  An existing
+ * stub's path is resolved (realpath: a symlink at the name is followed on
+ * purpose), so that config and subfile names derive from the real stub. */
 int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t *e);
+/* stub_dir/base: the stub as set_stub resolved it, the name to open. */
+int h5sf_stub_path(const h5sf_layout_t *l, char *buf, size_t n, h5sf_errbuf_t *e);
 
 /* Set subfile_dir for a new file: a relative dir is taken against the
  * current directory and stored absolute ("" or NULL = the stub's). */
@@ -84,6 +88,9 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
 /* Read and parse the config file at h5sf_config_path(l); a relative
  * subfile_dir in it is made absolute against l->stub_dir. */
 int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e);
+/* The stub the config file at h5sf_config_path(l) names (hdf5_file=), into
+ * out (n bytes); -1 with e if it cannot be read or names none. */
+int h5sf_config_file_stub(const h5sf_layout_t *l, char *out, size_t n, h5sf_errbuf_t *e);
 
 /* Longest driver-info block: HDF5's H5F_MAX_DRVINFOBLOCK_SIZE (it writes
  * none longer) and the built-in's H5FD_SUBFILING_MAX_DRV_INFO_SIZE; the

@@ -49,10 +49,23 @@ uint32_t h5sf_ioc_ctx_next_file_id(h5sf_ioc_ctx_t *ctx);
 
 /* IOC side, local (not collective): make sure this rank's daemon runs with at
  * least `threads` workers, then open subfile `subfile` of file `file_id` at
- * `path` with open(2) flags and keep the fd for requests. */
+ * `path` with open(2) flags and keep the fd for requests.  With O_CREAT the
+ * subfile is made by h5sf_subfile_create (O_TRUNC means nothing: it is
+ * always a new file). */
 int h5sf_ioc_serve(h5sf_ioc_ctx_t *ctx, int threads, h5sf_errbuf_t *e);
 int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, const char *path, int flags,
                           h5sf_errbuf_t *e);
+/* Create the subfile at path, new (O_CREAT|O_EXCL, mode 0666 less the
+ * umask), for both channels: a file already at path is removed first only
+ * if it is a regular file owned by the caller with one link, and only
+ * without O_EXCL in flags (O_EXCL: no config file of this file named it, so
+ * it is someone else's); otherwise the create fails naming the file and its
+ * owner.  A descriptor, or -1 with e set. */
+int h5sf_subfile_create(const char *path, int flags, int fault_rank, h5sf_errbuf_t *e);
+/* After an O_CREAT|O_EXCL open that failed (not with EEXIST): remove the
+ * file at path if it is the empty regular file of the caller's, one link,
+ * that the open made before a later step of it failed.  errno is kept. */
+void h5sf_unmake(const char *path);
 /* Close the fd (after the caller made sure no requests are outstanding). */
 int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile, h5sf_errbuf_t *e);
 

@@ -556,7 +556,7 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
         for (int j = 0; j < nm; j++) {
             mb[j].rep.status = err;
             snprintf(mb[j].rep.msg, sizeof mb[j].rep.msg, "IOC rank %d: %s %s: %s (errno %d)", ctx->rank, why,
-                     r0->sf->path, strerror(err), err);
+                     r0->sf->path, h5sf_sysio_strerror(err), err); /* the reopen's refusals by name */
             if (mb[j].r->h.op == H5SF_WIRE_WRITE && !ioc_addressable(mb[j].r))
                 drain_refused(ctx, &mb[j]);
         }

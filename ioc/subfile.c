@@ -16,12 +16,84 @@
  * close is taken off its entry (fd -1: never handed out again, a request
  * reopens the file), and an entry to open is marked SF_OPENING and counted,
  * so that nobody opens it twice; whoever wants it waits for that open.
+ *
+ * Also owns how a subfile is created, for both channels
+ * (h5sf_subfile_create): never into a file the caller did not create.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
+
+/* "user NAME (uid N)" or "uid N" for messages. */
+static void owner_text(uid_t uid, char *out, size_t n)
+{
+    struct passwd pw, *r = NULL;
+    char          buf[1024];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &r) == 0 && r)
+        snprintf(out, n, "user %s (uid %u)", r->pw_name, (unsigned)uid);
+    else
+        snprintf(out, n, "uid %u", (unsigned)uid);
+}
+
+/* An O_CREAT|O_EXCL open that failed after open(2) made the file (its
+ * fstat or fcntl failed) leaves it behind: remove it if it is still the
+ * empty regular file of the caller's that the open made (one planted since
+ * is someone else's or not empty, and stays). */
+void h5sf_unmake(const char *path)
+{
+    struct stat st;
+    int         err = errno;
+    if (h5sf_sysio_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid() && st.st_nlink == 1 && st.st_size == 0)
+        (void)h5sf_sysio_unlink(path);
+    errno = err;
+}
+
+/* A name of the set that exists already is the caller's to replace only if
+ * it is a regular file the caller owns with no other link (a truncating
+ * re-create keeps the stub's inode, so the names are known in advance: a
+ * link or a file planted there must not receive the new data), and, without
+ * O_EXCL in flags, if it may belong to this set at all. */
+int h5sf_subfile_create(const char *path, int flags, int fault_rank, h5sf_errbuf_t *e)
+{
+    struct stat st;
+    char        who[160];
+    if (h5sf_sysio_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        owner_text(st.st_uid, who, sizeof who);
+        if (S_ISLNK(st.st_mode))
+            return h5sf_fail(e, EEXIST, "cannot create subfile %s: a symbolic link (owned by %s) is in its place", path,
+                             who);
+        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1)
+            return h5sf_fail(e, EEXIST,
+                             "cannot create subfile %s: a file owned by %s is in its place (%s); "
+                             "h5sf replaces only a regular file of its own with one link",
+                             path, who,
+                             !S_ISREG(st.st_mode)     ? "not a regular file"
+                             : st.st_uid != geteuid() ? "not the caller's"
+                                                      : "it has other links");
+        if (flags & O_EXCL)
+            return h5sf_fail(e, EEXIST,
+                             "cannot create subfile %s: it exists already and no config file of this file names it "
+                             "(a file of the same name and inode number on another file system may use it, or it "
+                             "is left from a lost set); not overwritten: remove it or choose another subfile_dir",
+                             path);
+        if (h5sf_sysio_unlink(path) < 0 && errno != ENOENT)
+            return h5sf_fail(e, errno, "cannot replace subfile %s: %s", path, strerror(errno));
+    }
+    else if (errno != ENOENT)
+        return h5sf_fail(e, errno, "cannot create subfile %s: %s", path, h5sf_sysio_strerror(errno));
+    int fd = h5sf_sysio_open(path, O_RDWR | O_CREAT | O_EXCL, fault_rank);
+    if (fd < 0 && errno != EEXIST)
+        h5sf_unmake(path);
+    if (fd < 0)
+        return h5sf_fail(e, errno, "cannot create subfile %s: %s (errno %d)", path, h5sf_sysio_strerror(errno), errno);
+    return fd;
+}
 
 ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile)
 {
@@ -128,16 +200,20 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
     ctx->nfds++; /* ours, while we open it */
     uv_mutex_unlock(&ctx->lock);
     close_evicted(fds, n);
-    sf->fd = h5sf_sysio_open(path, flags, ctx->rank);
+    h5sf_errbuf_t ce = {0};
+    sf->fd =
+        (flags & O_CREAT) ? h5sf_subfile_create(path, flags, ctx->rank, &ce) : h5sf_sysio_open(path, flags, ctx->rank);
     if (sf->fd < 0) {
-        int err = errno;
+        int err = (flags & O_CREAT) ? ce.err_no : errno;
         uv_mutex_lock(&ctx->lock);
         ctx->nfds--;
         uv_mutex_unlock(&ctx->lock);
         h5sf_free(sf->path);
         h5sf_free(sf);
-        return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank, strerror(err),
-                         err);
+        if (flags & O_CREAT)
+            return h5sf_fail(e, err, "IOC rank %d: %s", ctx->rank, ce.msg);
+        return h5sf_fail(e, err, "cannot open subfile %s on IOC rank %d: %s (errno %d)", path, ctx->rank,
+                         h5sf_sysio_strerror(err), err);
     }
     sf->flags   = flags & ~(O_CREAT | O_TRUNC | O_EXCL);
     sf->file_id = file_id;
@@ -184,7 +260,7 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
     uv_mutex_unlock(&ctx->lock);
     int rc = sf->fd >= 0 ? h5sf_sysio_close(sf->fd) : 0, err = errno;
     if (rc < 0)
-        h5sf_fail(e, err, "closing subfile %s failed: %s (errno %d)", sf->path, strerror(err), err);
+        h5sf_fail(e, err, "closing subfile %s failed: %s (errno %d)", sf->path, h5sf_sysio_strerror(err), err);
     h5sf_free(sf->path);
     h5sf_free(sf);
     return rc < 0 ? -1 : 0;

@@ -101,15 +101,22 @@ static int fail_hdf5(h5sf_errbuf_t *e, int err_no, const char *fmt, ...)
     return h5sf_fail(e, err_no, "%.200s (%.300s)", what, cause);
 }
 
-/* Open (or, creating, make) subfile s's descriptor; h5sf_fail() if not. */
+/* Open (or, with O_CREAT, make: h5sf_subfile_create) subfile s's
+ * descriptor; h5sf_fail() if not. */
 static int open_fd(h5sf_file_t *f, int s, int oflags, const char *verb, h5sf_errbuf_t *e)
 {
     char path[2 * H5SF_LAYOUT_PATH_MAX];
     if (subfile_path(f, s, path, sizeof path, e) < 0)
         return -1;
+    if (oflags & O_CREAT) {
+        if ((f->fd[s] = h5sf_subfile_create(path, oflags, -1, e)) < 0)
+            return -1;
+        f->made[s] = 1;
+        return 0;
+    }
     if ((f->fd[s] = h5sf_sysio_open(path, oflags, -1)) < 0) {
         int err = errno;
-        return h5sf_fail(e, err, "cannot %s subfile %.3000s: %s (errno %d)", verb, path, strerror(err), err);
+        return h5sf_fail(e, err, "cannot %s subfile %.3000s: %s (errno %d)", verb, path, h5sf_sysio_strerror(err), err);
     }
     return 0;
 }
@@ -139,7 +146,7 @@ static int open_direct(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
                 continue;
             if (f->layout.subfile_dir[0] && make_dirs(f->layout.subfile_dir, e) < 0)
                 failed = 1;
-            else if (open_fd(f, s, O_RDWR | O_CREAT | O_TRUNC, "create", e) < 0)
+            else if (open_fd(f, s, O_RDWR | O_CREAT | (f->own_names ? 0 : O_EXCL), "create", e) < 0)
                 failed = 1;
         }
         if (h5sf_agree(f->comm, failed, e) < 0)
@@ -163,7 +170,7 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
 
     int oflags = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
     if (flags & H5F_ACC_CREAT)
-        oflags |= O_CREAT | O_TRUNC | O_RDWR;
+        oflags |= O_CREAT | O_RDWR | (f->own_names ? 0 : O_EXCL);
     for (int s = 0; s < f->layout.stripe_count && !failed; s++) {
         if (!owns(f, s))
             continue;
@@ -175,6 +182,8 @@ static int open_ioc(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
             failed = 1;
         else if (h5sf_ioc_subfile_open(f->ctx, f->file_id, (uint32_t)s, path, oflags, e) < 0)
             failed = 1;
+        else if (oflags & O_CREAT)
+            f->made[s] = 1;
     }
     if (h5sf_agree(f->comm, failed, e) < 0)
         return -1;
@@ -243,8 +252,10 @@ int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e)
     f->fd       = nomem ? NULL : h5sf_malloc((size_t)N * sizeof *f->fd);
     f->jobs     = h5sf_calloc((size_t)N, sizeof *f->jobs); /* a call touches at most N */
     f->js       = h5sf_calloc((size_t)N, sizeof *f->js);
-    int failed =
-        !f->chan || !f->chan_eoa || !f->fd || !f->jobs || !f->js ? h5sf_fail(e, ENOMEM, "out of memory") < 0 : 0;
+    f->made     = h5sf_calloc((size_t)N, sizeof *f->made);
+    int failed  = !f->chan || !f->chan_eoa || !f->fd || !f->jobs || !f->js || !f->made
+                      ? h5sf_fail(e, ENOMEM, "out of memory") < 0
+                      : 0;
     for (int s = 0; f->fd && s < N; s++)
         f->fd[s] = -1;
     if (h5sf_agree(f->comm, failed, e) < 0)

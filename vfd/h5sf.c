@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,7 @@ static void file_free(h5sf_file_t *f)
     h5sf_free(f->js);
     h5sf_channels_free(f);
     h5sf_free(f->xmark);
+    h5sf_free(f->made);
     h5sf_free(f->iocs);
     h5sf_free(f->leads);
     h5sf_free(f->chan);
@@ -242,10 +244,8 @@ static int reclaim_one(const h5sf_orphan_t *o, void *arg)
     return 0;
 }
 
-static void reclaim_orphans(const h5sf_layout_t *l)
+static void reclaim_orphans(const h5sf_layout_t *l, const char *stub)
 {
-    char stub[2 * H5SF_LAYOUT_PATH_MAX];
-    snprintf(stub, sizeof stub, "%s%s%s", l->stub_dir, strcmp(l->stub_dir, "/") ? "/" : "", l->base);
     (void)h5sf_orphans_scan(l->config_dir[0] ? l->config_dir : l->stub_dir, stub, l->inode, reclaim_one, NULL, NULL);
 }
 
@@ -264,6 +264,76 @@ static int drvinfo_len(h5sf_layout_t *l, h5sf_errbuf_t *e)
     return 0;
 }
 
+/* Open the stub at its resolved path (h5sf_layout_set_stub followed a
+ * symlink on purpose, so that config and subfile names derive from the real
+ * stub; h5sf_sysio_open follows none).  A create of a name that holds
+ * nothing uses O_EXCL: whether it made the stub decides whether its undo
+ * removes it (and a failed open that made it removes it at once). */
+static int open_stub(h5sf_file_t *f, const char *stub, h5sf_errbuf_t *e)
+{
+    const bool  creating = (f->flags & H5F_ACC_CREAT) != 0;
+    struct stat st;
+    bool        fresh = creating && (f->flags & H5F_ACC_EXCL);
+    if (creating && !fresh)
+        fresh = h5sf_sysio_fstatat(AT_FDCWD, stub, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+    if (!creating)
+        f->stub_fd = h5sf_sysio_open(stub, (f->flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY, -1);
+    else if (fresh && (f->stub_fd = h5sf_sysio_open(stub, O_RDWR | O_CREAT | O_EXCL, -1)) >= 0)
+        f->made_stub = true;
+    else if (fresh && errno != EEXIST)
+        h5sf_unmake(stub);
+    else if (!(f->flags & H5F_ACC_EXCL))
+        f->stub_fd = h5sf_sysio_open(stub, O_RDWR | ((f->flags & H5F_ACC_TRUNC) ? O_TRUNC : 0), -1);
+    if (f->stub_fd < 0)
+        return h5sf_fail(e, errno, "cannot %s stub file %s%s%s%s: %s", creating ? "create" : "open", f->name,
+                         strcmp(stub, f->name) ? " (" : "", strcmp(stub, f->name) ? stub : "",
+                         strcmp(stub, f->name) ? ")" : "", h5sf_sysio_strerror(errno));
+    return 0;
+}
+
+/* At create, before the config file is written: the config file at this
+ * stub's config name may be another stub's, of the same name and inode
+ * number on another file system (both map to the same names in a shared
+ * directory): refuse rather than take over its set.  Sets own_names when it
+ * is this stub's, with the same subfile directory and count: subfiles left at
+ * those names are the set's own to replace (h5sf_subfile_create). */
+static int check_names_free(h5sf_file_t *f, const char *stub, const struct stat *me, h5sf_errbuf_t *e)
+{
+    h5sf_layout_t *old   = h5sf_malloc(sizeof *old);
+    char          *named = h5sf_malloc(2 * H5SF_LAYOUT_PATH_MAX), cfg[2 * H5SF_LAYOUT_PATH_MAX];
+    h5sf_errbuf_t  ie    = {0};
+    struct stat    st;
+    int            ret = 0;
+    f->own_names       = false;
+    if (!old || !named)
+        ret = h5sf_fail(e, ENOMEM, "out of memory");
+    else if (*old = f->layout, h5sf_config_file_stub(old, named, 2 * H5SF_LAYOUT_PATH_MAX, &ie) == 0) {
+        bool same = strcmp(named, stub) == 0 ||
+                    (h5sf_sysio_stat(named, &st) == 0 && st.st_dev == me->st_dev && st.st_ino == me->st_ino);
+        if (!same && h5sf_sysio_stat(named, &st) == 0 && (uint64_t)st.st_ino == f->layout.inode &&
+            h5sf_config_path(&f->layout, cfg, sizeof cfg, e) == 0)
+            ret = h5sf_fail(e, EEXIST,
+                            "config file %s belongs to %s, another file with the same name and inode number %" PRIu64
+                            " (on another file system): not overwritten; give %s its own config_dir and "
+                            "subfile_dir",
+                            cfg, named, f->layout.inode, f->name);
+        else if (same && h5sf_config_file_read(old, &ie) == 0 && old->stripe_count == f->layout.stripe_count &&
+                 strcmp(old->subfile_dir[0] ? old->subfile_dir : old->stub_dir,
+                        f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir) == 0)
+            f->own_names = true;
+    }
+    h5sf_free(old);
+    h5sf_free(named);
+    return ret;
+}
+
+/* The layout a create or open agrees on: rank 0's, and whether subfiles
+ * left at the new names are the set's own (check_names_free). */
+typedef struct layout_msg {
+    h5sf_layout_t layout;
+    int32_t       own_names;
+} layout_msg_t;
+
 /* Rank 0 opens (maybe creates) the stub and reads or writes the config file
  * (or finds none: a plain file); the outcome is broadcast.  Stored layout
  * wins over settings on reopen. */
@@ -271,20 +341,14 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
 {
     const bool creating = (f->flags & H5F_ACC_CREAT) != 0;
     int        failed   = 0;
+    char       stub[2 * H5SF_LAYOUT_PATH_MAX];
 
-    if (h5sf_layout_set_stub(&f->layout, f->name, e) < 0)
+    if (h5sf_layout_set_stub(&f->layout, f->name, e) < 0 || h5sf_stub_path(&f->layout, stub, sizeof stub, e) < 0)
         failed = 1;
     if (!failed && f->rank == 0) {
-        int oflags = (f->flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
-        if (creating)
-            oflags |= O_CREAT | O_RDWR;
-        if (f->flags & H5F_ACC_TRUNC)
-            oflags |= O_TRUNC;
-        if (f->flags & H5F_ACC_EXCL)
-            oflags |= O_EXCL;
         struct stat st;
-        if ((f->stub_fd = h5sf_sysio_open(f->name, oflags, -1)) < 0)
-            failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
+        if (open_stub(f, stub, e) < 0)
+            failed = 1;
         else if (h5sf_sysio_fstat(f->stub_fd, &st) < 0)
             failed = h5sf_fail(e, errno, "cannot stat stub file %s: %s", f->name, strerror(errno)) < 0;
         else {
@@ -299,12 +363,14 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
                 f->layout.ioc_count = f->nioc;
                 /* Absolute from here on: the config file records it, and
                  * every rank uses rank 0's (broadcast below). */
-                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0)
+                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0 ||
+                    check_names_free(f, stub, &st, e) < 0)
                     failed = 1;
                 if (!failed)
-                    reclaim_orphans(&f->layout);
+                    reclaim_orphans(&f->layout, stub);
                 if (!failed && h5sf_config_file_write(&f->layout, e) < 0)
                     failed = 1;
+                f->made_config = !failed;
             }
             /* No config file: a plain file, unless the stub is a subfiled
              * file's (h5sf_layout_load; delete and get_files decide alike). */
@@ -314,14 +380,43 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
     }
     if (h5sf_agree(f->comm, failed, e) < 0)
         return -1;
-    if (MPI_Bcast(&f->layout, (int)sizeof f->layout, MPI_BYTE, 0, f->comm) != MPI_SUCCESS)
+    layout_msg_t m; /* on the application's thread: the stack holds it */
+    m.layout    = f->layout;
+    m.own_names = f->own_names;
+    if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, f->comm) != MPI_SUCCESS)
         return h5sf_fail(e, 0, "MPI_Bcast of the layout failed");
+    f->layout    = m.layout;
+    f->own_names = m.own_names != 0;
     /* Other ranks keep a stub descriptor only to mirror superblock writes. */
     if (f->rank != 0 && (f->flags & H5F_ACC_RDWR)) {
-        if ((f->stub_fd = h5sf_sysio_open(f->name, O_RDWR, -1)) < 0)
-            failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, strerror(errno)) < 0;
+        if (h5sf_stub_path(&f->layout, stub, sizeof stub, e) < 0)
+            failed = 1;
+        else if ((f->stub_fd = h5sf_sysio_open(stub, O_RDWR, -1)) < 0)
+            failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, h5sf_sysio_strerror(errno)) < 0;
     }
     return h5sf_agree(f->comm, failed, e);
+}
+
+/* A create that failed leaves nothing it made: its subfiles (each owner
+ * its own), the config file it wrote (which names subfiles that would not
+ * exist) and the stub, if it made it (a truncated stub of an earlier file
+ * stays, as sec2 leaves one).  Every rank gets here, the failure agreed.
+ * Best effort: the failure is what the caller hears. */
+static void create_undo(h5sf_file_t *f)
+{
+    char          path[2 * H5SF_LAYOUT_PATH_MAX];
+    h5sf_errbuf_t ignored = {0};
+    struct stat   st, now;
+    for (int s = 0; f->made && s < f->layout.stripe_count; s++)
+        if (f->made[s] && h5sf_subfile_path(&f->layout, s, path, sizeof path, &ignored) == 0)
+            (void)h5sf_sysio_unlink(path);
+    if (f->made_config && h5sf_config_path(&f->layout, path, sizeof path, &ignored) == 0)
+        (void)h5sf_sysio_unlink(path);
+    /* The stub only while its name still holds the file this create made. */
+    if (f->made_stub && f->stub_fd >= 0 && h5sf_stub_path(&f->layout, path, sizeof path, &ignored) == 0 &&
+        h5sf_sysio_fstat(f->stub_fd, &st) == 0 && h5sf_sysio_fstatat(AT_FDCWD, path, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+        st.st_dev == now.st_dev && st.st_ino == now.st_ino)
+        (void)h5sf_sysio_unlink(path);
 }
 
 /* Settings shape collective steps: the channel, the IOC selection, the
@@ -510,6 +605,8 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     h5sf_registry_add(f);
     ret_value = &f->pub;
 done:
+    if (!ret_value && f && (flags & H5F_ACC_CREAT))
+        create_undo(f);
     if (!ret_value && f)
         file_free(f);
     return ret_value;
@@ -718,7 +815,8 @@ done:
 /* ---- delete ----------------------------------------------------------- */
 
 /* Remove stub, config and every subfile -- or, for a plain HDF5 file
- * (which opens through h5sf as one), the file.  Collective when MPI is up: every
+ * (which opens through h5sf as one), the file; or, for a symbolic link,
+ * the link alone, as sec2 does.  Collective when MPI is up: every
  * rank resolves its settings and all agree (a bad value anywhere fails the
  * delete everywhere, with nothing removed); then rank 0 removes, the others
  * wait, everyone gets the outcome. */
@@ -753,15 +851,23 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     if (h5sf_agree(comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
     MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
+    struct stat lst;
+    if (rank == 0 && h5sf_sysio_fstatat(AT_FDCWD, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode)) {
+        /* As sec2: the link goes, never what it points to (whose set
+         * stays whole: its stub, config file and subfiles). */
+        if (h5sf_sysio_unlink(name) < 0)
+            failed = h5sf_fail(&eb, errno, "cannot remove %s: %s", name, strerror(errno)) < 0;
+    }
+    else if (rank == 0) {
         struct stat st;
         int         kind = -1;
         if (!(l = h5sf_calloc(1, sizeof *l)))
             failed = h5sf_fail(&eb, ENOMEM, "out of memory") < 0;
         else if (h5sf_layout_set_stub(l, name, &eb) < 0)
             failed = 1;
+        /* name is no symlink (above): the stub itself. */
         else if ((stub_fd = h5sf_sysio_open(name, O_RDONLY, -1)) < 0 || h5sf_sysio_fstat(stub_fd, &st) < 0)
-            failed = h5sf_fail(&eb, errno, "cannot open %s: %s", name, strerror(errno)) < 0;
+            failed = h5sf_fail(&eb, errno, "cannot open %s: %s", name, h5sf_sysio_strerror(errno)) < 0;
         else {
             l->inode = (uint64_t)st.st_ino;
             snprintf(l->config_dir, sizeof l->config_dir, "%s", cfg.config_dir);

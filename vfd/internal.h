@@ -167,6 +167,14 @@ struct h5sf_file {
         char              *name;  /* stub path as given                      */
         unsigned           flags; /* H5F_ACC_*                               */
     };
+    struct {                        /* what a create made, for its undo when it fails */
+        bool           made_stub;   /* rank 0: the stub is new                */
+        bool           made_config; /* rank 0: the config file was written   */
+        bool           own_names;   /* a config file of this stub named these
+                                       subfiles before: one left there is the
+                                       set's own (h5sf_subfile_create)       */
+        unsigned char *made;        /* per subfile: this rank created it      */
+    };
     struct {           /* the file's communicator */
         MPI_Comm comm; /* our dup of the file's communicator      */
         MPI_Info info;

@@ -36,10 +36,11 @@ H5SF_API herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, ch
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "NULL argument");
     if (!(l = h5sf_calloc(1, sizeof *l)))
         H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
-    if (h5sf_layout_set_stub(l, path, &eb) < 0)
+    if (h5sf_layout_set_stub(l, path, &eb) < 0 || h5sf_stub_path(l, buf, sizeof buf, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_BADVALUE, &eb);
-    if ((fd = h5sf_sysio_open(path, O_RDONLY, -1)) < 0 || h5sf_sysio_fstat(fd, &st) < 0)
-        H5SF_GOTO(-1, H5E_FILE, H5E_NOTFOUND, "cannot open %s: %s", path, strerror(errno));
+    /* The stub as open finds it: a symlink resolved on purpose. */
+    if ((fd = h5sf_sysio_open(buf, O_RDONLY, -1)) < 0 || h5sf_sysio_fstat(fd, &st) < 0)
+        H5SF_GOTO(-1, H5E_FILE, H5E_NOTFOUND, "cannot open %s: %s", path, h5sf_sysio_strerror(errno));
     l->inode = (uint64_t)st.st_ino;
     if (config_dir)
         snprintf(l->config_dir, sizeof l->config_dir, "%s", config_dir);
