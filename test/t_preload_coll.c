@@ -324,9 +324,9 @@ static void mode_decide(const char *dir)
     char a[2048], b[2048], path[4200];
     snprintf(a, sizeof a, "%s/seen", dir);
     snprintf(b, sizeof b, "%s/unseen", dir);
-    if (t_rank == 0) {
-        t_mkdir_p(a);
-        t_mkdir_p(b);
+    if (t_rank == 0) { /* an earlier run's hard links would block the create */
+        t_fresh_dir(a);
+        t_fresh_dir(b);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     t_step(120, "write through the redirect");
