@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t_security.sh CASE NP CHANNEL -- a subfiled file's own set, and nothing
 # else, in shared directories and through links (docs/security.md).
-# test/t_security.cmake registers the cases at 1 and 2 ranks, each channel.
+# test/t_security.cmake registers the cases at 1 and 2 ranks (two at 3),
+# each channel.
 #
 # Environment (set by ctest): T_BIN (t_security_prog), T_MPIEXEC,
 # H5SF_MPIEXEC_FLAGS, HDF5_PLUGIN_PATH (an empty directory: t_security_prog
