@@ -47,16 +47,6 @@
 
 /* ---- names -------------------------------------------------------------- */
 
-/* Decimal digits of n > 0: the built-in's (int)(log10(n) + 1), without libm. */
-static int num_digits(int n)
-{
-    int d = 1;
-    while (n >= 10) {
-        n /= 10;
-        d++;
-    }
-    return d;
-}
 
 int h5sf_layout_set_stub(h5sf_layout_t *l, const char *stub_path, h5sf_errbuf_t *e)
 {
@@ -204,8 +194,8 @@ int h5sf_subfile_path(const h5sf_layout_t *l, int idx, char *buf, size_t n, h5sf
                          H5SF_MAX_STRIPE_COUNT);
     if (idx < 0 || idx >= l->stripe_count)
         return h5sf_fail(e, EINVAL, "subfile index %d out of range (0..%" PRId32 ")", idx, l->stripe_count - 1);
-    int w = snprintf(buf, n, "%s/" SUBFILE_TEMPLATE, subfile_dir_of(l), l->base, l->inode, num_digits(l->stripe_count),
-                     idx + 1, (int)l->stripe_count);
+    int w = snprintf(buf, n, "%s/" SUBFILE_TEMPLATE, subfile_dir_of(l), l->base, l->inode,
+                     h5sf_digits((uint64_t)l->stripe_count), idx + 1, (int)l->stripe_count);
     if (w < 0 || (size_t)w >= n)
         return h5sf_fail(e, ENAMETOOLONG, "subfile %d of %s: path longer than %zu characters", idx + 1, l->base,
                          n ? n - 1 : 0);
@@ -378,7 +368,7 @@ static void out_line(out_t *o, const char *fmt, ...)
 
 static void write_lines(out_t *o, const h5sf_layout_t *l)
 {
-    int d = num_digits(l->stripe_count);
+    int d = h5sf_digits((uint64_t)l->stripe_count);
     out_line(o, "stripe_size=%" PRId64 "\n", l->stripe_size);
     out_line(o, "aggregator_count=%" PRId32 "\n", l->ioc_count);
     out_line(o, "subfile_count=%" PRId32 "\n", l->stripe_count);
@@ -598,8 +588,8 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
         /* Exactly the name this stub's subfile number names_seen+1 has, in
          * order: an edited list is refused, not guessed at. */
         char want[H5SF_LAYOUT_PATH_MAX + 64];
-        int  w = snprintf(want, sizeof want, SUBFILE_TEMPLATE, l->base, l->inode, num_digits((int)nt),
-                          (int)(names_seen + 1), (int)nt);
+        int w = snprintf(want, sizeof want, SUBFILE_TEMPLATE, l->base, l->inode, h5sf_digits(nt), (int)(names_seen + 1),
+                         (int)nt);
         if (w < 0 || (size_t)w != ll || memcmp(want, line, ll) != 0)
             return h5sf_fail(
                 e, EINVAL, "config file line %zu: \"%s\" is not the name of subfile %" PRIu64 " of this file (%.200s)",

@@ -40,6 +40,19 @@ typedef struct h5sf_layout {
  * h5sf accepts (2^62 - 1 at most), so logical address = file offset. */
 #define H5SF_PLAIN_STRIPE ((int64_t)H5SF_ADDR_LIMIT)
 
+/* Decimal digits of v: the width of the zero-padded subfile numbers (the
+ * built-in's (int)(log10(n) + 1), without libm) and of inode numbers in
+ * names. */
+static inline int h5sf_digits(uint64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
 /* Make l (stub already set) the layout of a plain HDF5 file: one subfile,
  * the stub itself, one stripe. */
 void h5sf_layout_set_plain(h5sf_layout_t *l);

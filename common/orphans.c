@@ -32,16 +32,6 @@
 
 /* ---- names ------------------------------------------------------------------ */
 
-/* Decimal digits of v. */
-static size_t digits(uint64_t v)
-{
-    size_t d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
-}
 
 /* The number s[0..len) spells exactly as printf("%" PRIu64) would (no sign,
  * no leading zero, no overflow): 1 with *v, else 0. */
@@ -62,7 +52,7 @@ static int exact_number(const char *s, size_t len, uint64_t *v)
 int h5sf_setname_match(const char *name, const char *base, uint64_t inode, int *k, int *n)
 {
     static const char tag[] = ".subfile_";
-    size_t            bl = strlen(base), nl = strlen(name), il = digits(inode);
+    size_t            bl = strlen(base), nl = strlen(name), il = (size_t)h5sf_digits(inode);
     char              ino[24];
     if (bl == 0 || nl < bl + sizeof tag - 1 + il || memcmp(name, base, bl) != 0 ||
         memcmp(name + bl, tag, sizeof tag - 1) != 0)
@@ -80,7 +70,7 @@ int h5sf_setname_match(const char *name, const char *base, uint64_t inode, int *
     if (!of || !exact_number(of + 4, (size_t)(end - of - 4), &nv) || nv < 1 || nv > H5SF_MAX_STRIPE_COUNT)
         return H5SF_SETNAME_NONE;
     size_t kl = (size_t)(of - p - 1);
-    if (kl != digits(nv))
+    if (kl != (size_t)h5sf_digits(nv))
         return H5SF_SETNAME_NONE;
     kv = 0;
     for (size_t i = 0; i < kl; i++) {
