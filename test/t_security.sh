@@ -29,8 +29,8 @@
 #                     name too long) leaves no stub, config or subfile
 #   two_stubs         two stubs of one name and inode on two file systems
 #                     (two fresh tmpfs mounts in a mount namespace), one
-#                     shared subfile_dir, or also one config_dir: the second
-#                     create is refused and the first set stays whole
+#                     shared subfile_dir and config_dir: the second create
+#                     is refused and the first set stays whole
 #                     (root, for the mounts: else 77)
 # The references are the files themselves (bytes of an unrelated file, cmp,
 # ls) and t_security_prog's own pattern check, never h5sf's view.
@@ -199,7 +199,11 @@ two_stubs)
         . "$(dirname "$0")/two_accounts.sh"
         mount -t tmpfs none "$W/a" && mount -t tmpfs none "$W/b" || exit 77
         run() { timeout 60 "$T_MPIEXEC" -n "$NP" ${H5SF_MPIEXEC_FLAGS-} "$PROG" "$@" > "$W/out" 2>&1; }
-        for variant in "subfile_dir=$W/sub" "subfile_dir=$W/sub,config_dir=$W/cfg"; do
+        # One shared config_dir: the second create finds the first stub named
+        # in the config file at its own config name.  (Config files apart and
+        # only the subfile_dir shared cannot be told from a re-create whose
+        # config file is gone: docs/security.md, known gaps.)
+        for variant in "subfile_dir=$W/sub,config_dir=$W/cfg"; do
             echo "--- $variant"
             rm -rf "$W"/a/* "$W"/b/* "$W"/sub/* "$W"/cfg/*
             run create "$W/a/x.h5" "$CFG,stripe_count=2,$variant" 5 || { cat "$W/out"; ta_fail "create a/x.h5"; }

@@ -294,9 +294,11 @@ static int open_stub(h5sf_file_t *f, const char *stub, h5sf_errbuf_t *e)
 /* At create, before the config file is written: the config file at this
  * stub's config name may be another stub's, of the same name and inode
  * number on another file system (both map to the same names in a shared
- * directory): refuse rather than take over its set.  Sets own_names when it
- * is this stub's, with the same subfile directory and count: subfiles left at
- * those names are the set's own to replace (h5sf_subfile_create). */
+ * directory): refuse rather than take over its set.  Otherwise the caller's
+ * own files left at the subfile names are replaced (own_names, for
+ * h5sf_subfile_create): programs re-create files whose config file is gone
+ * (HDF5's t_vfd does), and two stubs whose config files live apart but
+ * share a subfile_dir cannot be told from that (docs/security.md). */
 static int check_names_free(h5sf_file_t *f, const char *stub, const struct stat *me, h5sf_errbuf_t *e)
 {
     h5sf_layout_t *old   = h5sf_malloc(sizeof *old);
@@ -304,7 +306,7 @@ static int check_names_free(h5sf_file_t *f, const char *stub, const struct stat 
     h5sf_errbuf_t  ie    = {0};
     struct stat    st;
     int            ret = 0;
-    f->own_names       = false;
+    f->own_names       = true;
     if (!old || !named)
         ret = h5sf_fail(e, ENOMEM, "out of memory");
     else if (*old = f->layout, h5sf_config_file_stub(old, named, 2 * H5SF_LAYOUT_PATH_MAX, &ie) == 0) {
@@ -317,11 +319,8 @@ static int check_names_free(h5sf_file_t *f, const char *stub, const struct stat 
                             " (on another file system): not overwritten; give %s its own config_dir and "
                             "subfile_dir",
                             cfg, named, f->layout.inode, f->name);
-        else if (same && h5sf_config_file_read(old, &ie) == 0 && old->stripe_count == f->layout.stripe_count &&
-                 strcmp(old->subfile_dir[0] ? old->subfile_dir : old->stub_dir,
-                        f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir) == 0)
-            f->own_names = true;
     }
+    f->own_names = ret == 0;
     h5sf_free(old);
     h5sf_free(named);
     return ret;
