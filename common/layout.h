@@ -105,6 +105,13 @@ int h5sf_config_file_read(h5sf_layout_t *l, h5sf_errbuf_t *e);
  * out (n bytes); -1 with e if it cannot be read or names none. */
 int h5sf_config_file_stub(const h5sf_layout_t *l, char *out, size_t n, h5sf_errbuf_t *e);
 
+/* A printable copy of s[0..len) for messages, in out (n bytes): control
+ * bytes as '?', cut with "..." to fit. */
+void h5sf_show_line(const char *s, size_t len, char *out, size_t n);
+
+/* The driver-info block's name, as both drivers write it (drvinfo.c). */
+#define H5SF_DRVINFO_NAME "Subfilin"
+
 /* Longest driver-info block: HDF5's H5F_MAX_DRVINFOBLOCK_SIZE (it writes
  * none longer) and the built-in's H5FD_SUBFILING_MAX_DRV_INFO_SIZE; the
  * encoder refuses a layout whose block would be longer. */
