@@ -63,7 +63,7 @@ function(h5sf_fuzz_target name corpus)
   add_custom_command(OUTPUT ${exe}
                      COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common -I${CMAKE_SOURCE_DIR}/tools ${src}
                              ${F_EXTRA} ${_fz_common} -o ${exe}
-                     DEPENDS ${src} ${F_EXTRA} ${_fz_common} ${_fz_common_h}
+                     DEPENDS ${src} ${F_EXTRA} ${_fz_common} ${_fz_common_h} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/memread.h
                      COMMENT "Building libFuzzer target ${name}"
                      VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${exe})

@@ -20,27 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sblock.h"
+#include "memread.h"
 
 static void die(const char *what)
 {
     fprintf(stderr, "fuzz_sblock: %s\n", what);
     abort();
-}
-
-typedef struct {
-    const unsigned char *b;
-    size_t               n;
-} mem_t;
-
-static ssize_t mem_read(void *ctx, uint64_t off, void *buf, size_t len)
-{
-    const mem_t *m = ctx;
-    if (off >= m->n)
-        return 0;
-    if (len > m->n - off)
-        len = (size_t)(m->n - off);
-    memcpy(buf, m->b + off, len);
-    return (ssize_t)len;
 }
 
 static void check(const mem_t *m, int r, const sb_info_t *sb, const h5sf_errbuf_t *e)
