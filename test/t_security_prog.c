@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "h5sf_test.h"
 
 #define PER_RANK 65536
 
@@ -87,10 +88,11 @@ static int act(const char *action, const char *file, hid_t fapl, unsigned seed, 
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size, ok = 0, all;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int ok = 0, all;
+    t_init(&argc, &argv, "t_security_prog");
+    /* The shell tests read HDF5's printed stack for h5sf's message. */
+    H5Eset_auto2(H5E_DEFAULT, (H5E_auto2_t)H5Eprint2, NULL);
+    const int rank = t_rank, size = t_size;
     if (argc < 4) {
         if (rank == 0)
             fprintf(stderr, "usage: %s create|verify|open|rdwr|delete FILE CONFIG [SEED]\n", argv[0]);
