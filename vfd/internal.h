@@ -4,7 +4,7 @@
  * Layers; a file calls only files of its own line or lines below it, and
  * within the top line only to the right (docs/architecture.md):
  *
- *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c
+ *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c, finalize.c
  *   I/O planning        io.c, mpitype.c, topology.c
  *   channels            channel.c -> samenode.c, ioc_channel.c, threadpool.c
  *   (ioc/ client, common/sysio.c)
@@ -13,6 +13,7 @@
  *   fapl.c          H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
  *   plugin.c        the HDF5 plugin entry points, h5sf_register(), the MPI family check
  *   h5sf.c          the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
+ *   finalize.c      the MPI_Finalize hook: files left open are drained, moved off the IOCs, closed
  *   stats.c         H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
  *   physical.c      H5FD_h5sf_get_files (no open file)
  *   io.c            read/write, vector and selection callbacks: flatten, stripe, dispatch
@@ -367,6 +368,10 @@ void h5sf_registry_add(h5sf_file_t *f);
 void h5sf_registry_remove(h5sf_file_t *f);
 /* The first open file (then ->next), for walks over all of them. */
 h5sf_file_t *h5sf_registry_first(void);
+
+/* The MPI_Finalize hook (finalize.c): close what is still open while MPI
+ * works, and mark the rest. */
+void h5sf_on_mpi_finalize(void);
 /* f if it is an open h5sf file, else NULL. */
 h5sf_file_t *h5sf_registry_find(const void *f);
 
