@@ -37,6 +37,9 @@
  * threads can use I/O concentrators (which need MPI_THREAD_MULTIPLE); a
  * program's own MPI_Init_thread is left alone.
  *
+ * MPI_Finalize runs h5sf's finalize hooks before PMPI_Finalize, while MPI
+ * still serializes threads (see MPI_Finalize below).
+ *
  * Limits (docs/user-guide.md): H5Fget_vfd_handle gives h5sf's handle (a
  * pointer to the stub's file descriptor), not an MPI_File; a program that
  * checks H5Pget_driver() == H5FD_MPIO sees h5sf instead; without the
@@ -51,6 +54,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <link.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,6 +435,37 @@ int MPI_Init(int *argc, char ***argv)
             fprintf(stderr, SHIM ": H5SF_PRELOAD_THREAD_MULTIPLE=1 but MPI provides thread level %d only\n", provided);
     }
     return rc;
+}
+
+/* MPI_Finalize: h5sf's finalize hooks run first, while MPI still
+ * serializes threads (h5sf_mpi_finalize_now, vfd/mpi.c).  MPICH 4.0.2 turns
+ * its locking off before it runs the MPI_COMM_SELF callbacks that would
+ * otherwise run them, and aborts at the end when an IOC thread was inside
+ * MPI at that moment.  The plugin was loaded by HDF5 with RTLD_LOCAL, so it
+ * is looked up among the loaded objects by name.  (The program's own link
+ * to it, if any, comes first.) */
+static int finalize_plugin(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    const char *name = info->dlpi_name, *base = name ? strrchr(name, '/') : NULL;
+    /* libh5sf.so as a plugin, libh5sf.so.0 where the program links it */
+    if (!base || strncmp(base + 1, "libh5sf.so", 10) || (base[11] && base[11] != '.'))
+        return 0;
+    void *h = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) {
+        void (*now)(void) = (void (*)(void))dlsym(h, "h5sf_mpi_finalize_now");
+        if (now)
+            now();
+        dlclose(h);
+    }
+    return 1;
+}
+
+int MPI_Finalize(void)
+{
+    dl_iterate_phdr(finalize_plugin, NULL);
+    return PMPI_Finalize();
 }
 
 /* HDF5 1.14 hands H5Fset/get_mpi_atomicity to MPI_File_set/get_atomicity on

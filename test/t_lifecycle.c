@@ -9,6 +9,10 @@
  *                  no hang, no crash, and the data written before is
  *                  readable afterwards (checked by a second run in mode
  *                  "check"): h5sf's MPI_Finalize hook closed it.
+ *   finalize-busy  finalize-open without the pause: the IOC threads are
+ *                  still polling when MPI_Finalize starts (run under the
+ *                  preload shim, whose MPI_Finalize runs h5sf's hook first;
+ *                  without it MPICH 4.0.2 sometimes aborts at its end).
  *   close-finalize H5Fclose, then at once MPI_Finalize: when the close
  *                  returns, no IOC thread is inside MPI.  (MPICH 4.0 turns
  *                  its locking off at the start of MPI_Finalize; a thread
@@ -147,7 +151,7 @@ int main(int argc, char **argv)
     t_start("t_lifecycle");
     if (argc < 3) {
         fprintf(stderr,
-                "usage: t_lifecycle funneled|serial|finalize-open|close-finalize|close-collective|check FILE\n");
+                "usage: t_lifecycle funneled|serial|finalize-open|finalize-busy|close-finalize|close-collective|check FILE\n");
         return 2;
     }
     const char *mode = argv[1], *path = argv[2];
@@ -197,6 +201,12 @@ int main(int argc, char **argv)
         CHECK(write_file(path, fapl, rank, size, &f) >= 0, "finalize-open: write");
         /* No H5Fclose: MPI_Finalize must not hang or crash. */
         t_mpich_calm();
+    }
+    else if (!strcmp(mode, "finalize-busy")) {
+        hid_t f;
+        CHECK(write_file(path, fapl, rank, size, &f) >= 0, "finalize-busy: write");
+        /* No H5Fclose and no pause: the IOC threads are still polling
+         * when MPI_Finalize starts. */
     }
     else if (!strcmp(mode, "close-finalize")) {
         atomic_store(&slow_probe, 1);

@@ -97,6 +97,7 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
                    h5sf_errbuf_t *e);
 /* Register a callback run (once) from the MPI_COMM_SELF delete-attribute hook. */
 void h5sf_mpi_on_finalize(void (*fn)(void));
+H5SF_API void h5sf_mpi_finalize_now(void); /* exported: the preload shim's MPI_Finalize */
 /* Collective: if any rank failed, every rank fails with the message of the
  * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
 int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);

@@ -108,6 +108,24 @@ static int on_self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+/* The finalize hooks, run now instead of from MPI_Finalize's own
+ * callbacks: the preload shim calls this from its MPI_Finalize, before
+ * PMPI_Finalize, while MPI still serializes threads.  MPICH 4.0.2 turns its
+ * locking off before it runs MPI_COMM_SELF's callbacks, so an IOC thread
+ * inside MPI at that moment kept its global mutex locked and MPI_Finalize
+ * aborted (docs/reliability.md).  Deleting the attribute runs the hooks
+ * once; the callback has nothing left to run.  Exported for the shim,
+ * which finds it with dlsym. */
+H5SF_API void h5sf_mpi_finalize_now(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (!init || fin || finalizing || self_keyval == MPI_KEYVAL_INVALID)
+        return;
+    MPI_Comm_delete_attr(MPI_COMM_SELF, self_keyval);
+}
+
 void h5sf_mpi_on_finalize(void (*fn)(void))
 {
     for (int i = 0; i < nfinalize_fns; i++)
