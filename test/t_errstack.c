@@ -12,6 +12,11 @@
  * gives holds an H5SF_GOTO or H5SF_PUSH in that file (read from disk: the
  * build passes absolute source paths), and the function is defined there.
  * The expected names are written here, not taken from the library.
+ *  E  The innermost entry of a failed open carries the system call's errno
+ *     in HDF5's own form, as sec2's does (", errno = N, error message =
+ *     '...'"), which h5py turns into FileNotFoundError, FileExistsError
+ *     and so on: H5Fopen of a missing file (ENOENT), H5Fcreate with
+ *     H5F_ACC_EXCL of an existing one (EEXIST).
  *  D  A successful H5Dwrite and H5Dread, through each channel (the direct
  *     one and the IOC one's same-node shortcut), leave the error stack
  *     empty, and the bytes read back are the ones written.
@@ -21,6 +26,7 @@
  * removed at the end.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +205,46 @@ static void test_missing_file(void)
     H5Pclose(fapl);
 }
 
+/* E: the innermost entry (the one h5py reads for errno) of the failed
+ * operation has ", errno = <want>, error message = '". */
+static void check_errno(const char *part, int want)
+{
+    entries_t es;
+    char      form[64];
+    collect(&es);
+    CHECK(es.n > 0, "%s: no h5sf entry in the error stack", part);
+    if (es.n <= 0)
+        return;
+    snprintf(form, sizeof form, ", errno = %d, error message = '", want);
+    CHECK(strstr(es.e[es.n - 1].desc, form) != NULL, "%s: the innermost entry lacks \"%s\": %s", part, form,
+          es.e[es.n - 1].desc);
+}
+
+static void test_errno_form(const char *dir)
+{
+    char  path[4200];
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid;
+    H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_fapl_h5sf(fapl, NULL);
+    snprintf(path, sizeof path, "%s/missing.h5", dir);
+    H5E_BEGIN_TRY { fid = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
+    H5E_END_TRY
+    CHECK(fid < 0, "E: H5Fopen of a missing file succeeded");
+    if (fid >= 0)
+        H5Fclose(fid);
+    check_errno("E missing", ENOENT);
+    snprintf(path, sizeof path, "%s/exists.h5", dir);
+    fid = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    CHECK(fid >= 0 && H5Fclose(fid) >= 0, "E: H5Fcreate of %s failed", path);
+    H5E_BEGIN_TRY { fid = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl); }
+    H5E_END_TRY
+    CHECK(fid < 0, "E: H5Fcreate(H5F_ACC_EXCL) of an existing file succeeded");
+    if (fid >= 0)
+        H5Fclose(fid);
+    check_errno("E exists", EEXIST);
+    H5Pclose(fapl);
+}
+
 /* D: one channel.  Each rank writes and reads back its block of a 1 MiB
  * dataset striped over 3 subfiles of 64 KiB stripes. */
 static void test_clean_stack(const char *dir, const char *channel)
@@ -275,6 +321,7 @@ int main(int argc, char **argv)
     MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
     CHECK(dir[0], "D: cannot make a directory under /tmp");
     if (dir[0]) {
+        test_errno_form(dir);
         test_clean_stack(dir, "direct");
         test_clean_stack(dir, "ioc");
         MPI_Barrier(MPI_COMM_WORLD);

@@ -3,8 +3,7 @@
 # plan; nomem-ctx: a new IOC context, IOC channel only; nomem-chan: both
 # channel tables, so that the failed open's cleanup has neither) fails the open on
 # every rank with the reason, and the next open works; an alarm turns a
-# hang into a failure.  No plugins on the path, so HDF5 keeps h5sf's
-# messages (H5SF_NO_PLUGINS_DIR, test/CMakeLists.txt).
+# hang into a failure.
 add_executable(t_openfail ${CMAKE_CURRENT_SOURCE_DIR}/t_openfail.c)
 target_link_libraries(t_openfail PRIVATE h5sf hdf5::hdf5-shared)
 foreach(site topo plan ctx chan)
@@ -17,8 +16,7 @@ foreach(site topo plan ctx chan)
       math(EXPR last "${np} - 1")
       set(name t_openfail_${site}_${ch}_np${np})
       h5sf_mpi_test(${name} t_openfail ${np} ${CMAKE_CURRENT_BINARY_DIR}/work/${name}
-                    ENV "H5SF_FAULT=op=nomem-${site},rank=${last},count=1" "H5SF_CHANNEL=${ch}"
-                        "HDF5_PLUGIN_PATH=${H5SF_NO_PLUGINS_DIR}")
+                    ENV "H5SF_FAULT=op=nomem-${site},rank=${last},count=1" "H5SF_CHANNEL=${ch}")
       set_tests_properties(${name} PROPERTIES TIMEOUT 120)
     endforeach()
   endforeach()

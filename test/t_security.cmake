@@ -10,9 +10,7 @@ target_link_libraries(t_security_prog PRIVATE h5sf MPI::MPI_C hdf5::hdf5-shared)
 function(h5sf_security_test case np ch)
   set(name t_security_${case}_np${np}_${ch})
   add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t_security.sh ${case} ${np} ${ch})
-  # No plugins on the path: HDF5 keeps h5sf's messages (test/CMakeLists.txt).
-  set(env ${H5SF_MPI_TEST_ENV} "T_BIN=${CMAKE_BINARY_DIR}/bin" "T_MPIEXEC=${MPIEXEC_EXECUTABLE}"
-          "HDF5_PLUGIN_PATH=${H5SF_NO_PLUGINS_DIR}")
+  set(env ${H5SF_MPI_TEST_ENV} "T_BIN=${CMAKE_BINARY_DIR}/bin" "T_MPIEXEC=${MPIEXEC_EXECUTABLE}")
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${env}" TIMEOUT 300 LABELS "mpi;asan;security"
                                           SKIP_RETURN_CODE 77)
 endfunction()

@@ -15,8 +15,7 @@
  * Exit status 0 when the action succeeded (and verify found its data), 1
  * when it failed, on every rank (3: the ranks disagreed).  HDF5 prints its
  * error stack on failure, where the tests look for h5sf's message: h5sf is
- * linked in and registered, and the tests run it without plugins on the
- * path, so that HDF5 keeps h5sf's messages (H5SF_NO_PLUGINS_DIR).
+ * linked in and registered.
  */
 #include <mpi.h>
 #include <hdf5.h>

@@ -72,8 +72,17 @@ static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char
         ret_value = (ret);                                                                                             \
         goto done;                                                                                                     \
     } while (0)
-/* Same, with the text of an h5sf_errbuf_t from common/ or ioc/. */
-#define H5SF_GOTO_EB(ret, maj, min, eb) H5SF_GOTO(ret, maj, min, "%s", (eb)->msg)
+/* Same, with the text of an h5sf_errbuf_t from common/ or ioc/.  A system
+ * call's errno is added in HDF5's own form (sec2's ", errno = 2, error
+ * message = '...'"), which callers such as h5py read to tell "does not
+ * exist" from "exists" from "permission denied". */
+#define H5SF_GOTO_EB(ret, maj, min, eb)                                                                                \
+    do {                                                                                                               \
+        if ((eb)->err_no > 0)                                                                                          \
+            H5SF_GOTO(ret, maj, min, "%s, errno = %d, error message = '%s'", (eb)->msg, (eb)->err_no,                 \
+                      h5sf_sysio_strerror((eb)->err_no));                                                              \
+        H5SF_GOTO(ret, maj, min, "%s", (eb)->msg);                                                                     \
+    } while (0)
 
 /* ---- HDF5 beyond its public API (hdf5priv.c) -------------------------- */
 /* Whether HDF5 runs the current transfer collectively. */
