@@ -56,6 +56,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,41 @@ typedef herr_t (*get_mpio_fn)(hid_t, MPI_Comm *, MPI_Info *);
  * (H5SF_REDIRECT_MPIO=subfiling, to compare the two under one program). */
 static const char *target = "h5sf";
 
-/* 1: redirect, 0: pass through, -1: bad value (said once). */
+/* A refusal of one of the HDF5 calls the shim answers, reported as HDF5's
+ * own API functions report theirs: the reason is pushed on the error stack
+ * (callers such as h5py raise it; with the reason on stderr only, h5py said
+ * "Unspecified error"), and the program's automatic error handler, if it
+ * left one on, prints the stack.  REFUSE starts a new stack, as an API call
+ * does; REFUSE_MORE adds to what the HDF5 call that failed pushed.
+ * Returns -1. */
+#define REFUSE(maj, min, ...)      refuse(__func__, __LINE__, 0, maj, min, __VA_ARGS__)
+#define REFUSE_MORE(maj, min, ...) refuse(__func__, __LINE__, 1, maj, min, __VA_ARGS__)
+static int refuse(const char *func, unsigned line, int keep, hid_t maj, hid_t min, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static int refuse(const char *func, unsigned line, int keep, hid_t maj, hid_t min, const char *fmt, ...)
+{
+    static hid_t cls = H5I_INVALID_HID;
+    char         msg[1024];
+    va_list      ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (cls == H5I_INVALID_HID)
+        cls = H5Eregister_class(SHIM, "h5sf MPI-IO redirect", "1");
+    if (!keep)
+        H5Eclear2(H5E_DEFAULT);
+    if (cls == H5I_INVALID_HID || H5Epush2(H5E_DEFAULT, __FILE__, func, line, cls, maj, min, "%s", msg) < 0) {
+        fprintf(stderr, SHIM ": %s\n", msg);
+        return -1;
+    }
+    H5E_auto2_t print = NULL;
+    void       *data  = NULL;
+    if (H5Eget_auto2(H5E_DEFAULT, &print, &data) >= 0 && print)
+        print(H5E_DEFAULT, data);
+    return -1;
+}
+
+/* 1: redirect, 0: pass through, -1: bad value. */
 static int redirect_mode(void)
 {
     const char *v = h5sf_var(H5SF_VAR_REDIRECT_MPIO);
@@ -90,12 +125,6 @@ static int redirect_mode(void)
         target = "subfiling";
         return 1;
     }
-    static int said;
-    if (!said++)
-        fprintf(stderr,
-                SHIM ": H5SF_REDIRECT_MPIO=\"%.100s\": expected 1 (redirect H5Pset_fapl_mpio to h5sf), "
-                     "subfiling (to HDF5's built-in subfiling driver) or 0 (leave it alone)\n",
-                v);
     return -1;
 }
 
@@ -138,11 +167,13 @@ static herr_t select_h5sf(hid_t fapl_id)
         /* Built-in drivers are not found by name before their first use. */
         typedef herr_t (*set_sf_fn)(hid_t, const void *);
         set_sf_fn set_sf = (set_sf_fn)dlsym(RTLD_DEFAULT, "H5Pset_fapl_subfiling");
-        if (!set_sf || set_sf(fapl_id, NULL) < 0) {
-            fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=subfiling but HDF5's subfiling driver is %s\n",
-                    set_sf ? "refused" : "not built in");
-            return -1;
-        }
+        if (!set_sf)
+            return REFUSE(H5E_VFL, H5E_UNSUPPORTED,
+                          "H5SF_REDIRECT_MPIO=subfiling but HDF5's subfiling driver is not built in");
+        if (set_sf(fapl_id, NULL) < 0)
+            return REFUSE_MORE(H5E_VFL, H5E_CANTSET,
+                               "H5SF_REDIRECT_MPIO=subfiling but HDF5's subfiling driver "
+                               "refused the file access property list");
         h5sf_driver_id = H5Pget_driver(fapl_id);
         return 0;
     }
@@ -154,11 +185,11 @@ static herr_t select_h5sf(hid_t fapl_id)
         H5E_BEGIN_TRY { ret = H5Pset_driver_by_name(fapl_id, target, NULL); }
         H5E_END_TRY
     }
-    if (ret >= 0)
-        h5sf_driver_id = H5Pget_driver(fapl_id);
-    else
-        fprintf(stderr, SHIM ": H5SF_REDIRECT_MPIO=1 but the h5sf driver plugin cannot be loaded; set "
-                             "HDF5_PLUGIN_PATH to the directory that holds libh5sf.so (<prefix>/lib/h5sf/<mpi>)\n");
+    if (ret < 0)
+        return REFUSE_MORE(H5E_PLUGIN, H5E_CANTLOAD,
+                           "H5SF_REDIRECT_MPIO=1 but the h5sf driver plugin cannot be loaded; set HDF5_PLUGIN_PATH "
+                           "to the directory that holds libh5sf.so (<prefix>/lib/h5sf/<mpi>)");
+    h5sf_driver_id = H5Pget_driver(fapl_id);
     return ret;
 }
 
@@ -167,7 +198,10 @@ herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
     static set_mpio_fn real;
     int                mode = redirect_mode();
     if (mode < 0)
-        return -1;
+        return REFUSE(H5E_PLIST, H5E_BADVALUE,
+                      "H5SF_REDIRECT_MPIO=\"%.100s\": expected 1 (redirect H5Pset_fapl_mpio to h5sf), subfiling (to "
+                      "HDF5's built-in subfiling driver) or 0 (leave it alone)",
+                      h5sf_var(H5SF_VAR_REDIRECT_MPIO));
     if (mode == 0) {
         if (!real && !(real = (set_mpio_fn)next_symbol("H5Pset_fapl_mpio")))
             return -1;
@@ -175,11 +209,10 @@ herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
     }
     /* Same checks and copies as the MPI-IO driver: H5Pset_mpi_params
      * rejects MPI_COMM_NULL and duplicates comm and info. */
-    if (H5Pset_mpi_params(fapl_id, comm, info) < 0) {
-        fprintf(stderr, SHIM ": H5Pset_fapl_mpio redirected to h5sf: H5Pset_mpi_params failed "
-                             "(not a file access property list, or an invalid communicator)\n");
-        return -1;
-    }
+    if (H5Pset_mpi_params(fapl_id, comm, info) < 0)
+        return REFUSE_MORE(H5E_PLIST, H5E_CANTSET,
+                           "H5Pset_fapl_mpio redirected to h5sf: H5Pset_mpi_params failed (not a file access "
+                           "property list, or an invalid communicator)");
     return select_h5sf(fapl_id);
 }
 
@@ -496,9 +529,9 @@ herr_t H5Fset_mpi_atomicity(hid_t file_id, hbool_t flag)
     if (is_h5sf_file(file_id)) {
         if (!flag)
             return 0; /* non-atomic is what h5sf provides anyway */
-        fprintf(stderr, SHIM ": H5Fset_mpi_atomicity(true) on a file redirected to h5sf: MPI atomic mode "
-                             "is an MPI-IO feature that h5sf does not provide\n");
-        return -1;
+        return REFUSE(H5E_FILE, H5E_UNSUPPORTED,
+                      "H5Fset_mpi_atomicity(true) on a file redirected to h5sf: MPI "
+                      "atomic mode is an MPI-IO feature that h5sf does not provide");
     }
     if (!real && !(real = (set_atom_fn)next_symbol("H5Fset_mpi_atomicity")))
         return -1;
@@ -510,7 +543,7 @@ herr_t H5Fget_mpi_atomicity(hid_t file_id, hbool_t *flag)
     static get_atom_fn real;
     if (is_h5sf_file(file_id)) {
         if (!flag)
-            return -1;
+            return REFUSE(H5E_ARGS, H5E_BADVALUE, "H5Fget_mpi_atomicity: flag is NULL");
         *flag = 0;
         return 0;
     }

@@ -9,6 +9,13 @@
  *                                  file and on a plain MPI-IO file: local
  *                                  calls, as MPI allows, must not wait for
  *                                  the other ranks
+ *   t_preload_coll refusals DIR    what the shim refuses reaches the caller's
+ *                                  error stack with its reason, on the shim's
+ *                                  error class: H5Fset_mpi_atomicity(true) on
+ *                                  a redirected file, H5Pset_fapl_mpio under
+ *                                  H5SF_REDIRECT_MPIO=bogus (h5py's callers
+ *                                  got "Unspecified error" while these went
+ *                                  to stderr only)
  *   t_preload_coll configdir DIR   a file written with H5SF_CONFIG_DIR (its
  *                                  config file away from the stub) is read
  *                                  back through the redirect by every rank,
@@ -173,6 +180,69 @@ static void mode_atomicity(const char *dir)
     atomicity_alone(file, "plain MPI-IO file");
     t_step(120, "close the plain file");
     CHECK(H5Fclose(file) >= 0, "H5Fclose failed");
+    H5Pclose(fapl);
+}
+
+/* Whether the current stack holds an entry of class "h5sf_preload" whose
+ * text has `want`; the stack is cleared.  The entries are copied out
+ * first: HDF5 calls inside the walk would clear the stack being walked. */
+typedef struct {
+    hid_t cls[32];
+    char  desc[32][1024];
+    int   n;
+} stack_copy_t;
+
+static herr_t copy_cb(unsigned n, const H5E_error2_t *err, void *p)
+{
+    stack_copy_t *s = p;
+    (void)n;
+    if (s->n < 32) {
+        s->cls[s->n] = err->cls_id;
+        snprintf(s->desc[s->n++], sizeof s->desc[0], "%s", err->desc ? err->desc : "");
+    }
+    return 0;
+}
+
+static void check_refusal(const char *what, const char *want)
+{
+    static stack_copy_t s;
+    int                 found = 0;
+    s.n                       = 0;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, copy_cb, &s);
+    for (int i = 0; i < s.n; i++) {
+        char cls[64] = "";
+        if (H5Eget_class_name(s.cls[i], cls, sizeof cls) > 0 && !strcmp(cls, "h5sf_preload") && strstr(s.desc[i], want))
+            found = 1;
+    }
+    CHECK(found, "%s: no h5sf_preload entry saying \"%s\" among the %d entries of the error stack", what, want, s.n);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+static void mode_refusals(const char *dir)
+{
+    char   path[4096];
+    herr_t r;
+    t_step(120, "create the redirected file");
+    snprintf(path, sizeof path, "%s/refusals.h5", dir);
+    hid_t fapl = mpio_fapl(), file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    CHECK(file >= 0, "H5Fcreate %s failed", path);
+    t_step(30, "H5Fset_mpi_atomicity(true) on the h5sf file");
+    H5E_BEGIN_TRY { r = H5Fset_mpi_atomicity(file, 1); }
+    H5E_END_TRY
+    CHECK(r < 0, "H5Fset_mpi_atomicity(true) on an h5sf file succeeded");
+    check_refusal("H5Fset_mpi_atomicity(true)", "MPI atomic mode");
+    t_step(120, "close the redirected file");
+    CHECK(H5Fclose(file) >= 0, "H5Fclose failed");
+    H5Pclose(fapl);
+
+    t_step(30, "H5Pset_fapl_mpio with H5SF_REDIRECT_MPIO=bogus");
+    setenv("H5SF_REDIRECT_MPIO", "bogus", 1);
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5E_BEGIN_TRY { r = H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL); }
+    H5E_END_TRY
+    setenv("H5SF_REDIRECT_MPIO", "1", 1);
+    CHECK(r < 0, "H5Pset_fapl_mpio under H5SF_REDIRECT_MPIO=bogus succeeded");
+    check_refusal("H5SF_REDIRECT_MPIO=bogus", "H5SF_REDIRECT_MPIO=\"bogus\"");
     H5Pclose(fapl);
 }
 
@@ -351,7 +421,8 @@ int main(int argc, char **argv)
     t_start("t_preload_coll");
     if (argc != 3) {
         if (t_rank == 0)
-            fprintf(stderr, "usage: t_preload_coll atomicity|configdir|neighbours|decide DIR, or plain FILE\n");
+            fprintf(stderr,
+                    "usage: t_preload_coll atomicity|refusals|configdir|neighbours|decide DIR, or plain FILE\n");
         MPI_Finalize();
         return 2;
     }
@@ -369,6 +440,8 @@ int main(int argc, char **argv)
         mode_atomicity(dir);
     else if (!strcmp(argv[1], "configdir"))
         mode_configdir(dir);
+    else if (!strcmp(argv[1], "refusals"))
+        mode_refusals(dir);
     else if (!strcmp(argv[1], "neighbours"))
         mode_neighbours(dir);
     else if (!strcmp(argv[1], "decide"))

@@ -2,6 +2,9 @@
 # redirect (H5SF_REDIRECT_MPIO=1):
 #   t_preload_atomicity_np*  rank 0 alone asks H5Fget_mpi_atomicity on an h5sf
 #                            and on a plain MPI-IO file: local, no hang
+#   t_preload_refusals_np*   what the shim refuses (atomic mode, a bad
+#                            H5SF_REDIRECT_MPIO) is on the caller's error
+#                            stack with its reason
 #   t_preload_configdir_np*  a file whose config file is in H5SF_CONFIG_DIR is
 #                            found as subfiled: read back by every rank
 #                            through the redirect and by rank 0 alone
@@ -37,6 +40,9 @@ endfunction()
 
 foreach(np 1 2 3)
   h5sf_preload_coll_test(t_preload_atomicity_np${np} ${np} atomicity)
+endforeach()
+foreach(np 1 2 3)
+  h5sf_preload_coll_test(t_preload_refusals_np${np} ${np} refusals)
 endforeach()
 foreach(np 1 3)
   h5sf_preload_coll_test(t_preload_configdir_np${np} ${np} configdir
