@@ -60,7 +60,8 @@ PREFIX="$CACHE/hdf5-${HDF5_DEB_VERSION}-$MPI"
 # the higher); MPICH is reached by its own names (mpicc.mpich,
 # mpiexec.mpich) or through scripts/env.sh.  Slurm and munge are for the
 # single-machine test cluster (scripts/slurm-cluster.sh); no daemon is
-# started here.  m4 is for netCDF-C's build (scripts/client-suites.sh).
+# started here.  m4 is for netCDF-C's build (scripts/client-suites.sh);
+# ccache keeps the test suite's five builds of h5sf (scripts/build.sh).
 # MIN_PKGS: the compiler, CMake, libuv and zlib, and what fetching and
 # unpacking HDF5's source takes (apt-get source --download-only, tar); with
 # the packages of one MPI, that is all a minimal bootstrap installs.
@@ -68,7 +69,7 @@ MIN_PKGS=(gcc libc6-dev make cmake pkg-config libuv1-dev zlib1g-dev xz-utils)
 OPENMPI_PKGS=(libopenmpi-dev openmpi-bin)
 MPICH_PKGS=(mpich libmpich-dev)
 PKGS=("${MIN_PKGS[@]}" "${OPENMPI_PKGS[@]}" "${MPICH_PKGS[@]}" build-essential slurm-wlm munge dpkg-dev clang
-      libclang-rt-14-dev clang-format iproute2 gnuplot-nox python3 fuse3 libfuse3-dev gdb m4)
+      libclang-rt-14-dev clang-format iproute2 gnuplot-nox python3 fuse3 libfuse3-dev gdb m4 ccache)
 if [ "$MODE" = minimal ]; then
     if [ "$MPI" = openmpi ]; then PKGS=("${MIN_PKGS[@]}" "${OPENMPI_PKGS[@]}")
     else PKGS=("${MIN_PKGS[@]}" "${MPICH_PKGS[@]}"); fi

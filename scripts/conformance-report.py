@@ -72,7 +72,9 @@ def main():
                  "through the same redirect (`H5SF_REDIRECT_MPIO=subfiling`) for parallel ones. "
                  "The reason column of an expected failure carries the evidence of such a "
                  "reference run (2026-11-25): which reference drivers fail the same checks, "
-                 "counted as lines with FAILED or UNEXPECTED in each log.")
+                 "counted as lines with FAILED or UNEXPECTED in each log. "
+                 "The suite (`scripts/test.sh`) runs all three parts under Open MPI and the "
+                 "`parallel-ioc` part under MPICH as well (`test/conformance.cmake` says why).")
     lines.append("")
     lines.append("Result: **pass**, **FAIL** (listed below with its reason), **TIMEOUT** "
                  "(never expected). Seconds on the machine of the run (2 cores, 4 ranks "

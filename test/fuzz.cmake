@@ -53,6 +53,38 @@ endif()
 file(GLOB _fz_common CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/common/*.c)
 file(GLOB _fz_common_h CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/common/*.h)
 
+# common/ is compiled once for all targets (ccache in front where the build
+# has it), not once per target: ten targets times twenty files took most of
+# a build's time.
+set(_fz_cc ${H5SF_CLANG})
+if(CMAKE_C_COMPILER_LAUNCHER)
+  set(_fz_cc ${CMAKE_C_COMPILER_LAUNCHER} ${H5SF_CLANG})
+endif()
+set(_fz_objs)
+if(_fz_ok)
+  file(MAKE_DIRECTORY ${_fz_dir}/common)
+  foreach(c IN LISTS _fz_common)
+    get_filename_component(_fz_stem ${c} NAME_WE)
+    set(o ${_fz_dir}/common/${_fz_stem}.o)
+    add_custom_command(OUTPUT ${o}
+                       COMMAND ${_fz_cc} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common -c ${c} -o ${o}
+                       DEPENDS ${c} ${_fz_common_h}
+                       COMMENT "Building libFuzzer object common/${_fz_stem}.c"
+                       VERBATIM)
+    list(APPEND _fz_objs ${o})
+  endforeach()
+  # One archive, made by one target that every fuzz target waits for; the
+  # targets depend on common/'s sources, not on the archive, so that the
+  # Makefile generator does not copy its rule into each of them.
+  set(_fz_lib ${_fz_dir}/libfuzz_common.a)
+  add_custom_command(OUTPUT ${_fz_lib}
+                     COMMAND ${CMAKE_COMMAND} -E rm -f ${_fz_lib}
+                     COMMAND ${CMAKE_AR} qc ${_fz_lib} ${_fz_objs}
+                     DEPENDS ${_fz_objs}
+                     VERBATIM)
+  add_custom_target(fuzz_common ALL DEPENDS ${_fz_lib})
+endif()
+
 # h5sf_fuzz_target(<name> <seed corpus dir> [EXTRA <source>...] [CORPUS <more seed dirs>...])
 # EXTRA: sources outside common/ the target needs (e.g. tools/tkname.c;
 # their directory's headers are found with -I tools/).
@@ -62,11 +94,12 @@ function(h5sf_fuzz_target name corpus)
   set(exe ${_fz_dir}/${name})
   add_custom_command(OUTPUT ${exe}
                      COMMAND ${H5SF_CLANG} ${_fz_flags} -I${CMAKE_SOURCE_DIR}/common -I${CMAKE_SOURCE_DIR}/tools ${src}
-                             ${F_EXTRA} ${_fz_common} -o ${exe}
+                             ${F_EXTRA} ${_fz_lib} -o ${exe}
                      DEPENDS ${src} ${F_EXTRA} ${_fz_common} ${_fz_common_h} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/memread.h
                      COMMENT "Building libFuzzer target ${name}"
                      VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${exe})
+  add_dependencies(${name} fuzz_common)
   set(work ${_fz_dir}/${name}.work)
   file(MAKE_DIRECTORY ${work}/corpus)
   # Short run: bounded by runs and by time, whichever comes first.
