@@ -1,7 +1,10 @@
 /*
  * wire.h -- the IOC wire format: request headers and replies as bytes.
  *
- * One request message per (rank, subfile, call):
+ * One request per (rank, subfile, round of a call): a call is cut into
+ * rounds of at most H5SF_WIRE_MAX_COUNT pieces (the planner's rounds), and
+ * a request's payload may follow its header as further parts (below).
+ * The header:
  *
  *   offset size  field
  *   0      4     magic "H5SW" (0x57533548 little-endian)

@@ -124,7 +124,7 @@ typedef struct h5sf_stats_t {
     uint64_t ioc_open_fds, ioc_reopens; /* subfile descriptors open now; reopened */
     uint64_t ioc_slots;                 /* transfer buffers held now (8 MiB each) */
     uint64_t local_reads;               /* subfile reads that skipped the IOC (same node) */
-    uint64_t local_writes;              /* subfile writes that skipped the IOC (same node, not sparse) */
+    uint64_t local_writes;              /* subfile writes that skipped the IOC (same node; local_writes) */
     uint64_t ioc_merge_waits;           /* times an IOC worker waited for other ranks' requests to merge */
 } h5sf_stats_t;
 

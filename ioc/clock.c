@@ -35,7 +35,7 @@ void ioc_backoff(unsigned *idle)
 }
 
 /* The progress thread with nothing received: as ioc_backoff, then, after
- * ~20 ms of 200 us sleeps, up to 1 ms.  Ranks on the IOC's node do most of
+ * IOC_IDLE_POLLS polls (~30 ms), up to 1 ms.  Ranks on the IOC's node do most of
  * their I/O themselves (vfd/samenode.c), so the IOC sits idle through whole
  * phases, and 5000 wake-ups a second then cost the ranks sharing its cores
  * (measured: docs/performance.md, Figures behind constants, idle
@@ -44,13 +44,13 @@ void ioc_backoff(unsigned *idle)
 void ioc_backoff_idle(unsigned *idle)
 {
     unsigned i = *idle;
-    if (i < 264) {
+    if (i < IOC_IDLE_POLLS) {
         ioc_backoff(idle);
         return;
     }
     if (i < UINT_MAX)
         (*idle)++;
-    unsigned        us = 200u + ((i - 264) < 100u ? (i - 264) * 8u : 800u);
+    unsigned        us = 200u + ((i - IOC_IDLE_POLLS) < 100u ? (i - IOC_IDLE_POLLS) * 8u : 800u);
     struct timespec ts = {0, (long)us * 1000L};
     nanosleep(&ts, NULL);
 }

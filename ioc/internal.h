@@ -439,7 +439,10 @@ uint64_t ioc_now_ns(void);
 #define IOC_BACKOFF_SPINS  16
 #define IOC_BACKOFF_YIELDS 64
 void ioc_backoff(unsigned *idle);
-/* The same for the idle progress thread: grows to 1 ms after ~20 ms. */
+/* The same for the idle progress thread: after IOC_IDLE_POLLS polls (the
+ * yields, 100 sleeps growing from 1 to 199 us and 100 of 200 us: ~30 ms)
+ * the sleeps grow to 1 ms; the progress thread arms its doorbell there. */
+#define IOC_IDLE_POLLS 264
 void ioc_backoff_idle(unsigned *idle);
 
 #endif

@@ -26,11 +26,11 @@
 #include "internal.h"
 
 /* Idle polls before it sleeps on its doorbell, where it has one: the point
- * where ioc_backoff_idle's sleeps grow past 200 us (after ~20 ms idle).
- * Sooner costs strided writes, whose requests then ring an IOC that sleeps
+ * where ioc_backoff_idle's sleeps grow past 200 us (~30 ms idle).  Sooner
+ * costs strided writes, whose requests then ring an IOC that sleeps
  * between them (measured: docs/performance.md, Figures behind constants,
  * doorbell). */
-#define IOC_BELL_AFTER 264
+#define IOC_BELL_AFTER IOC_IDLE_POLLS
 
 typedef struct progress {
     h5sf_ioc_ctx_t *ctx;

@@ -79,7 +79,7 @@ static inline __attribute__((format(printf, 1, 2))) void h5sf_err_fmt(const char
 #define H5SF_GOTO_EB(ret, maj, min, eb)                                                                                \
     do {                                                                                                               \
         if ((eb)->err_no > 0)                                                                                          \
-            H5SF_GOTO(ret, maj, min, "%s, errno = %d, error message = '%s'", (eb)->msg, (eb)->err_no,                 \
+            H5SF_GOTO(ret, maj, min, "%s, errno = %d, error message = '%s'", (eb)->msg, (eb)->err_no,                  \
                       h5sf_sysio_strerror((eb)->err_no));                                                              \
         H5SF_GOTO(ret, maj, min, "%s", (eb)->msg);                                                                     \
     } while (0)
@@ -105,7 +105,7 @@ bool h5sf_mpi_usable(void); /* initialized, not finalized or finalizing */
 int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm, MPI_Info *info, bool *named,
                    h5sf_errbuf_t *e);
 /* Register a callback run (once) from the MPI_COMM_SELF delete-attribute hook. */
-void h5sf_mpi_on_finalize(void (*fn)(void));
+void          h5sf_mpi_on_finalize(void (*fn)(void));
 H5SF_API void h5sf_mpi_finalize_now(void); /* exported: the preload shim's MPI_Finalize */
 /* Collective: if any rank failed, every rank fails with the message of the
  * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
@@ -142,7 +142,6 @@ typedef struct h5sf_ioc_fa {
     int32_t         ioc_rank;
 } h5sf_ioc_fa_t;
 hid_t h5sf_ioc_channel_register(void);
-void  h5sf_ioc_channel_counters(uint64_t *max_inflight);
 
 int h5sf_channels_open(h5sf_file_t *f, unsigned flags, h5sf_errbuf_t *e);
 int h5sf_channels_close(h5sf_file_t *f, h5sf_errbuf_t *e);
@@ -195,7 +194,7 @@ struct h5sf_file {
     };
     struct {          /* placement, chosen at open */
         int  channel; /* H5FD_H5SF_CHANNEL_IOC or _DIRECT        */
-        int *iocs;    /* IOC ranks in comm, sorted               */
+        int *iocs;    /* IOC ranks in comm, in the built-in driver's node order */
         int  nioc;
         int  nnodes;
         int *leads; /* node of each rank, during open only     */

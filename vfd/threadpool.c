@@ -79,8 +79,7 @@ static void transfer(h5sf_pio_t *j)
                 po = 0;
             }
         }
-        int rc      = h5sf_sysio_xferv(&x, iov, k, off);
-        j->syscalls = x.syscalls;
+        int rc = h5sf_sysio_xferv(&x, iov, k, off);
         if (rc < 0) {
             j->err     = errno ? errno : EIO;
             j->err_off = off;
@@ -237,10 +236,9 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
         return;
     if (threads <= 0 || n == 1) { /* one after another on this thread: nothing shared */
         for (size_t i = 0; i < n; i++) {
-            jobs[i].err      = 0;
-            jobs[i].syscalls = 0;
-            jobs[i].call     = NULL;
-            jobs[i].next     = NULL;
+            jobs[i].err  = 0;
+            jobs[i].call = NULL;
+            jobs[i].next = NULL;
             transfer(&jobs[i]);
         }
         *max_inflight = 1;
@@ -250,10 +248,9 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     for (size_t i = 0; i < n; i++) {
-        jobs[i].err      = 0;
-        jobs[i].syscalls = 0;
-        jobs[i].call     = &c;
-        jobs[i].next     = NULL;
+        jobs[i].err  = 0;
+        jobs[i].call = &c;
+        jobs[i].next = NULL;
     }
     c.overlap_ms = h5sf_fault_ms("overlap");
     forget_if_forked();
@@ -313,10 +310,9 @@ void h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n)
     if (n == 0)
         return;
     for (size_t i = 0; i < n; i++) {
-        jobs[i].err      = 0;
-        jobs[i].syscalls = 0;
-        jobs[i].call     = c;
-        jobs[i].next     = NULL;
+        jobs[i].err  = 0;
+        jobs[i].call = c;
+        jobs[i].next = NULL;
     }
     pthread_mutex_lock(&c->mu);
     c->n += n;

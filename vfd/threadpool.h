@@ -27,7 +27,6 @@ typedef struct h5sf_pio {
     int      err;     /* 0, or the errno of the failed transfer */
     uint64_t err_off; /* its subfile offset and length */
     uint64_t err_len;
-    uint64_t syscalls; /* pwritev/preadv calls made */
     /* threadpool.c's */
     struct h5sf_pio *next;
     void            *call;
