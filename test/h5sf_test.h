@@ -18,7 +18,10 @@
  *                            t_init: MPI_Init_thread(MULTIPLE), t_start, no
  *                            automatic HDF5 error printing.
  *   CHECK(cond, "fmt", ...)  count a failure, name file, line, rank (MPI up)
- *                            and the step; go on.  The message is optional.
+ *                            and the step; go on.  The message is optional;
+ *                            the condition's text is printed either way.
+ *   CHECK_EQ(a, b), _NE, _LT, _LE, _GE, CHECK_STREQ(a, b)  the same for a
+ *                            comparison, printing both operands' values.
  *                            CHECK_AT(line, ...) for a helper reporting its
  *                            caller's line; t_max_fails stops a flood.
  *   VRFY(cond, "fmt", ...)   the same, but fatal: the whole job stops now
@@ -151,7 +154,12 @@ T_FN void t_report(const char *kind, const char *file, int line, const char *con
     char where[512], msg[2048];
     t_where(where, sizeof where, file, line);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    fprintf(stderr, "%s %s:%s\n", where, kind, strcmp(msg, " ") ? msg : cond);
+    /* Both the message and the condition: the message says what was being
+     * checked, the condition exactly what failed. */
+    if (strcmp(msg, " "))
+        fprintf(stderr, "%s %s:%s [failed:%s]\n", where, kind, msg, cond);
+    else
+        fprintf(stderr, "%s %s:%s\n", where, kind, cond);
     fflush(stderr);
 }
 
@@ -194,6 +202,27 @@ T_FN void t_vrfy_failed(const char *file, int line, const char *cond, const char
     do {                                                                                                               \
         if (!(cond))                                                                                                   \
             t_vrfy_failed(__FILE__, __LINE__, " " #cond, " " __VA_ARGS__);                                             \
+    } while (0)
+
+/* Typed comparisons that print both operands (libuv's ASSERT_EQ family):
+ * CHECK_EQ(a, b) and the like for integers, CHECK_STREQ for strings. */
+#define T_CHECK_CMP(a, op, b)                                                                                          \
+    do {                                                                                                               \
+        intmax_t t_a_ = (intmax_t)(a), t_b_ = (intmax_t)(b);                                                           \
+        if (!(t_a_ op t_b_))                                                                                           \
+            t_check_failed(__FILE__, __LINE__, " " #a " " #op " " #b, " left %jd, right %jd", t_a_, t_b_);             \
+    } while (0)
+#define CHECK_EQ(a, b) T_CHECK_CMP(a, ==, b)
+#define CHECK_NE(a, b) T_CHECK_CMP(a, !=, b)
+#define CHECK_LT(a, b) T_CHECK_CMP(a, <, b)
+#define CHECK_LE(a, b) T_CHECK_CMP(a, <=, b)
+#define CHECK_GE(a, b) T_CHECK_CMP(a, >=, b)
+#define CHECK_STREQ(a, b)                                                                                              \
+    do {                                                                                                               \
+        const char *t_a_ = (a), *t_b_ = (b);                                                                           \
+        if (!t_a_ || !t_b_ || strcmp(t_a_, t_b_))                                                                      \
+            t_check_failed(__FILE__, __LINE__, " " #a " == " #b, " left \"%s\", right \"%s\"", t_a_ ? t_a_ : "(null)", \
+                           t_b_ ? t_b_ : "(null)");                                                                    \
     } while (0)
 
 /* CHECK for a helper that reports its caller's line. */

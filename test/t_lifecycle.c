@@ -150,8 +150,8 @@ int main(int argc, char **argv)
     int provided;
     t_start("t_lifecycle");
     if (argc < 3) {
-        fprintf(stderr,
-                "usage: t_lifecycle funneled|serial|finalize-open|finalize-busy|close-finalize|close-collective|check FILE\n");
+        fprintf(stderr, "usage: t_lifecycle "
+                        "funneled|serial|finalize-open|finalize-busy|close-finalize|close-collective|check FILE\n");
         return 2;
     }
     const char *mode = argv[1], *path = argv[2];

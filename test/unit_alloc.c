@@ -45,7 +45,7 @@ int main(void)
     CHECK(a && b && c && d && !strcmp(d, "h5sf"), "an allocation failed unarmed");
     CHECK(((unsigned char *)b)[14] == 0, "calloc not zeroed");
     CHECK(h5sf_alloc_live() == base + 4, "live %ld, expected %ld", h5sf_alloc_live(), base + 4);
-    CHECK(h5sf_sites_passed(H5SF_SITE_ALLOC) == 4, "%ld sites for 4 allocations", h5sf_sites_passed(H5SF_SITE_ALLOC));
+    CHECK_EQ(h5sf_sites_passed(H5SF_SITE_ALLOC), 4);
     c = h5sf_realloc(c, 4096);
     CHECK(c && h5sf_alloc_live() == base + 4, "realloc changed the count");
 
@@ -58,9 +58,9 @@ int main(void)
     CHECK(h5sf_alloc_live() == base + 5, "live %ld after a failed realloc", h5sf_alloc_live());
     void *g = h5sf_strdup("x");
     CHECK(g != NULL, "the 3rd site failed too");
-    CHECK(h5sf_sites_passed(H5SF_SITE_ALLOC) == 3, "%ld sites", h5sf_sites_passed(H5SF_SITE_ALLOC));
+    CHECK_EQ(h5sf_sites_passed(H5SF_SITE_ALLOC), 3);
     h5sf_free(a), h5sf_free(b), h5sf_free(c), h5sf_free(d), h5sf_free(e), h5sf_free(g), h5sf_free(NULL);
-    CHECK(h5sf_alloc_live() == base, "live %ld after freeing all, base %ld", h5sf_alloc_live(), base);
+    CHECK_EQ(h5sf_alloc_live(), base);
 
     /* Kinds are counted apart; an MPI site fails with ENOMEM, a system
      * call with the armed errno. */
@@ -81,7 +81,7 @@ int main(void)
         pthread_create(&t[i], NULL, churn, NULL);
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
-    CHECK(failed_in_threads == 1, "%ld failures among threads, expected 1", failed_in_threads);
+    CHECK_EQ(failed_in_threads, 1);
     CHECK(h5sf_sites_passed(H5SF_SITE_ALLOC) == EACH * THREADS, "%ld sites", h5sf_sites_passed(H5SF_SITE_ALLOC));
     CHECK(h5sf_alloc_live() == base, "live %ld after the threads, base %ld", h5sf_alloc_live(), base);
     h5sf_sites_arm(H5SF_SITE_ALLOC, 0, 0);
