@@ -49,7 +49,7 @@ struct h5sf_ioc_req {
     ioc_local_t   local; /* requests to ourselves              */
     ioc_req_t    *lreq;  /* ... and the IOC's copy (until done) */
     bool          is_local;
-    /* Finished early to free its tag (finish): the outcome, kept for the wait. */
+    /* Finished early to free its tag (wait_remote): the outcome, kept for the wait. */
     bool                 finished, abandoned;
     int                  ret;
     uint64_t             value;
@@ -84,7 +84,7 @@ static void posted_remove(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
     ctx->nposted--;
 }
 
-static int finish(h5sf_ioc_req_t *q);
+static int wait_remote(h5sf_ioc_req_t *q);
 
 static const char *opname(int op)
 {
@@ -200,7 +200,7 @@ static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h,
         h5sf_ioc_req_t *old = ioc_shm_oldest(ctx);
         if (!old)
             return -1;
-        finish(old); /* gives its region back, or keeps it for good */
+        wait_remote(old); /* gives its region back, or keeps it for good */
     }
     if (q->op == H5SF_WIRE_READ) {
         if (!(q->rlens = h5sf_malloc(count * sizeof *q->rlens)) ||
@@ -270,21 +270,26 @@ static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hd
     return 0;
 }
 
-static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg, size_t count,
-                const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **out, h5sf_errbuf_t *e)
-{
-    h5sf_ioc_req_t *q = h5sf_calloc(1, sizeof *q);
+/* A post's staging: the encoded header and, for payloads sent as messages,
+ * where each message starts and how many of its datatype it carries. */
+typedef struct {
     h5sf_wire_hdr_t h;
     size_t          msz;
-    uint64_t        total  = 0;
-    void          **bases  = NULL;
-    int            *counts = NULL;
-    bool            sent   = false; /* handed to MPI: q and its region cannot be taken back */
-    int             ret    = -1;
+    void          **bases;
+    int            *counts;
+} post_plan_t;
 
+/* post, step 1: a request with a fresh id and tag, and its header.  Old
+ * posted requests whose tag the id would reuse are finished first. */
+static h5sf_ioc_req_t *new_request(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile,
+                                   uint64_t arg, size_t count, const uint64_t *lens, h5sf_wire_hdr_t *h,
+                                   h5sf_errbuf_t *e)
+{
+    h5sf_ioc_req_t *q     = h5sf_calloc(1, sizeof *q);
+    uint64_t        total = 0;
     if (!q) {
         h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
-        goto done;
+        return NULL;
     }
     for (size_t i = 0; i < count; i++)
         total += lens[i];
@@ -296,20 +301,108 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
      * posted request whose id is span or more behind (oldest first; its
      * wait returns later): the rest lie in (id - span, id], all on other tags. */
     while (ctx->posted_head && id - ctx->posted_head->id >= (uint64_t)span)
-        finish(ctx->posted_head);
-    memset(&h, 0, sizeof h);
-    h.op      = (uint16_t)op;
-    h.id      = id;
-    h.file_id = file_id;
-    h.subfile = subfile;
-    h.count   = count;
-    h.total   = total;
-    h.arg     = arg;
-    h.tag     = H5SF_TAG_FIRST + 4 * (int)(id % (uint64_t)span);
-    q->ctx = ctx, q->id = id, q->op = op, q->ioc = ioc, q->tag = h.tag, q->file_id = file_id, q->subfile = subfile;
+        wait_remote(ctx->posted_head);
+    memset(h, 0, sizeof *h);
+    h->op      = (uint16_t)op;
+    h->id      = id;
+    h->file_id = file_id;
+    h->subfile = subfile;
+    h->count   = count;
+    h->total   = total;
+    h->arg     = arg;
+    h->tag     = H5SF_TAG_FIRST + 4 * (int)(id % (uint64_t)span);
+    q->ctx = ctx, q->id = id, q->op = op, q->ioc = ioc, q->tag = h->tag, q->file_id = file_id, q->subfile = subfile;
     q->total     = total;
     q->hdr_req   = MPI_REQUEST_NULL;
     q->reply_req = MPI_REQUEST_NULL;
+    return q;
+}
+
+/* post, step 2: where the payload goes -- inline in the header message (small
+ * writes), the shared-memory segment (same-node IOC), or messages of its
+ * own (set up here: q->data, q->dts, p->bases, p->counts). */
+static int place_payload(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, post_plan_t *p, size_t count, const uint64_t *lens,
+                         void *const *bufs, h5sf_errbuf_t *e)
+{
+    int      op    = q->op;
+    uint64_t total = p->h.total;
+    if (op == H5SF_WIRE_WRITE && total <= H5SF_WIRE_INLINE_MAX) {
+        p->h.flags = H5SF_WIRE_INLINE;
+        return 0;
+    }
+    if ((op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ) && total && ioc_shm_peer(ctx, q->ioc) &&
+        total <= ioc_shm_seg_size(ctx))
+        shm_place(ctx, q, &p->h, count, lens, bufs);
+    if (!total || q->shm || (op != H5SF_WIRE_WRITE && op != H5SF_WIRE_READ))
+        return 0;
+    /* Messages: at most IOC_SPLIT_MAX per chunk, and one per part. */
+    uint64_t nchunk = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
+    uint64_t most   = nchunk * IOC_SPLIT_MAX < count + nchunk ? nchunk * IOC_SPLIT_MAX : count + nchunk;
+    q->data         = h5sf_malloc(most * sizeof *q->data);
+    q->dts          = h5sf_malloc(most * sizeof *q->dts);
+    p->bases        = h5sf_malloc(most * sizeof *p->bases);
+    p->counts       = h5sf_malloc(most * sizeof *p->counts);
+    if (!q->data || !q->dts || !p->bases || !p->counts)
+        return h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
+    for (uint64_t k = 0; k < most; k++) {
+        q->data[k] = MPI_REQUEST_NULL;
+        q->dts[k]  = MPI_BYTE;
+    }
+    return (op == H5SF_WIRE_WRITE ? payload_copy : payload_msgs)(q, count, lens, bufs, p->bases, p->counts, e);
+}
+
+/* post, step 3: the header message (piece list, and an inline payload). */
+static int encode_header(h5sf_ioc_req_t *q, post_plan_t *p, size_t count, const uint64_t *offs, const uint64_t *lens,
+                         void *const *bufs, h5sf_errbuf_t *e)
+{
+    p->msz = h5sf_wire_msg_size(&p->h);
+    if (p->msz > (size_t)INT_MAX || !(q->hdr = h5sf_malloc(p->msz)))
+        return h5sf_fail(e, ENOMEM, "out of memory for a %zu-byte IOC request", p->msz);
+    h5sf_wire_encode(&p->h, offs, lens, q->hdr);
+    if (p->h.flags & H5SF_WIRE_INLINE) {
+        unsigned char *at = q->hdr + p->msz - p->h.total;
+        for (size_t i = 0; i < count; at += lens[i], i++)
+            if (lens[i])
+                memcpy(at, bufs[i], (size_t)lens[i]);
+    }
+    return 0;
+}
+
+/* post, step 4: hand it to MPI, receives first, so the IOC never waits for
+ * us to post them.  From here on q belongs to MPI (see post). */
+static int send_request(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const post_plan_t *p, h5sf_errbuf_t *e)
+{
+    int rc = MPI_SUCCESS, ioc = q->ioc, tag = p->h.tag;
+    if (q->op == H5SF_WIRE_READ)
+        for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
+            rc = IOC_MPI(
+                MPI_Irecv(p->bases[k], p->counts[k], q->dts[k], ioc, H5SF_TAG_RDATA(tag), ctx->comm, &q->data[k]));
+    if (rc == MPI_SUCCESS)
+        rc = IOC_MPI(MPI_Irecv(q->reply, (int)sizeof q->reply, MPI_BYTE, ioc, tag, ctx->comm, &q->reply_req));
+    if (rc == MPI_SUCCESS)
+        rc = IOC_MPI(MPI_Isend(q->hdr, (int)p->msz, MPI_BYTE, ioc, H5SF_TAG_REQ, ctx->comm, &q->hdr_req));
+    if (q->op == H5SF_WIRE_WRITE)
+        for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
+            rc = IOC_MPI(
+                MPI_Isend(p->bases[k], p->counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(tag), ctx->comm, &q->data[k]));
+    if (rc != MPI_SUCCESS)
+        return h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(q->op), ioc, q->subfile);
+    ioc_bell_ring(ctx, ioc, false);
+    return 0;
+}
+
+/* One request to IOC rank ioc: new request, place its payload, encode its
+ * header, post it to MPI (or to this rank's own workers).  *out gets it on
+ * success; wait for it with wait_remote (or wait_local). */
+static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg, size_t count,
+                const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **out, h5sf_errbuf_t *e)
+{
+    post_plan_t     p    = {0};
+    bool            sent = false; /* handed to MPI: q and its region cannot be taken back */
+    int             ret  = -1;
+    h5sf_ioc_req_t *q    = new_request(ctx, op, ioc, file_id, subfile, arg, count, lens, &p.h, e);
+    if (!q)
+        goto done;
     if (ctx->dead[ioc]) {
         /* Waiting again would only add another timeout per call. */
         h5sf_fail(e, ETIMEDOUT,
@@ -323,76 +416,23 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         goto done;
     }
     if (ioc == ctx->rank && ctx->serving) {
-        if (post_local(ctx, q, &h, count, offs, lens, bufs, e) < 0)
-            goto done;
-        count_inflight(ctx);
-        *out = q;
-        ret  = 0;
-        goto done;
-    }
-
-    if (op == H5SF_WIRE_WRITE && total <= H5SF_WIRE_INLINE_MAX)
-        h.flags = H5SF_WIRE_INLINE;
-    else if ((op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ) && total && ioc_shm_peer(ctx, ioc) &&
-             total <= ioc_shm_seg_size(ctx))
-        shm_place(ctx, q, &h, count, lens, bufs);
-    msz = h5sf_wire_msg_size(&h);
-    if (msz > (size_t)INT_MAX || !(q->hdr = h5sf_malloc(msz))) {
-        h5sf_fail(e, ENOMEM, "out of memory for a %zu-byte IOC request", msz);
-        goto done;
-    }
-    h5sf_wire_encode(&h, offs, lens, q->hdr);
-    if (h.flags & H5SF_WIRE_INLINE) {
-        unsigned char *p = q->hdr + msz - total;
-        for (size_t i = 0; i < count; p += lens[i], i++)
-            if (lens[i])
-                memcpy(p, bufs[i], (size_t)lens[i]);
-    }
-    else if (total && !q->shm && (op == H5SF_WIRE_WRITE || op == H5SF_WIRE_READ)) {
-        /* Messages: at most IOC_SPLIT_MAX per chunk, and one per part. */
-        uint64_t nchunk = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
-        uint64_t most   = nchunk * IOC_SPLIT_MAX < count + nchunk ? nchunk * IOC_SPLIT_MAX : count + nchunk;
-        q->data         = h5sf_malloc(most * sizeof *q->data);
-        q->dts          = h5sf_malloc(most * sizeof *q->dts);
-        bases           = h5sf_malloc(most * sizeof *bases);
-        counts          = h5sf_malloc(most * sizeof *counts);
-        if (!q->data || !q->dts || !bases || !counts) {
-            h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
-            goto done;
-        }
-        for (uint64_t k = 0; k < most; k++) {
-            q->data[k] = MPI_REQUEST_NULL;
-            q->dts[k]  = MPI_BYTE;
-        }
-        if ((op == H5SF_WIRE_WRITE ? payload_copy : payload_msgs)(q, count, lens, bufs, bases, counts, e) < 0)
+        if (post_local(ctx, q, &p.h, count, offs, lens, bufs, e) < 0)
             goto done;
     }
-
-    /* Receives first, so the IOC never waits for us to post them. */
-    int rc = MPI_SUCCESS;
-    sent   = true;
-    if (op == H5SF_WIRE_READ)
-        for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
-            rc = IOC_MPI(MPI_Irecv(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_RDATA(h.tag), ctx->comm, &q->data[k]));
-    if (rc == MPI_SUCCESS)
-        rc = IOC_MPI(MPI_Irecv(q->reply, (int)sizeof q->reply, MPI_BYTE, ioc, h.tag, ctx->comm, &q->reply_req));
-    if (rc == MPI_SUCCESS)
-        rc = IOC_MPI(MPI_Isend(q->hdr, (int)msz, MPI_BYTE, ioc, H5SF_TAG_REQ, ctx->comm, &q->hdr_req));
-    if (op == H5SF_WIRE_WRITE)
-        for (uint64_t k = 0; k < q->ndata && rc == MPI_SUCCESS; k++)
-            rc = IOC_MPI(MPI_Isend(bases[k], counts[k], q->dts[k], ioc, H5SF_TAG_WDATA(h.tag), ctx->comm, &q->data[k]));
-    if (rc != MPI_SUCCESS) {
-        h5sf_fail(e, 0, "MPI failed posting a %s to IOC rank %d for subfile %u", opname(op), ioc, subfile);
-        goto done;
+    else {
+        if (place_payload(ctx, q, &p, count, lens, bufs, e) < 0 || encode_header(q, &p, count, offs, lens, bufs, e) < 0)
+            goto done;
+        sent = true;
+        if (send_request(ctx, q, &p, e) < 0)
+            goto done;
+        posted_add(ctx, q);
     }
-    ioc_bell_ring(ctx, ioc, false);
     count_inflight(ctx);
-    posted_add(ctx, q);
     *out = q;
     ret  = 0;
 done:
-    h5sf_free(bases);
-    h5sf_free(counts);
+    h5sf_free(p.bases);
+    h5sf_free(p.counts);
     if (ret < 0 && q) {
         /* Once sent, what was posted cannot be taken back: q is leaked and
          * its shared-memory region stays busy (the IOC may still use it). */
@@ -468,61 +508,93 @@ static bool sends_done(h5sf_ioc_req_t *q, uint64_t deadline)
     return false;
 }
 
-/* Wait for a remote request's reply and payload and keep the outcome in q
- * (q->ret, q->err, q->value); q leaves the posted list.  A request given up
- * on (timeout, MPI failure) is marked abandoned: MPI may still use it. */
-static int finish(h5sf_ioc_req_t *q)
+/* Cancel a read's receives into the caller's pieces and wait for each:
+ * MPI_Wait on a cancelled receive is local, and returns once the receive
+ * is either cancelled or (if its message had begun to arrive) complete, so
+ * nothing lands in the caller's memory after this returns. */
+static void cancel_reads(h5sf_ioc_req_t *q)
+{
+    if (q->op != H5SF_WIRE_READ)
+        return;
+    for (uint64_t k = 0; k < q->ndata; k++)
+        if (q->data[k] != MPI_REQUEST_NULL) {
+            IOC_MPI(MPI_Cancel(&q->data[k]));
+            IOC_MPI(MPI_Wait(&q->data[k], MPI_STATUS_IGNORE));
+        }
+}
+
+/* wait_remote, step 1: the reply, within the timeout (one per IOC, as in
+ * wait_local: an IOC that missed it once is not waited for again). */
+static int await_reply(h5sf_ioc_req_t *q, uint64_t t0, uint64_t limit)
+{
+    h5sf_ioc_ctx_t *ctx  = q->ctx;
+    unsigned        idle = 0;
+    int             flag = 0;
+    while (!flag) {
+        if (IOC_MPI(MPI_Test(&q->reply_req, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            return h5sf_fail(&q->err, 0, "MPI failed waiting for IOC rank %d", q->ioc);
+        if (flag)
+            break;
+        if (ioc_now_ns() - t0 > limit || ctx->dead[q->ioc]) {
+            ctx->dead[q->ioc] = 1;
+            return h5sf_fail(&q->err, ETIMEDOUT,
+                             "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
+                             "(timeout setting); the IOC is stalled or gone",
+                             q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile,
+                             atomic_load(&ctx->timeout_s));
+        }
+        /* In case our request left only after the IOC looked. */
+        if (idle >= IOC_BACKOFF_YIELDS && idle % IOC_BACKOFF_YIELDS == 0)
+            ioc_bell_ring(ctx, q->ioc, false);
+        ioc_backoff(&idle);
+    }
+    return 0;
+}
+
+/* wait_remote when it gives up on the IOC, which may still answer: the
+ * reply and a read's receives are cancelled (nothing lands in the caller's
+ * memory later); sends leave from h5sf's own copy (payload_copy), so they
+ * and q stay alive, leaked, rather than free what MPI may still use. */
+static int abandon(h5sf_ioc_req_t *q)
+{
+    if (q->reply_req != MPI_REQUEST_NULL) {
+        IOC_MPI(MPI_Cancel(&q->reply_req));
+        IOC_MPI(MPI_Request_free(&q->reply_req));
+    }
+    cancel_reads(q);
+    if (q->shm) /* the IOC may still use it: never again */
+        ioc_shm_give(q->ctx, q, false);
+    q->abandoned = true;
+    q->ret       = -1;
+    atomic_fetch_sub(&q->ctx->inflight, 1);
+    return -1;
+}
+
+/* Wait for a request posted to another rank's IOC: its reply (it comes
+ * last; once it is here, the payload has moved too or, after a failed
+ * read, never will), its sends, its data.  The outcome stays in q (ret,
+ * err, value) and q leaves the posted list; a request given up on (timeout,
+ * MPI failure) is marked abandoned: MPI may still use it. */
+static int wait_remote(h5sf_ioc_req_t *q)
 {
     h5sf_ioc_ctx_t   *ctx = q->ctx;
     h5sf_errbuf_t    *e   = &q->err;
     uint64_t          t0 = ioc_now_ns(), limit = (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u;
-    unsigned          idle = 0;
-    int               flag = 0, ret = 0;
+    int               ret = 0;
     h5sf_wire_reply_t rep;
 
     posted_remove(ctx, q);
     q->finished = true;
-    /* The reply comes last; once it is here, the payload has moved too (or,
-     * after a failed read, never will). */
-    while (!flag) {
-        if (IOC_MPI(MPI_Test(&q->reply_req, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
-            ret = h5sf_fail(e, 0, "MPI failed waiting for IOC rank %d", q->ioc);
-            goto abandon;
-        }
-        if (!flag) {
-            /* As in wait_local: one timeout per IOC, not per request. */
-            if (ioc_now_ns() - t0 > limit || ctx->dead[q->ioc]) {
-                ctx->dead[q->ioc] = 1;
-                ret               = h5sf_fail(e, ETIMEDOUT,
-                                              "no answer from IOC rank %d to a %s of %llu bytes on subfile %u after %d s "
-                                                            "(timeout setting); the IOC is stalled or gone",
-                                              q->ioc, opname(q->op), (unsigned long long)q->total, q->subfile,
-                                              atomic_load(&ctx->timeout_s));
-                goto abandon;
-            }
-            /* In case our request left only after the IOC looked. */
-            if (idle >= IOC_BACKOFF_YIELDS && idle % IOC_BACKOFF_YIELDS == 0)
-                ioc_bell_ring(ctx, q->ioc, false);
-            ioc_backoff(&idle);
-        }
-    }
-    if (h5sf_wire_reply_decode(q->reply, sizeof q->reply, &rep, e) < 0) {
-        ret = -1;
-        goto abandon;
-    }
+    if (await_reply(q, t0, limit) < 0 || h5sf_wire_reply_decode(q->reply, sizeof q->reply, &rep, e) < 0)
+        return abandon(q);
     if (rep.id != q->id) {
-        ret = h5sf_fail(e, EPROTO, "IOC rank %d answered request %llu with the reply to request %llu (tag %d)", q->ioc,
-                        (unsigned long long)q->id, (unsigned long long)rep.id, q->tag);
-        goto abandon;
+        h5sf_fail(e, EPROTO, "IOC rank %d answered request %llu with the reply to request %llu (tag %d)", q->ioc,
+                  (unsigned long long)q->id, (unsigned long long)rep.id, q->tag);
+        return abandon(q);
     }
     if (rep.status != 0) {
         ret = h5sf_fail(e, rep.status > 0 ? rep.status : 0, "%s", rep.msg);
-        if (q->op == H5SF_WIRE_READ)
-            for (uint64_t k = 0; k < q->ndata; k++)
-                if (q->data[k] != MPI_REQUEST_NULL) {
-                    IOC_MPI(MPI_Cancel(&q->data[k]));
-                    IOC_MPI(MPI_Wait(&q->data[k], MPI_STATUS_IGNORE));
-                }
+        cancel_reads(q);
     }
     IOC_MPI(MPI_Wait(&q->hdr_req, MPI_STATUS_IGNORE)); /* received: it was answered */
     if (q->op == H5SF_WIRE_WRITE && !sends_done(q, t0 + limit)) {
@@ -530,12 +602,12 @@ static int finish(h5sf_ioc_req_t *q)
          * requests to this IOC. */
         ctx->dead[q->ioc] = 1;
         h5sf_errbuf_t why = *e;
-        ret               = h5sf_fail(e, rep.status > 0 ? rep.status : ETIMEDOUT,
-                                      "IOC rank %d did not take the payload of a %llu-byte write on subfile %u within the timeout "
-                                                    "(%d s)%s%s; no more requests are sent to it",
-                                      q->ioc, (unsigned long long)q->total, q->subfile, atomic_load(&ctx->timeout_s),
-                        rep.status ? " after refusing it: " : "", rep.status ? why.msg : "");
-        goto abandon;
+        h5sf_fail(e, rep.status > 0 ? rep.status : ETIMEDOUT,
+                  "IOC rank %d did not take the payload of a %llu-byte write on subfile %u within the timeout "
+                  "(%d s)%s%s; no more requests are sent to it",
+                  q->ioc, (unsigned long long)q->total, q->subfile, atomic_load(&ctx->timeout_s),
+                  rep.status ? " after refusing it: " : "", rep.status ? why.msg : "");
+        return abandon(q);
     }
     if (q->ndata)
         IOC_MPI(MPI_Waitall((int)q->ndata, q->data, MPI_STATUSES_IGNORE));
@@ -548,30 +620,6 @@ static int finish(h5sf_ioc_req_t *q)
     q->ret   = ret;
     atomic_fetch_sub(&ctx->inflight, 1);
     return ret;
-
-abandon:
-    /* The IOC may still answer.  Receives into the caller's buffers are
-     * cancelled and waited for: MPI_Wait on a cancelled receive is local, and
-     * returns once the receive is either cancelled or (if its message had
-     * begun to arrive) complete, so nothing lands in the caller's memory
-     * after we return.  Sends leave from h5sf's own copy (payload_copy): they
-     * and q stay alive, leaked, rather than free what MPI may still use. */
-    if (q->reply_req != MPI_REQUEST_NULL) {
-        IOC_MPI(MPI_Cancel(&q->reply_req));
-        IOC_MPI(MPI_Request_free(&q->reply_req));
-    }
-    if (q->op == H5SF_WIRE_READ)
-        for (uint64_t k = 0; k < q->ndata; k++)
-            if (q->data[k] != MPI_REQUEST_NULL) {
-                IOC_MPI(MPI_Cancel(&q->data[k]));
-                IOC_MPI(MPI_Wait(&q->data[k], MPI_STATUS_IGNORE));
-            }
-    if (q->shm) /* the IOC may still use it: never again */
-        ioc_shm_give(ctx, q, false);
-    q->abandoned = true;
-    q->ret       = -1;
-    atomic_fetch_sub(&ctx->inflight, 1);
-    return -1;
 }
 
 static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
@@ -579,7 +627,7 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     if (q->is_local)
         return wait_local(q, value, e);
     if (!q->finished)
-        finish(q);
+        wait_remote(q);
     int ret = q->ret;
     if (ret < 0 && e)
         *e = q->err;
