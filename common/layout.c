@@ -488,18 +488,115 @@ static bool subfile_name(const char *s, size_t len, uint64_t *nn, uint64_t *nt)
 }
 
 enum { K_STRIPE, K_AGG, K_COUNT, K_FILE, K_DIR, K_N };
+static const char *const cfg_keys[K_N] = {
+    "stripe_size=", "aggregator_count=", "subfile_count=", "hdf5_file=", "subfile_dir="};
+
+/* What h5sf_config_file_parse has read so far. */
+typedef struct {
+    size_t   seen[K_N]; /* line number of each key, 0 = absent */
+    int64_t  stripe, agg, count;
+    uint64_t names_n, names_seen;
+    size_t   names_line;
+    char     dir[H5SF_LAYOUT_PATH_MAX];
+} cfg_read_t;
+
+/* A "key=value" line of key k. */
+static int cfg_setting(cfg_read_t *c, int k, const char *v, size_t vl, size_t lineno, const char *show,
+                       h5sf_errbuf_t *e)
+{
+    if (c->seen[k])
+        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": %.*s already given on line %zu", lineno, show,
+                         (int)strlen(cfg_keys[k]) - 1, cfg_keys[k], c->seen[k]);
+    c->seen[k] = lineno;
+    int64_t x  = 0;
+    if (k <= K_COUNT && !parse_i64(v, vl, &x))
+        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not an integer", lineno, show);
+    switch (k) {
+        case K_STRIPE:
+            if (x <= 0)
+                return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": stripe size must be positive", lineno, show);
+            c->stripe = x;
+            break;
+        case K_AGG:
+            if (x < 1 || x > INT32_MAX)
+                return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": aggregator count out of range", lineno,
+                                 show);
+            c->agg = x;
+            break;
+        case K_COUNT:
+            if (x < 1 || x > H5SF_MAX_STRIPE_COUNT)
+                return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": subfile count out of range (1..%d)", lineno,
+                                 show, H5SF_MAX_STRIPE_COUNT);
+            c->count = x;
+            break;
+        case K_DIR:
+            if (vl >= sizeof c->dir)
+                return h5sf_fail(e, ENAMETOOLONG, "config file line %zu: subfile_dir longer than %zu characters",
+                                 lineno, sizeof c->dir - 1);
+            memcpy(c->dir, v, vl);
+            c->dir[vl] = '\0';
+            break;
+        default: /* hdf5_file: informational only */ break;
+    }
+    return 0;
+}
+
+/* A subfile name line: exactly the name this stub's next subfile has, in
+ * order; an edited list is refused, not guessed at. */
+static int cfg_subfile(cfg_read_t *c, const h5sf_layout_t *l, const char *line, size_t ll, size_t lineno,
+                       const char *show, h5sf_errbuf_t *e)
+{
+    uint64_t nn, nt;
+    if (!subfile_name(line, ll, &nn, &nt))
+        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not a setting nor a subfile name", lineno, show);
+    if (c->names_line == 0) {
+        c->names_n    = nt;
+        c->names_line = lineno;
+    }
+    if (nt != c->names_n || nn < 1 || nn > nt || nt > H5SF_MAX_STRIPE_COUNT)
+        return h5sf_fail(e, EINVAL,
+                         "config file line %zu: \"%s\": subfile number out of range or disagrees with line %zu", lineno,
+                         show, c->names_line);
+    char want[H5SF_LAYOUT_PATH_MAX + 64];
+    int  w = snprintf(want, sizeof want, SUBFILE_TEMPLATE, l->base, l->inode, h5sf_digits(nt), (int)(c->names_seen + 1),
+                      (int)nt);
+    if (w < 0 || (size_t)w != ll || memcmp(want, line, ll) != 0)
+        return h5sf_fail(e, EINVAL,
+                         "config file line %zu: \"%s\" is not the name of subfile %" PRIu64 " of this file (%.200s)",
+                         lineno, show, c->names_seen + 1, want);
+    c->names_seen++;
+    return 0;
+}
+
+/* After the last line: what must be there is, and the parts agree. */
+static int cfg_complete(const cfg_read_t *c, h5sf_errbuf_t *e)
+{
+    if (!c->seen[K_STRIPE])
+        return h5sf_fail(e, EINVAL, "config file: no stripe_size= line");
+    if (!c->seen[K_COUNT])
+        return h5sf_fail(e, EINVAL, "config file: no subfile_count= line");
+    if (c->names_line && c->names_n != (uint64_t)c->count)
+        return h5sf_fail(e, EINVAL,
+                         "config file line %zu: subfile names say %" PRIu64 " subfiles, line %zu says %" PRId64,
+                         c->names_line, c->names_n, c->seen[K_COUNT], c->count);
+    if (c->names_line && c->names_seen != c->names_n)
+        return h5sf_fail(e, EINVAL,
+                         "config file: only %" PRIu64 " of the %" PRIu64 " subfile names are listed (from line %zu on)",
+                         c->names_seen, c->names_n, c->names_line);
+    if (!sf_stripes_fit((uint64_t)c->stripe, c->count))
+        return h5sf_fail(e, EINVAL,
+                         "config file: stripe_size %" PRId64 " x subfile_count %" PRId64
+                         " puts the last subfile past h5sf's 2^62-byte address space",
+                         c->stripe, c->count);
+    return 0;
+}
 
 int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_errbuf_t *e)
 {
-    static const char *const keys[K_N] = {
-        "stripe_size=", "aggregator_count=", "subfile_count=", "hdf5_file=", "subfile_dir="};
-    size_t   seen[K_N] = {0}; /* line number of each key, 0 = absent */
-    int64_t  stripe = 0, agg = 0, count = 0;
-    uint64_t names_n = 0, names_seen = 0;
-    size_t   names_line                = 0;
-    char     dir[H5SF_LAYOUT_PATH_MAX] = "";
-    char     show[80];
-    size_t   lineno = 0;
+    cfg_read_t c;
+    char       show[80];
+    size_t     lineno = 0;
+    memset(&c, 0, sizeof c);
 
     if (!text && len)
         return h5sf_fail(e, EINVAL, "config file: no text");
@@ -519,97 +616,22 @@ int h5sf_config_file_parse(const char *text, size_t len, h5sf_layout_t *l, h5sf_
             blank++;
         if (blank == ll)
             continue;
-
         int k = 0;
-        while (k < K_N && !(ll >= strlen(keys[k]) && memcmp(line, keys[k], strlen(keys[k])) == 0))
+        while (k < K_N && !(ll >= strlen(cfg_keys[k]) && memcmp(line, cfg_keys[k], strlen(cfg_keys[k])) == 0))
             k++;
-        if (k < K_N) {
-            const char *v  = line + strlen(keys[k]);
-            size_t      vl = ll - strlen(keys[k]);
-            if (seen[k])
-                return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": %.*s already given on line %zu", lineno,
-                                 show, (int)strlen(keys[k]) - 1, keys[k], seen[k]);
-            seen[k]   = lineno;
-            int64_t x = 0;
-            if (k <= K_COUNT && !parse_i64(v, vl, &x))
-                return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not an integer", lineno, show);
-            switch (k) {
-                case K_STRIPE:
-                    if (x <= 0)
-                        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": stripe size must be positive",
-                                         lineno, show);
-                    stripe = x;
-                    break;
-                case K_AGG:
-                    if (x < 1 || x > INT32_MAX)
-                        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": aggregator count out of range",
-                                         lineno, show);
-                    agg = x;
-                    break;
-                case K_COUNT:
-                    if (x < 1 || x > H5SF_MAX_STRIPE_COUNT)
-                        return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": subfile count out of range (1..%d)",
-                                         lineno, show, H5SF_MAX_STRIPE_COUNT);
-                    count = x;
-                    break;
-                case K_DIR:
-                    if (vl >= sizeof dir)
-                        return h5sf_fail(e, ENAMETOOLONG,
-                                         "config file line %zu: subfile_dir longer than %zu characters", lineno,
-                                         sizeof dir - 1);
-                    memcpy(dir, v, vl);
-                    dir[vl] = '\0';
-                    break;
-                default: /* hdf5_file: informational only */ break;
-            }
-            continue;
-        }
-        uint64_t nn, nt;
-        if (!subfile_name(line, ll, &nn, &nt))
-            return h5sf_fail(e, EINVAL, "config file line %zu: \"%s\": not a setting nor a subfile name", lineno, show);
-        if (names_line == 0) {
-            names_n    = nt;
-            names_line = lineno;
-        }
-        if (nt != names_n || nn < 1 || nn > nt || nt > H5SF_MAX_STRIPE_COUNT)
-            return h5sf_fail(e, EINVAL,
-                             "config file line %zu: \"%s\": subfile number out of range or disagrees "
-                             "with line %zu",
-                             lineno, show, names_line);
-        /* Exactly the name this stub's subfile number names_seen+1 has, in
-         * order: an edited list is refused, not guessed at. */
-        char want[H5SF_LAYOUT_PATH_MAX + 64];
-        int w = snprintf(want, sizeof want, SUBFILE_TEMPLATE, l->base, l->inode, h5sf_digits(nt), (int)(names_seen + 1),
-                         (int)nt);
-        if (w < 0 || (size_t)w != ll || memcmp(want, line, ll) != 0)
-            return h5sf_fail(
-                e, EINVAL, "config file line %zu: \"%s\" is not the name of subfile %" PRIu64 " of this file (%.200s)",
-                lineno, show, names_seen + 1, want);
-        names_seen++;
+        int rc = k < K_N ? cfg_setting(&c, k, line + strlen(cfg_keys[k]), ll - strlen(cfg_keys[k]), lineno, show, e)
+                         : cfg_subfile(&c, l, line, ll, lineno, show, e);
+        if (rc < 0)
+            return -1;
     }
-    if (!seen[K_STRIPE])
-        return h5sf_fail(e, EINVAL, "config file: no stripe_size= line");
-    if (!seen[K_COUNT])
-        return h5sf_fail(e, EINVAL, "config file: no subfile_count= line");
-    if (names_line && names_n != (uint64_t)count)
-        return h5sf_fail(e, EINVAL,
-                         "config file line %zu: subfile names say %" PRIu64 " subfiles, line %zu says %" PRId64,
-                         names_line, names_n, seen[K_COUNT], count);
-    if (names_line && names_seen != names_n)
-        return h5sf_fail(e, EINVAL,
-                         "config file: only %" PRIu64 " of the %" PRIu64 " subfile names are listed (from line %zu on)",
-                         names_seen, names_n, names_line);
-    if (!sf_stripes_fit((uint64_t)stripe, count))
-        return h5sf_fail(e, EINVAL,
-                         "config file: stripe_size %" PRId64 " x subfile_count %" PRId64
-                         " puts the last subfile past h5sf's 2^62-byte address space",
-                         stripe, count);
-    l->stripe_size  = stripe;
-    l->stripe_count = (int32_t)count;
-    if (seen[K_AGG])
-        l->ioc_count = (int32_t)agg;
-    if (seen[K_DIR])
-        memcpy(l->subfile_dir, dir, strlen(dir) + 1);
+    if (cfg_complete(&c, e) < 0)
+        return -1;
+    l->stripe_size  = c.stripe;
+    l->stripe_count = (int32_t)c.count;
+    if (c.seen[K_AGG])
+        l->ioc_count = (int32_t)c.agg;
+    if (c.seen[K_DIR])
+        memcpy(l->subfile_dir, c.dir, strlen(c.dir) + 1);
     return 0;
 }
 
