@@ -380,8 +380,71 @@ static void mark_client_gone(h5sf_ioc_ctx_t *ctx, member_t *m)
     snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: its own client stopped waiting", ctx->rank);
 }
 
+/* run_rounds, before a round's I/O: member m's chunk k in memory (a write's
+ * payload received, a read's buffer free), its pieces cut into segs at ns.
+ * Returns the new ns; a member that cannot go on is marked and skipped. */
+static size_t round_in(h5sf_ioc_ctx_t *ctx, member_t *m, uint32_t j, int op, seg_t *segs, size_t ns)
+{
+    ioc_req_t *r = m->r;
+    /* Every member moves one chunk per round, local and inline ones too, so
+     * the members' rounds cover the same stretch of an interleaved pattern
+     * and their pieces meet in runs. */
+    m->n = chunk_len(r->h.total, m->k);
+    if (bounced(m)) {
+        m->buf = m->slot;
+        if (op == H5SF_WIRE_WRITE && !m->failed && !local_copy(ctx, m, false)) {
+            mark_client_gone(ctx, m);
+            return ns;
+        }
+    }
+    else if (ioc_addressable(r))
+        m->buf = r->local ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
+    else {
+        m->buf = round_buf(m, m->k);
+        /* Writes: this round's chunk must be in; reads: the send that last
+         * used this buffer must be out. */
+        if (settle(ctx, m, round_ix(m, m->k)) < 0) {
+            mark_peer_lost(ctx, m, op == H5SF_WIRE_WRITE ? "write payload from" : "connection to");
+            return ns;
+        }
+        /* With two buffers, ask for the next chunk now: it arrives while
+         * this one is written. */
+        if (op == H5SF_WIRE_WRITE && m->slot2 && m->k + 1 < m->nk && post_chunk(ctx, m, m->k + 1) < 0) {
+            mark_peer_lost(ctx, m, "write payload from");
+            return ns;
+        }
+    }
+    /* After a failure keep receiving: the client's sends must end. */
+    return m->failed ? ns : cut(m, j, segs, ns);
+}
+
+/* run_rounds, after a round's I/O: member m moves to its next chunk (a
+ * read's chunk goes out, a write's next one is asked for). */
+static void round_out(h5sf_ioc_ctx_t *ctx, member_t *m, int op)
+{
+    uint64_t k = m->k++;
+    if (bounced(m)) {
+        if (op == H5SF_WIRE_READ && !m->failed && !local_copy(ctx, m, true))
+            mark_client_gone(ctx, m);
+        return;
+    }
+    if (ioc_addressable(m->r))
+        return;
+    if (op == H5SF_WIRE_WRITE) {
+        /* One buffer: it is free again, ask for the next chunk. */
+        if (!m->slot2 && m->k < m->nk && post_chunk(ctx, m, m->k) < 0)
+            mark_peer_lost(ctx, m, "write payload from");
+        return;
+    }
+    /* The client cancels its receives after an error reply. */
+    if (m->failed || post_chunk(ctx, m, k) < 0)
+        m->lost = true;
+}
+
 /* The I/O of batch mb[0..nm), round by round (internal.h, "batches"): each
- * member's chunk k in memory, its pieces sorted into runs, the runs to disk. */
+ * member's chunk k in memory, its pieces sorted into runs, the runs to disk,
+ * then every member on to its next chunk; sends still in flight complete
+ * before the reply goes out. */
 static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 {
     int       op = mb[0].r->h.op;
@@ -395,43 +458,11 @@ static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
         size_t ns   = 0;
         bool   more = false;
         for (int j = 0; j < nm; j++) {
-            member_t  *m = &mb[j];
-            ioc_req_t *r = m->r;
-            m->n         = 0;
-            if (m->k >= m->nk || m->lost)
+            mb[j].n = 0;
+            if (mb[j].k >= mb[j].nk || mb[j].lost)
                 continue;
             more = true;
-            /* Every member moves one chunk per round, local and inline ones
-             * too, so the members' rounds cover the same stretch of an
-             * interleaved pattern and their pieces meet in runs. */
-            m->n = chunk_len(r->h.total, m->k);
-            if (bounced(m)) {
-                m->buf = m->slot;
-                if (op == H5SF_WIRE_WRITE && !m->failed && !local_copy(ctx, m, false)) {
-                    mark_client_gone(ctx, m);
-                    continue;
-                }
-            }
-            else if (ioc_addressable(r))
-                m->buf = r->local ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
-            else {
-                m->buf = round_buf(m, m->k);
-                /* Writes: this round's chunk must be in; reads: the send
-                 * that last used this buffer must be out. */
-                if (settle(ctx, m, round_ix(m, m->k)) < 0) {
-                    mark_peer_lost(ctx, m, op == H5SF_WIRE_WRITE ? "write payload from" : "connection to");
-                    continue;
-                }
-                /* With two buffers, ask for the next chunk now: it arrives
-                 * while this one is written. */
-                if (op == H5SF_WIRE_WRITE && m->slot2 && m->k + 1 < m->nk && post_chunk(ctx, m, m->k + 1) < 0) {
-                    mark_peer_lost(ctx, m, "write payload from");
-                    continue;
-                }
-            }
-            /* After a failure keep receiving: the client's sends must end. */
-            if (!m->failed)
-                ns = cut(m, (uint32_t)j, segs, ns);
+            ns   = round_in(ctx, &mb[j], (uint32_t)j, op, segs, ns);
         }
         if (!more)
             break;
@@ -440,30 +471,10 @@ static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
         transfer_runs(ctx, sf, op, mb, segs, ns);
         if (atomic_load(&ctx->abandoned))
             return; /* given up on while in the I/O: no more MPI */
-        for (int j = 0; j < nm; j++) {
-            member_t *m = &mb[j];
-            if (m->k >= m->nk || m->lost)
-                continue;
-            uint64_t k = m->k++;
-            if (bounced(m)) {
-                if (op == H5SF_WIRE_READ && !m->failed && !local_copy(ctx, m, true))
-                    mark_client_gone(ctx, m);
-                continue;
-            }
-            if (ioc_addressable(m->r))
-                continue;
-            if (op == H5SF_WIRE_WRITE) {
-                /* One buffer: it is free again, ask for the next chunk. */
-                if (!m->slot2 && m->k < m->nk && post_chunk(ctx, m, m->k) < 0)
-                    mark_peer_lost(ctx, m, "write payload from");
-                continue;
-            }
-            /* The client cancels its receives after an error reply. */
-            if (m->failed || post_chunk(ctx, m, k) < 0)
-                m->lost = true;
-        }
+        for (int j = 0; j < nm; j++)
+            if (mb[j].k < mb[j].nk && !mb[j].lost)
+                round_out(ctx, &mb[j], op);
     }
-    /* Sends still in flight complete before the reply goes out. */
     for (int j = 0; j < nm; j++)
         for (int i = 0; i < 2; i++)
             if (settle(ctx, &mb[j], i) < 0)

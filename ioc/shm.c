@@ -172,6 +172,54 @@ static int area_size(uint64_t seg, int nsize, size_t bells, uint64_t *segp, size
     return 0;
 }
 
+/* ioc_shm_setup for a communicator of one rank: nobody to share with, only
+ * a private bell (none if there is no memory for it). */
+static void setup_alone(h5sf_ioc_ctx_t *ctx)
+{
+    ioc_shm_t *s = h5sf_calloc(1, sizeof *s);
+    if (s && (s->bells = h5sf_calloc(1, sizeof *s->bells)) && (s->idx = h5sf_calloc(1, sizeof *s->idx))) {
+        s->alone = true;
+        s->size  = 1;
+        ctx->shm = s;
+        return;
+    }
+    if (s)
+        h5sf_free(s->bells);
+    h5sf_free(s);
+}
+
+/* The node's communicator; agreed: without it a rank has no shared memory,
+ * nor then has anyone (the others would wait for it). */
+static int split_node(h5sf_ioc_ctx_t *ctx, MPI_Comm *node, h5sf_errbuf_t *e)
+{
+    int  all = 0, rc = h5sf_mpi_comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, node);
+    int  bad = rc != MPI_SUCCESS;
+    char why[MPI_MAX_ERROR_STRING];
+    if (MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS || all)
+        return bad ? h5sf_fail(e, 0, "MPI_Comm_split_type failed: %s", h5sf_mpi_errstr(rc, why))
+                   : h5sf_fail(e, 0, "another rank could not split the communicator by node");
+    return 0;
+}
+
+/* The mapped area becomes ctx's: bells first, then one segment of seg
+ * bytes per rank of the node (ranks[i]: node rank i's rank in ctx). */
+static void adopt(h5sf_ioc_ctx_t *ctx, ioc_shm_t *s, const int *ranks, int nsize, int nrank, size_t len, size_t bells,
+                  uint64_t seg)
+{
+    for (int r = 0; r < ctx->size; r++)
+        s->idx[r] = -1;
+    for (int i = 0; i < nsize; i++)
+        s->idx[ranks[i]] = i;
+    s->maplen = len;
+    s->bells  = (ioc_bell_t *)(void *)s->map;
+    s->alone  = nsize == ctx->size;
+    s->seg    = seg;
+    s->size   = ctx->size;
+    s->segs   = s->map + bells;
+    s->own    = s->segs + (size_t)nrank * seg;
+    ctx->shm  = s;
+}
+
 /* Returns -1 (with the reason in e) when the node's ranks have no shared
  * area, which leaves payloads to MPI messages; the outcome is the same on
  * every rank of the node. */
@@ -185,29 +233,12 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
     ioc_shm_t *s = NULL;
 
     ctx->shm = NULL;
-    if (ctx->size == 1) { /* nobody to share with: only a bell, private */
-        if ((s = h5sf_calloc(1, sizeof *s)) && (s->bells = h5sf_calloc(1, sizeof *s->bells)) &&
-            (s->idx = h5sf_calloc(1, sizeof *s->idx))) {
-            s->alone = true;
-            s->size  = 1;
-            ctx->shm = s;
-            return 0;
-        }
-        if (s)
-            h5sf_free(s->bells);
-        h5sf_free(s);
+    if (ctx->size == 1) {
+        setup_alone(ctx);
         return 0;
     }
-    /* Without its node's communicator a rank has no shared memory; nor
-     * then has anyone (agreed: the others would wait for it below). */
-    int  rc = h5sf_mpi_comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, &node), bad = rc != MPI_SUCCESS;
-    char why[MPI_MAX_ERROR_STRING];
-    if (MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS || all) {
-        ret = bad ? h5sf_fail(e, 0, "MPI_Comm_split_type failed: %s", h5sf_mpi_errstr(rc, why))
-                  : h5sf_fail(e, 0, "another rank could not split the communicator by node");
+    if ((ret = split_node(ctx, &node, e)) < 0)
         goto done;
-    }
-    all = 0;
     MPI_Comm_rank(node, &nrank);
     MPI_Comm_size(node, &nsize);
     /* One size per node, and nothing to share with nobody. */
@@ -242,19 +273,8 @@ int ioc_shm_setup(h5sf_ioc_ctx_t *ctx, uint64_t seg, h5sf_errbuf_t *e)
         ret = -1;
         goto done;
     }
-    for (int r = 0; r < ctx->size; r++)
-        s->idx[r] = -1;
-    for (int i = 0; i < nsize; i++)
-        s->idx[ranks[i]] = i;
-    s->maplen = len;
-    s->bells  = (ioc_bell_t *)(void *)s->map;
-    s->alone  = nsize == ctx->size;
-    s->seg    = least;
-    s->size   = ctx->size;
-    s->segs   = s->map + bells;
-    s->own    = s->segs + (size_t)nrank * least;
-    ctx->shm  = s;
-    s         = NULL;
+    adopt(ctx, s, ranks, nsize, nrank, len, bells, least);
+    s = NULL;
 done:
     if (s) {
         if (s->map)
