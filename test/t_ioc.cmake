@@ -94,7 +94,9 @@ if(H5SF_MPI_FLAVOUR STREQUAL "mpich")
                    $<TARGET_FILE:finalize_threads>)
   set_tests_properties(mpich_finalize_threads PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 90 LABELS "mpi")
 endif()
-# A serial program: no mpiexec, h5sf initializes and finalizes MPI itself.
+# A serial program: no mpiexec, and h5sf leaves MPI uninitialized; the same
+# opens after MPI_Finalize.
 add_test(NAME t_lifecycle_serial COMMAND t_lifecycle serial ${_d}/lc_serial.h5)
-set_tests_properties(t_lifecycle_serial PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}" TIMEOUT 120
-                     LABELS "mpi;asan")
+add_test(NAME t_lifecycle_after_finalize COMMAND t_lifecycle after-finalize ${_d}/lc_after_finalize.h5)
+set_tests_properties(t_lifecycle_serial t_lifecycle_after_finalize PROPERTIES ENVIRONMENT "${H5SF_MPI_TEST_ENV}"
+                     TIMEOUT 120 LABELS "mpi;asan")

@@ -3,8 +3,13 @@
  *
  *   funneled       MPI_Init_thread(FUNNELED): h5sf falls back to the direct
  *                  channel (checked with H5FD_h5sf_get_layout) and works.
- *   serial         no MPI_Init at all (like h5dump): h5sf initializes MPI,
- *                  writes, reads, and finalizes it at exit.
+ *   serial         no MPI_Init at all (like h5dump, or a child process of
+ *                  an MPI rank): h5sf writes, reads back and deletes a
+ *                  subfiled file, and reads a plain (sec2) one, without
+ *                  initializing MPI (MPI_Initialized still says 0);
+ *                  channel=ioc falls back to the direct channel.
+ *   after-finalize MPI_Init, MPI_Finalize, then the serial mode's opens:
+ *                  they work the same way, without MPI.
  *   finalize-open  MPI_Finalize with a file still open, not even flushed:
  *                  no hang, no crash, and the data written before is
  *                  readable afterwards (checked by a second run in mode
@@ -145,29 +150,81 @@ static int check_file(const char *path, hid_t fapl)
     return bad ? -1 : 0;
 }
 
+/* MPI is what the program left it: never initialized, or finalized. */
+static int mpi_state(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    return init * 2 + fin;
+}
+
+static bool exists(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp)
+        fclose(fp);
+    return fp != NULL;
+}
+
+/* Serial opens (a fapl that names no communicator) of a subfiled file and
+ * of a plain one: every step leaves MPI as it was. */
+static int serial(const char *path)
+{
+    char  plain[4096];
+    int   was  = mpi_state();
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), sec2 = H5Pcreate(H5P_FILE_ACCESS);
+    CHECK(H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=4096,stripe_count=3") >= 0, "serial: select h5sf");
+    CHECK(write_file(path, fapl, 0, 1, NULL) >= 0, "serial: write");
+    CHECK(mpi_state() == was, "serial: the write changed MPI's state from %d to %d", was, mpi_state());
+    CHECK(check_file(path, fapl) >= 0, "serial: read back");
+    CHECK(mpi_state() == was, "serial: the read changed MPI's state from %d to %d", was, mpi_state());
+    CHECK(H5Fdelete(path, fapl) >= 0 && !exists(path), "serial: H5Fdelete");
+    CHECK(mpi_state() == was, "serial: H5Fdelete changed MPI's state from %d to %d", was, mpi_state());
+    snprintf(plain, sizeof plain, "%s.plain", path);
+    CHECK(H5Pset_fapl_sec2(sec2) >= 0 && write_file(plain, sec2, 0, 1, NULL) >= 0, "serial: write a sec2 file");
+    CHECK(check_file(plain, fapl) >= 0, "serial: read the sec2 file through h5sf");
+    CHECK(H5Fdelete(plain, fapl) >= 0 && !exists(plain), "serial: H5Fdelete of the sec2 file");
+    CHECK(mpi_state() == was, "serial: the plain file changed MPI's state from %d to %d", was, mpi_state());
+    /* channel=ioc: the I/O concentrators need MPI; the direct channel serves. */
+    hid_t              f, ioc = H5Pcreate(H5P_FILE_ACCESS);
+    H5FD_h5sf_layout_t lay = {0};
+    CHECK(H5Pset_driver_by_name(ioc, "h5sf", "channel=ioc,stripe_size=4096,stripe_count=3") >= 0 &&
+              write_file(path, ioc, 0, 1, &f) >= 0 && H5FD_h5sf_get_layout(f, &lay) >= 0 && H5Fclose(f) >= 0,
+          "serial: write with channel=ioc");
+    CHECK(lay.channel == H5FD_H5SF_CHANNEL_DIRECT, "serial: channel=ioc took channel %d, want direct (%d)", lay.channel,
+          H5FD_H5SF_CHANNEL_DIRECT);
+    CHECK(check_file(path, fapl) >= 0 && H5Fdelete(path, ioc) >= 0, "serial: read back and delete (channel=ioc)");
+    CHECK(mpi_state() == was, "serial: channel=ioc changed MPI's state from %d to %d", was, mpi_state());
+    H5Pclose(ioc);
+    H5Pclose(sec2);
+    H5Pclose(fapl);
+    H5close(); /* HDF5's own shutdown must not start MPI either */
+    CHECK(mpi_state() == was, "serial: H5close changed MPI's state from %d to %d", was, mpi_state());
+    return t_verdict();
+}
+
 int main(int argc, char **argv)
 {
     int provided;
     t_start("t_lifecycle");
     if (argc < 3) {
-        fprintf(stderr, "usage: t_lifecycle "
-                        "funneled|serial|finalize-open|finalize-busy|close-finalize|close-collective|check FILE\n");
+        fprintf(
+            stderr,
+            "usage: t_lifecycle "
+            "funneled|serial|after-finalize|finalize-open|finalize-busy|close-finalize|close-collective|check FILE\n");
         return 2;
     }
     const char *mode = argv[1], *path = argv[2];
     hid_t       fapl;
     main_thread = pthread_self();
 
-    if (!strcmp(mode, "serial")) {
-        int init = 1;
-        fapl     = H5Pcreate(H5P_FILE_ACCESS);
-        CHECK(H5Pset_driver_by_name(fapl, "h5sf", "stripe_size=4096,stripe_count=3") >= 0 &&
-                  write_file(path, fapl, 0, 1, NULL) >= 0 && check_file(path, fapl) >= 0,
-              "serial: write and read back");
-        MPI_Initialized(&init); /* h5sf did it for us */
-        CHECK(init, "serial: MPI was not initialized by h5sf");
-        H5Pclose(fapl);
-        return t_verdict(); /* h5sf finalizes MPI at exit */
+    if (!strcmp(mode, "serial"))
+        return serial(path);
+    if (!strcmp(mode, "after-finalize")) {
+        MPI_Init(&argc, &argv);
+        MPI_Finalize();
+        return serial(path);
     }
 
     MPI_Init_thread(&argc, &argv, !strcmp(mode, "funneled") ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &provided);

@@ -13,12 +13,17 @@
 #   tools_info      healthy layout, then one damage at a time: each must be
 #                   the only problem reported, with exit status 1
 #   tools_hdf5      h5dump, h5ls, h5diff, h5repack on h5sf files, no mpiexec,
-#                   with --vfd-info config strings
+#                   with --vfd-info config strings; h5dump without MPI
+#                   (MPI_Init preloaded away: test/noinit.c)
 #   tools_usage     --help, bad options
 add_executable(t_tools_writer ${CMAKE_CURRENT_SOURCE_DIR}/t_tools_writer.c)
 target_link_libraries(t_tools_writer PRIVATE MPI::MPI_C hdf5::hdf5-shared)
 add_executable(t_tools_builtin ${CMAKE_CURRENT_SOURCE_DIR}/t_tools_builtin.c)
 target_link_libraries(t_tools_builtin PRIVATE MPI::MPI_C hdf5::hdf5-shared)
+
+# Preloaded where a serial program must not start MPI (tools_hdf5).
+add_library(h5sf_test_noinit SHARED ${CMAKE_CURRENT_SOURCE_DIR}/noinit.c)
+set_target_properties(h5sf_test_noinit PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/test)
 
 set(H5SF_TOOLS_HDF5_BIN "${H5SF_HDF5_BIN_DIR}")
 set(H5SF_TOOLS_WORK ${CMAKE_CURRENT_BINARY_DIR}/t_tools)
@@ -26,7 +31,8 @@ set(H5SF_TOOLS_WORK ${CMAKE_CURRENT_BINARY_DIR}/t_tools)
 function(h5sf_tools_test name)
   add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t_tools.sh ${ARGN})
   set(env ${H5SF_MPI_TEST_ENV} "T_BIN=${CMAKE_BINARY_DIR}/bin" "T_HDF5_BIN=${H5SF_TOOLS_HDF5_BIN}"
-          "T_MPIEXEC=${MPIEXEC_EXECUTABLE}" "T_WORK=${H5SF_TOOLS_WORK}/${name}")
+          "T_MPIEXEC=${MPIEXEC_EXECUTABLE}" "T_WORK=${H5SF_TOOLS_WORK}/${name}"
+          "T_NOINIT=$<TARGET_FILE:h5sf_test_noinit>")
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${env}" TIMEOUT 300 LABELS "tools;mpi")
 endfunction()
 

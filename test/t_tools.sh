@@ -3,7 +3,8 @@
 #
 # Environment (set by ctest): T_BIN (build's bin: tools and test programs),
 # T_HDF5_BIN (HDF5's tools, h5fuse), T_MPIEXEC, T_WORK (scratch directory of
-# this test), HDF5_PLUGIN_PATH (the h5sf plugin).
+# this test), HDF5_PLUGIN_PATH (the h5sf plugin), T_NOINIT (test/noinit.c,
+# preloaded where MPI_Init must not be called).
 #
 # References are independent of the code under test: files written through
 # HDF5's MPI-IO driver (h5diff), HDF5's own h5fuse (cmp of logical bytes),
@@ -352,6 +353,12 @@ case_hdf5() {
     sed 1d "$W/last.out" >"$W/dump-ref.txt"
     [[ $(wc -l <"$W/dump-ref.txt") -gt 100 ]] || fail "h5dump printed too little"
     diff -q "$W/dump-h5sf.txt" "$W/dump-ref.txt" >/dev/null || fail "h5dump output differs"
+    note "h5dump through h5sf never starts MPI (MPI_Init would exit 86): --vfd-name, HDF5_DRIVER"
+    local pre="$T_NOINIT${LD_PRELOAD:+:$LD_PRELOAD}"
+    expect 0 env LD_PRELOAD="$pre" h5dump --vfd-name=h5sf "$f"
+    sed 1d "$W/last.out" | diff -q "$W/dump-ref.txt" - >/dev/null || fail "h5dump without MPI differs"
+    expect 0 env LD_PRELOAD="$pre" HDF5_DRIVER=h5sf h5dump "$f"
+    sed 1d "$W/last.out" | diff -q "$W/dump-ref.txt" - >/dev/null || fail "h5dump under HDF5_DRIVER=h5sf differs"
     expect 0 h5dump --vfd-name=h5sf --vfd-info="channel=direct,threads=2" -d /grp/strided "$f"
     sed 1d "$W/last.out" >"$W/d1.txt"
     expect 0 h5dump -d /grp/strided "$ref"

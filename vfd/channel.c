@@ -229,7 +229,7 @@ static int compute_eof(h5sf_file_t *f, h5sf_errbuf_t *e)
         return -1;
     }
     /* Each subfile has one owner; the others contribute 0. */
-    if (MPI_Allreduce(mine, all, N, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS) {
+    if (h5sf_coll_allreduce(mine, all, N, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS) {
         h5sf_free(mine);
         h5sf_free(all);
         return h5sf_fail(e, 0, "MPI_Allreduce of the subfile sizes failed");

@@ -255,7 +255,7 @@ static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
     layout_msg_t m; /* on the application's thread: the stack holds it */
     m.layout    = f->layout;
     m.own_names = f->own_names;
-    if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, f->comm) != MPI_SUCCESS)
+    if (h5sf_coll_bcast(&m, (int)sizeof m, 0, f->comm) != MPI_SUCCESS)
         return h5sf_fail(e, 0, "MPI_Bcast of the layout failed");
     f->layout    = m.layout;
     f->own_names = m.own_names != 0;
@@ -311,8 +311,8 @@ static int settings_agree(h5sf_file_t *f, int *provided, h5sf_errbuf_t *e)
     memset(&s, 0, sizeof s);
     s.cfg      = f->cfg;
     s.stats_on = h5sf_stats_wanted();
-    if (MPI_Bcast(&s, (int)sizeof s, MPI_BYTE, 0, f->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&level, provided, 1, MPI_INT, MPI_MIN, f->comm) != MPI_SUCCESS)
+    if (h5sf_coll_bcast(&s, (int)sizeof s, 0, f->comm) != MPI_SUCCESS ||
+        h5sf_coll_allreduce(&level, provided, 1, MPI_INT, MPI_MIN, f->comm) != MPI_SUCCESS)
         return h5sf_fail(e, 0, "cannot share rank 0's settings with the other ranks");
     f->cfg      = s.cfg;
     f->cfg.comm = MPI_COMM_NULL; /* rank 0's handle values mean nothing here */
@@ -360,15 +360,17 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     h5sf_file_t  *f         = NULL;
     H5FD_t       *ret_value = NULL;
     h5sf_errbuf_t eb        = {0};
-    int           provided = 0, failed = 0;
+    int           provided = MPI_THREAD_SINGLE, failed = 0;
+    const bool    solo = h5sf_solo_open(fapl_id); /* no MPI: comm stays MPI_COMM_NULL */
 
     if (!name || !*name)
         H5SF_GOTO(NULL, H5E_ARGS, H5E_BADVALUE, "invalid file name");
     if (maxaddr == 0 || maxaddr > H5SF_MAXADDR)
         H5SF_GOTO(NULL, H5E_ARGS, H5E_BADRANGE, "bad maxaddr");
-    if (h5sf_mpi_ensure(&provided, &eb) < 0)
+    if (!solo && h5sf_mpi_ensure(&provided, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &eb);
-    h5sf_mpi_on_finalize(h5sf_on_mpi_finalize);
+    if (!solo)
+        h5sf_mpi_on_finalize(h5sf_on_mpi_finalize);
 
     /* Handles set before anything can fail: file_free() reads them. */
     if ((f = h5sf_calloc(1, sizeof *f))) {
@@ -380,7 +382,8 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
     }
     if (!f || !f->name) {
         h5sf_fail(&eb, ENOMEM, "out of memory");
-        open_fail_early(fapl_id, &eb);
+        if (!solo)
+            open_fail_early(fapl_id, &eb);
         H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
     }
 
@@ -392,8 +395,8 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
         fallback_cfg(fapl_id, &f->cfg);
     {
         h5sf_errbuf_t ceb   = {0};
-        bool          named = true;
-        if (h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &named, &ceb) < 0)
+        bool          named = false;
+        if (!solo && h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &named, &ceb) < 0)
             H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &ceb);
         f->serial = !named;
     }
@@ -404,10 +407,9 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
      * MPI_INFO_NULL), so keep an empty one when none was given. */
     int  rc;
     char why[MPI_MAX_ERROR_STRING];
-    if (f->info == MPI_INFO_NULL && (rc = h5sf_mpi_info_create(&f->info)) != MPI_SUCCESS && !failed)
+    if (!solo && f->info == MPI_INFO_NULL && (rc = h5sf_mpi_info_create(&f->info)) != MPI_SUCCESS && !failed)
         failed = h5sf_fail(&eb, 0, "cannot create an MPI info object: %s", h5sf_mpi_errstr(rc, why)) < 0;
-    MPI_Comm_rank(f->comm, &f->rank);
-    MPI_Comm_size(f->comm, &f->size);
+    h5sf_coll_rank_size(f->comm, &f->rank, &f->size);
     if (h5sf_agree(f->comm, failed, &eb) < 0)
         H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
     if (settings_agree(f, &provided, &eb) < 0)
@@ -417,7 +419,7 @@ static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_
      * MPI while the application does).  Without it auto falls back to the
      * direct channel silently: a successful open prints nothing (programs
      * compare their output byte for byte); H5SF_LOG=debug says why. */
-    f->channel = f->cfg.channel;
+    f->channel = solo ? H5FD_H5SF_CHANNEL_DIRECT : f->cfg.channel; /* no IOC without MPI */
     if (f->channel == H5FD_H5SF_CHANNEL_AUTO)
         f->channel = provided == MPI_THREAD_MULTIPLE ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
     else if (f->channel == H5FD_H5SF_CHANNEL_IOC && provided != MPI_THREAD_MULTIPLE)
@@ -622,7 +624,7 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
         goto posted;
     if (f->eoa == f->eof && !f->eof_long) {
         uint64_t mine = f->wend, all = 0;
-        if (MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS)
+        if (h5sf_coll_allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS)
             H5SF_GOTO(-1, H5E_IO, H5E_TRUNCATED, "truncate of %s: MPI_Allreduce failed", f->name);
         if (all <= f->eof)
             goto posted;
@@ -698,13 +700,14 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     h5sf_layout_t     *l         = NULL;
     h5sf_errbuf_t      eb        = {0};
     herr_t             ret_value = 0;
-    int                provided, rank = 0, failed = 0, stub_fd = -1;
+    int                provided, rank = 0, size, failed = 0, stub_fd = -1;
+    const bool         solo = h5sf_solo_open(fapl_id); /* no MPI: comm stays MPI_COMM_NULL */
     MPI_Comm           comm = MPI_COMM_NULL;
     MPI_Info           info = MPI_INFO_NULL;
     char               path[2 * H5SF_LAYOUT_PATH_MAX];
 
     /* Without usable MPI there is nobody to agree with. */
-    if (h5sf_mpi_ensure(&provided, &eb) < 0) {
+    if (!solo && h5sf_mpi_ensure(&provided, &eb) < 0) {
         if (!h5sf_mpi_usable())
             H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
         failed = 1;
@@ -717,12 +720,12 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
     {
         h5sf_errbuf_t ceb = {0};
-        if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, NULL, &ceb) < 0)
+        if (!solo && h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, NULL, &ceb) < 0)
             H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &ceb);
     }
     if (h5sf_agree(comm, failed, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_VFL, H5E_CANTDELETEFILE, &eb);
-    MPI_Comm_rank(comm, &rank);
+    h5sf_coll_rank_size(comm, &rank, &size);
     struct stat lst;
     if (rank == 0 && h5sf_sysio_fstatat(AT_FDCWD, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode)) {
         /* As sec2: the link goes, never what it points to (whose set
@@ -918,19 +921,11 @@ done:
  * H5Pset_fapl_h5sf, and every copy HDF5 makes is freed on its own. */
 static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info info)
 {
-    H5FD_h5sf_config_t *c    = h5sf_malloc(sizeof *c);
-    int                 init = 0, fin = 0, provided;
+    H5FD_h5sf_config_t *c = h5sf_malloc(sizeof *c);
     if (!c)
         return NULL;
-    /* Like the built-in driver's H5Pset_fapl_subfiling: a serial program
-     * that selects h5sf may call MPI on the fapl (HDF5's test harness asks
-     * for its rank) before any open has started MPI. */
-    MPI_Initialized(&init);
-    MPI_Finalized(&fin);
-    if (!init && !fin) {
-        h5sf_errbuf_t eb = {0};
-        (void)h5sf_mpi_ensure(&provided, &eb); /* on failure, open reports it */
-    }
+    /* MPI is never started here: a serial program's fapl names h5sf
+     * without MPI (solo.c). */
     *c      = *src;
     c->comm = MPI_COMM_NULL;
     c->info = MPI_INFO_NULL;

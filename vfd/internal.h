@@ -8,7 +8,7 @@
  *   I/O planning        io.c, mpitype.c, topology.c
  *   channels            channel.c -> samenode.c, ioc_channel.c, threadpool.c
  *   (ioc/ client, common/sysio.c)
- *   services            fapl_settings.c, registry.c, mpi.c, err.c
+ *   services            fapl_settings.c, registry.c, solo.c, mpi.c, err.c
  *
  *   fapl.c          H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
  *   plugin.c        the HDF5 plugin entry points, h5sf_register(), the MPI family check
@@ -27,7 +27,9 @@
  *   ioc_channel.c   the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
  *   fapl_settings.c the settings in effect for a fapl (driver info, config string, environment)
  *   registry.c      the list of open files
- *   mpi.c           MPI life cycle (self-initialization, finalize hook), error agreement
+ *   solo.c          files without MPI (a serial program that did not start it), the collectives
+ *                   that take the local case for them
+ *   mpi.c           MPI life cycle (the finalize hook), error agreement
  *   err.c           the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
  *   hdf5priv.c      HDF5's private API context (looked up at run time), the version check
  */
@@ -95,7 +97,9 @@ int h5sf_priv_coll_datatypes(H5FD_mem_t type, MPI_Datatype *btype, MPI_Datatype 
 int h5sf_check_hdf5_version(void);
 
 /* ---- MPI (mpi.c) ------------------------------------------------------ */
-/* Initialize MPI if the program did not (serial tools); returns the thread level. */
+/* For an open or delete on a communicator: fails unless MPI is initialized
+ * and not finalized (h5sf never starts it); registers the MPI_Finalize hook;
+ * returns the thread level. */
 int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e);
 /* True once MPI_Finalize has started: nothing may call MPI after that. */
 bool h5sf_mpi_finalizing(void);
@@ -110,6 +114,19 @@ H5SF_API void h5sf_mpi_finalize_now(void); /* exported: the preload shim's MPI_F
 /* Collective: if any rank failed, every rank fails with the message of the
  * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
 int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
+
+/* ---- files without MPI (solo.c) ---------------------------------------- */
+/* True if an open or delete of fapl_id runs without MPI: MPI is not usable
+ * (not initialized, or finalized) and the fapl names no communicator.  The
+ * file's comm is then MPI_COMM_NULL: one process, rank 0 of 1. */
+bool h5sf_solo_open(hid_t fapl_id);
+/* Collectives on comm; on MPI_COMM_NULL the local case, without MPI
+ * (h5sf_agree too).  Reductions take MPI_INT or MPI_UINT64_T; reduce's
+ * root is 0. */
+void h5sf_coll_rank_size(MPI_Comm comm, int *rank, int *size);
+int  h5sf_coll_bcast(void *buf, int len, int root, MPI_Comm comm);
+int  h5sf_coll_allreduce(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
+int  h5sf_coll_reduce(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
 
 /* ---- settings (fapl_settings.c) ---------------------------------------- */
 /* The settings an open of fapl_id would use: driver info or defaults, the
@@ -190,6 +207,7 @@ struct h5sf_file {
         MPI_Info info;
         int      rank, size;
         bool     serial; /* the fapl named no communicator: MPI_COMM_SELF,
+                            or MPI_COMM_NULL without MPI (solo.c);
                             HDF5 sees a serial driver (h5sf_query) */
     };
     struct {          /* placement, chosen at open */

@@ -1,8 +1,9 @@
 /*
  * mpi.c -- MPI life cycle and error agreement.
  *
- * A serial program (h5dump --vfd-name=h5sf) never initializes MPI; h5sf does
- * it then and finalizes at exit.  Either way, a delete-attribute callback on
+ * h5sf never initializes MPI: a serial program that did not (h5dump
+ * --vfd-name=h5sf, a child process of an MPI rank) opens without it
+ * (solo.c).  Where the program did, a delete-attribute callback on
  * MPI_COMM_SELF runs at the start of MPI_Finalize, before communicators die,
  * so open files and IOC threads can be shut down without touching MPI later.
  */
@@ -11,7 +12,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-static bool self_initialized;
 static bool finalizing;
 static int  self_keyval = MPI_KEYVAL_INVALID;
 static void (*finalize_fns[4])(void);
@@ -135,37 +135,18 @@ void h5sf_mpi_on_finalize(void (*fn)(void))
         finalize_fns[nfinalize_fns++] = fn;
 }
 
-static pid_t init_pid;
-
-/* Only in the process that started MPI: a forked child (HDF5's dt_arith
- * forks to catch floating-point traps) must not finalize its parent's MPI,
- * which waits forever for threads the child does not have. */
-static void finalize_at_exit(void)
-{
-    int fin = 0;
-    if (getpid() != init_pid)
-        return;
-    MPI_Finalized(&fin);
-    if (!fin)
-        MPI_Finalize();
-}
-
 int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e)
 {
     int init = 0, fin = 0;
     MPI_Finalized(&fin);
     if (fin)
-        return h5sf_fail(e, 0, "MPI has already been finalized; h5sf cannot open files after MPI_Finalize");
+        return h5sf_fail(e, 0,
+                         "MPI has already been finalized; h5sf cannot open files on a communicator after "
+                         "MPI_Finalize");
     MPI_Initialized(&init);
-    if (!init) {
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, provided) != MPI_SUCCESS)
-            return h5sf_fail(e, 0, "MPI_Init_thread failed (h5sf initializes MPI for serial programs)");
-        self_initialized = true;
-        init_pid         = getpid();
-        atexit(finalize_at_exit);
-    }
-    else
-        MPI_Query_thread(provided);
+    if (!init) /* h5sf_solo_open took every open without a communicator */
+        return h5sf_fail(e, 0, "MPI is not initialized, but the file access property list names a communicator");
+    MPI_Query_thread(provided);
     if (self_keyval == MPI_KEYVAL_INVALID) {
         if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_self_delete, &self_keyval, NULL) != MPI_SUCCESS ||
             MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL) != MPI_SUCCESS)

@@ -42,18 +42,18 @@ void h5sf_stats_report(h5sf_file_t *f)
     }
     uint64_t served = c.requests_served, served_all = 0, qwait = c.queue_wait_ns, qwait_all = 0, io = c.io_ns,
              io_all = 0, ic[3] = {c.merged, c.syscalls, c.merge_waits}, ic_all[3] = {0, 0, 0};
-    MPI_Reduce(mine, sum, NF, MPI_UINT64_T, MPI_SUM, 0, f->comm);
-    MPI_Reduce(&max_inflight, &all_inflight, 1, MPI_UINT64_T, MPI_MAX, 0, f->comm);
-    MPI_Reduce(&served, &served_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
-    MPI_Reduce(&qwait, &qwait_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
-    MPI_Reduce(&io, &io_all, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm);
-    MPI_Reduce(ic, ic_all, 3, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+    h5sf_coll_reduce(mine, sum, NF, MPI_UINT64_T, MPI_SUM, f->comm);
+    h5sf_coll_reduce(&max_inflight, &all_inflight, 1, MPI_UINT64_T, MPI_MAX, f->comm);
+    h5sf_coll_reduce(&served, &served_all, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    h5sf_coll_reduce(&qwait, &qwait_all, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    h5sf_coll_reduce(&io, &io_all, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    h5sf_coll_reduce(ic, ic_all, 3, MPI_UINT64_T, MPI_SUM, f->comm);
     uint64_t via[2 * H5FD_H5SF_VIA_KINDS], via_all[2 * H5FD_H5SF_VIA_KINDS];
     for (int k = 0; k < H5FD_H5SF_VIA_KINDS; k++) {
         via[k]                       = f->via_requests[k];
         via[H5FD_H5SF_VIA_KINDS + k] = f->via_bytes[k];
     }
-    MPI_Reduce(via, via_all, 2 * H5FD_H5SF_VIA_KINDS, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+    h5sf_coll_reduce(via, via_all, 2 * H5FD_H5SF_VIA_KINDS, MPI_UINT64_T, MPI_SUM, f->comm);
     if (f->rank != 0)
         return;
     fprintf(stderr,
@@ -158,11 +158,12 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
         return;
     bool               json    = strcmp(mode, "json") == 0;
     const char        *chan    = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
-    const char        *why     = f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
-                                 : provided != MPI_THREAD_MULTIPLE        ? "MPI_THREAD_MULTIPLE not available"
-                                 : f->layout.plain                        ? "a plain HDF5 file"
-                                 : f->channel == H5FD_H5SF_CHANNEL_DIRECT ? "one node"
-                                 : f->nnodes == 1                         ? "one node, but over 256 subfiles"
+    const char        *why     = f->comm == MPI_COMM_NULL ? "no MPI: a serial open, MPI not initialized"
+                                 : f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
+                                 : provided != MPI_THREAD_MULTIPLE          ? "MPI_THREAD_MULTIPLE not available"
+                                 : f->layout.plain                          ? "a plain HDF5 file"
+                                 : f->channel == H5FD_H5SF_CHANNEL_DIRECT   ? "one node"
+                                 : f->nnodes == 1                           ? "one node, but over 256 subfiles"
                                                   : "MPI_THREAD_MULTIPLE available, several nodes";
     const char        *access  = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
     const char        *source  = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"

@@ -13,29 +13,14 @@
 #include "internal.h"
 #include "iocmap.h"
 
-int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs_out, int *nioc_out,
-                         int *nnodes, int **leads_out, h5sf_errbuf_t *e)
+/* Nodes as the built-in finds them (H5FD__subfiling_setup_context):
+ * MPI_COMM_TYPE_SHARED; a node is named by its lowest rank in comm
+ * (H5FD__subfiling_gather_topology_info's node_lead_rank).  Collective. */
+static int node_leads(MPI_Comm comm, int rank, int *leads, h5sf_errbuf_t *e)
 {
     MPI_Comm node;
-    int      rank, size, lead, rc;
-    int     *leads;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    /* The ranks agree on the allocation before the collectives below: a
-     * rank that returned alone would leave the others in them. */
-    int bad, anybad = 1;
-    leads = h5sf_fault("nomem-topo", rank) ? NULL : h5sf_malloc((size_t)size * sizeof *leads);
-    bad   = !leads;
-    if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || anybad) {
-        h5sf_free(leads);
-        return h5sf_fail(e, ENOMEM,
-                         bad ? "out of memory selecting IOCs" : "another rank ran out of memory selecting IOCs");
-    }
-
-    /* Nodes as the built-in finds them (H5FD__subfiling_setup_context):
-     * MPI_COMM_TYPE_SHARED; a node is named by its lowest rank in comm
-     * (H5FD__subfiling_gather_topology_info's node_lead_rank). */
-    char why[MPI_MAX_ERROR_STRING];
+    int      lead, rc;
+    char     why[MPI_MAX_ERROR_STRING];
     if ((rc = h5sf_mpi_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &node)) != MPI_SUCCESS)
         h5sf_fail(e, 0, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed: %s", h5sf_mpi_errstr(rc, why));
     /* Agreed: a rank without its node's communicator would leave the
@@ -43,12 +28,37 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
     if (h5sf_agree(comm, rc != MPI_SUCCESS, e) < 0) {
         if (rc == MPI_SUCCESS)
             MPI_Comm_free(&node);
-        h5sf_free(leads);
         return -1;
     }
     MPI_Allreduce(&rank, &lead, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
     MPI_Allgather(&lead, 1, MPI_INT, leads, 1, MPI_INT, comm);
+    return 0;
+}
+
+int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs_out, int *nioc_out,
+                         int *nnodes, int **leads_out, h5sf_errbuf_t *e)
+{
+    int  rank, size, rc;
+    int *leads;
+    h5sf_coll_rank_size(comm, &rank, &size);
+    /* The ranks agree on the allocation before the collectives below: a
+     * rank that returned alone would leave the others in them. */
+    int bad, anybad = 1;
+    leads = h5sf_fault("nomem-topo", rank) ? NULL : h5sf_malloc((size_t)size * sizeof *leads);
+    bad   = !leads;
+    if (h5sf_coll_allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || anybad) {
+        h5sf_free(leads);
+        return h5sf_fail(e, ENOMEM,
+                         bad ? "out of memory selecting IOCs" : "another rank ran out of memory selecting IOCs");
+    }
+
+    if (comm == MPI_COMM_NULL) /* one process without MPI (solo.c) */
+        leads[0] = 0;
+    else if (node_leads(comm, rank, leads, e) < 0) {
+        h5sf_free(leads);
+        return -1;
+    }
 
     h5sf_settings_t set;
     h5sf_config_to_settings(cfg, &set);
