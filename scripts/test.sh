@@ -15,6 +15,9 @@
 #      "== clients (<MPI>): ..."
 #   6. scripts/test-versions.sh: HDF5 1.14.6 and 2.x, normal builds, full
 #      ctest (not with extra arguments, nor with H5SF_SKIP_OTHER_HDF5=1)
+#   7. scripts/h5py-suite.sh: h5py's own test suite and a 4-rank h5py
+#      program in the HDF5 2.x root, "== clients (h5py): ..." (not with
+#      extra arguments, nor with H5SF_SKIP_CLIENTS=1 or H5SF_SKIP_OTHER_HDF5=1)
 # One line per HDF5 version: "== HDF5 <version> (<MPI>): all tests passed"
 # or ": FAILURES".
 # Tests run H5SF_CTEST_JOBS at a time (default: the number of cores);
@@ -126,6 +129,10 @@ fi
 
 if [ $# -eq 0 ] && [ "${H5SF_SKIP_OTHER_HDF5:-0}" != 1 ]; then
     "$root/scripts/test-versions.sh" || status=1
+    if [ "${H5SF_SKIP_CLIENTS:-0}" != 1 ]; then
+        stage "clients (h5py, HDF5 2.x root)"
+        "$root/scripts/h5py-suite.sh" || status=1
+    fi
 fi
 
 if [ "$status" -eq 0 ]; then echo "== all tests passed"; else echo "== FAILURES (see above)" >&2; fi
