@@ -2,10 +2,12 @@
 """The headline table of docs/performance.md, from docs/performance-headline.csv.
 
 usage:
-  bench-headline.py render [--csv CSV] [--doc DOC] [--img PNG]
+  bench-headline.py render [--csv CSV] [--doc DOC] [--img PNG] [--setting NAME]
       Rewrites the text between <!-- BEGIN HEADLINE --> and <!-- END HEADLINE -->
       in DOC (default docs/performance.md) and the chart PNG (default
-      docs/img/headline.png) from CSV (default docs/performance-headline.csv).
+      docs/img/headline.png) from CSV (default docs/performance-headline.csv),
+      from the rows of setting NAME only (default "defaults": what a user
+      gets; "all": every setting).
   bench-headline.py import RAW.csv --date YYYY-MM-DD --machine TEXT [--mpi TEXT]
                     [--setting TEXT] [--config TEXT] [--drop-first] [--into CSV]
       Turns the runs of h5sf-bench (its own CSV, as scripts/bench.sh writes it
@@ -69,7 +71,8 @@ def render(argv):
     path = arg(argv, "--csv", os.path.join(ROOT, "docs", "performance-headline.csv"))
     doc = arg(argv, "--doc", os.path.join(ROOT, "docs", "performance.md"))
     png = arg(argv, "--img", os.path.join(ROOT, "docs", "img", "headline.png"))
-    rows = list(csv.DictReader(open(path)))
+    setting = arg(argv, "--setting", "defaults")
+    rows = [r for r in csv.DictReader(open(path)) if setting in ("all", r["setting"])]
     latest = {}
     for r in rows:
         k = (r["machine"], r["mpi"])
