@@ -436,65 +436,20 @@ static void remove_h5(const char *dir, const char *base)
 
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_interop");
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (t_rank == 0)
-            fprintf(stderr, "t_interop: the built-in subfiling driver needs MPI_THREAD_MULTIPLE (got %d)\n", provided);
-        MPI_Finalize();
-        return 1;
-    }
-
-    const char *env_knobs[] = {"H5SF_STRIPE_SIZE",
-                               "H5SF_STRIPE_COUNT",
-                               "H5SF_IOC",
-                               "H5SF_CHANNEL",
-                               "H5SF_THREADS",
-                               "H5SF_SUBFILE_DIR",
-                               "H5SF_CONFIG_DIR",
-                               "H5FD_SUBFILING_STRIPE_SIZE",
-                               "H5FD_SUBFILING_IOC_PER_NODE",
-                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
-                               "H5FD_SUBFILING_SUBFILE_PREFIX",
-                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
-                               "HDF5_DRIVER",
-                               "HDF5_DRIVER_CONFIG"};
-    for (size_t i = 0; i < sizeof env_knobs / sizeof *env_knobs; i++)
-        unsetenv(env_knobs[i]);
+    t_unset_layout_env();
+    t_init_multiple(&argc, &argv, "t_interop"); /* the built-in subfiling driver needs it */
 
     int         builtin_only = 0;
-    const char *given        = getenv("H5SF_TEST_DIR");
+    const char *arg          = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--builtin-only"))
             builtin_only = 1;
         else
-            given = argv[i];
+            arg = argv[i];
     }
 
     char dir[4096] = "";
-    int  made_dir  = 0;
-    if (t_rank == 0) {
-        if (given && *given) {
-            snprintf(dir, sizeof dir, "%s", given);
-            if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
-                dir[0] = 0;
-            }
-        }
-        else {
-            snprintf(dir, sizeof dir, "/tmp/h5sf-io-XXXXXX");
-            if (!mkdtemp(dir)) {
-                fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
-                dir[0] = 0;
-            }
-            else
-                made_dir = 1;
-        }
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!dir[0])
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int  made_dir  = t_test_dir(arg, "io", dir, sizeof dir);
     if (t_rank == 0)
         printf("t_interop: %d ranks, directory %s%s\n", t_size, dir, builtin_only ? " (built-in only)" : "");
 

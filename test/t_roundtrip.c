@@ -115,30 +115,9 @@ static void check_layout(hid_t f, const char *ctx, int64_t want_size, int want_c
 
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_roundtrip");
+    t_unset_layout_env(); /* the test sets every layout knob itself */
+    int provided      = t_init(&argc, &argv, "t_roundtrip");
     g_thread_multiple = provided >= MPI_THREAD_MULTIPLE;
-    if (provided < MPI_THREAD_MULTIPLE && t_rank == 0)
-        fprintf(stderr, "warning: MPI_THREAD_MULTIPLE not provided (%d); h5sf will use the direct channel\n", provided);
-
-    /* The test sets every layout knob itself. */
-    const char *env_knobs[] = {"H5SF_STRIPE_SIZE",
-                               "H5SF_STRIPE_COUNT",
-                               "H5SF_IOC",
-                               "H5SF_CHANNEL",
-                               "H5SF_THREADS",
-                               "H5SF_SUBFILE_DIR",
-                               "H5SF_CONFIG_DIR",
-                               "H5FD_SUBFILING_STRIPE_SIZE",
-                               "H5FD_SUBFILING_IOC_PER_NODE",
-                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
-                               "H5FD_SUBFILING_SUBFILE_PREFIX",
-                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
-                               "HDF5_DRIVER",
-                               "HDF5_DRIVER_CONFIG"};
-    for (size_t i = 0; i < sizeof env_knobs / sizeof *env_knobs; i++)
-        unsetenv(env_knobs[i]);
 
     const char *xfer_env  = getenv("H5SF_TEST_XFER");
     const int   both_xfer = xfer_env && !strcmp(xfer_env, "both");
@@ -146,29 +125,7 @@ int main(int argc, char **argv)
 
     /* Directory. */
     char dir[4096] = "";
-    int  made_dir  = 0;
-    if (t_rank == 0) {
-        const char *given = argc > 1 ? argv[1] : getenv("H5SF_TEST_DIR");
-        if (given && *given) {
-            snprintf(dir, sizeof dir, "%s", given);
-            if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
-                dir[0] = 0;
-            }
-        }
-        else {
-            snprintf(dir, sizeof dir, "/tmp/h5sf-rt-XXXXXX");
-            if (!mkdtemp(dir)) {
-                fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
-                dir[0] = 0;
-            }
-            else
-                made_dir = 1;
-        }
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!dir[0])
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int  made_dir  = t_test_dir(argc > 1 ? argv[1] : NULL, "rt", dir, sizeof dir);
     if (t_rank == 0)
         printf("t_roundtrip: %d ranks, directory %s, thread level %d\n", t_size, dir, provided);
 
