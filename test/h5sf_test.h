@@ -9,8 +9,7 @@
  * so common/'s unit tests include it as it is.  The MPI part is compiled
  * when <mpi.h> was included before this header, the HDF5 part when <hdf5.h>
  * was, the h5sf part (t_fapl) when "h5sf.h" was, the IOC part when
- * "ioc/ioc.h" was.  A test includes what it
- * links, then this header last.
+ * "ioc/ioc.h" was.  A test includes what it links, then this header last.
  *
  *   t_init(&argc, &argv, "name")   how an MPI test starts: MPI_Init_thread
  *                            (MULTIPLE; less is a warning), t_start, no
@@ -54,7 +53,8 @@
  *   t_rnd / t_rnd_below / t_rnd_seed   xorshift64, one stream per thread.
  *   t_now_s                  monotonic seconds.
  *   t_fresh_dir, t_mkdir_p, t_subfile, t_slurp, t_spit, t_snapshot ...
- *                            files; t_count, t_mkdir_world (MPI).
+ *                            files; t_remove_h5 a subfiled file; t_count,
+ *                            t_all_ok, t_mkdir_world (MPI).
  *   t_status_kib, t_peak_reset  this process's RSS and its peak.
  *   t_ndigits                the width of a number in a subfile's name.
  *   t_unset_layout_env       no layout or driver from the environment.
@@ -623,7 +623,7 @@ T_FN int t_peak_reset(void)
 }
 
 /* Decimal digits of n >= 0: the width of the zero-padded numbers in
- * subfile names. */
+ * subfile names ((int)(log10(n) + 1), as HDF5's subfiling driver has it). */
 T_FN int t_ndigits(long long n)
 {
     int d = 1;
@@ -632,6 +632,25 @@ T_FN int t_ndigits(long long n)
         d++;
     }
     return d;
+}
+
+/* Remove the stub dir/base and every <base>.subfile_* beside it. */
+T_FN void t_remove_h5(const char *dir, const char *base)
+{
+    char   path[8192], prefix[4200];
+    DIR   *dp = opendir(dir);
+    size_t pl;
+    snprintf(prefix, sizeof prefix, "%s.subfile_", base);
+    pl = strlen(prefix);
+    if (!dp)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (!strcmp(e->d_name, base) || !strncmp(e->d_name, prefix, pl)) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(dp);
 }
 
 /* Descriptors this process has open (leak checks). */
@@ -814,6 +833,18 @@ T_FN int t_count(int v)
     int mine = v != 0, sum = 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return sum;
+}
+
+/* 1 if ok on every rank of MPI_COMM_WORLD, 0 if on none; a split outcome
+ * of a collective call cannot be recovered from: the job stops. */
+T_FN int t_all_ok(int ok, const char *what)
+{
+    int sum = t_count(ok);
+    if (sum == t_size)
+        return 1;
+    if (sum == 0)
+        return 0;
+    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
 }
 
 /* ---- starting a test: every MPI test starts through one of these ------- */

@@ -49,17 +49,6 @@ int main(void)
 #else
 #define MAX_REPORT 8
 
-static int all_ok(int ok, const char *what)
-{
-    int sum = 0, mine = ok ? 1 : 0;
-    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (sum == t_size)
-        return 1;
-    if (sum == 0)
-        return 0;
-    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
-}
-
 /* ---- data: three datasets and an attribute ----------------------------- */
 
 #define I_N         100003 /* "ints": int slab per rank                    */
@@ -301,16 +290,6 @@ static int default_count(int drv)
 
 /* ---- on-disk names ----------------------------------------------------- */
 
-static int ndigits(int n) /* (int)(log10(n) + 1), as the built-in computes it */
-{
-    int d = 1;
-    while (n >= 10) {
-        n /= 10;
-        d++;
-    }
-    return d;
-}
-
 /* Rank 0: the directory holds exactly what the built-in would name. */
 static int check_disk(const char *dir, const char *base, int64_t want_size, int want_count, const char *ctx)
 {
@@ -372,8 +351,8 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
         return bad + 1;
     }
     for (int i = 1; i <= count; i++) {
-        if (snprintf(name, sizeof name, H5FD_SUBFILING_FILENAME_TEMPLATE, base, ino, ndigits((int)count), i,
-                     (int)count) >= (int)sizeof name ||
+        if (snprintf(name, sizeof name, H5FD_SUBFILING_FILENAME_TEMPLATE, base, ino, t_ndigits(count), i, (int)count) >=
+                (int)sizeof name ||
             snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path || stat(path, &st) < 0) {
             fprintf(stderr, "[rank 0] FAIL %s: subfile %s missing: %s\n", ctx, path, strerror(errno));
             bad++;
@@ -414,24 +393,6 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
         }
     }
     return bad;
-}
-
-static void remove_h5(const char *dir, const char *base)
-{
-    char   path[8192], prefix[4200];
-    DIR   *dp = opendir(dir);
-    size_t pl;
-    snprintf(prefix, sizeof prefix, "%s.subfile_", base);
-    pl = strlen(prefix);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp)))
-        if (!strcmp(e->d_name, base) || !strncmp(e->d_name, prefix, pl)) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(dp);
 }
 
 int main(int argc, char **argv)
@@ -489,7 +450,7 @@ int main(int argc, char **argv)
                      cases[ci].coll_write ? " (collective)" : "");
             hid_t fapl = fapl_for(w, layouts[li].size, layouts[li].count);
             hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-            if (all_ok(f >= 0, "H5Fcreate")) {
+            if (t_all_ok(f >= 0, "H5Fcreate")) {
                 write_data(f, cases[ci].coll_write, ctx);
                 if (H5Fclose(f) < 0) {
                     CHECK(0, "%s: H5Fclose failed", ctx);
@@ -511,7 +472,7 @@ int main(int argc, char **argv)
                 snprintf(ctx, sizeof ctx, "%s: read with %s", base, drv_name[r]);
                 fapl = fapl_for(r, layouts[li].size, layouts[li].count);
                 f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-                if (all_ok(f >= 0, "H5Fopen")) {
+                if (t_all_ok(f >= 0, "H5Fopen")) {
                     read_check(f, ctx);
                     if (H5Fclose(f) < 0) {
                         CHECK(0, "%s: H5Fclose failed", ctx);
@@ -533,7 +494,7 @@ int main(int argc, char **argv)
                        wall ? " [write failed, read skipped]" : "");
                 fflush(stdout);
                 if (!all)
-                    remove_h5(dir, base);
+                    t_remove_h5(dir, base);
             }
             MPI_Barrier(MPI_COMM_WORLD);
         }

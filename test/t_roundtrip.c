@@ -40,18 +40,6 @@
 
 /* ---- agreement --------------------------------------------------------- */
 
-/* 1 if every rank has ok != 0, 0 if none; a split outcome of a collective
- * call cannot be recovered from, so it aborts. */
-int all_ok(int ok, const char *what)
-{
-    int sum = 0, mine = ok ? 1 : 0;
-    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (sum == t_size)
-        return 1;
-    if (sum == 0)
-        return 0;
-    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
-}
 
 /* ---- configurations --------------------------------------------------- */
 
@@ -186,7 +174,7 @@ int main(int argc, char **argv)
                     /* write */
                     snprintf(ctx, sizeof ctx, "%s: %s write", base, xm ? "collective" : "independent");
                     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-                    if (all_ok(f >= 0, "H5Fcreate")) {
+                    if (t_all_ok(f >= 0, "H5Fcreate")) {
                         check_layout(f, ctx, size, count, ioc);
                         write_file(f, xm, ctx);
                         CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
@@ -197,7 +185,7 @@ int main(int argc, char **argv)
                         /* read back with the same fapl, independent */
                         snprintf(ctx, sizeof ctx, "%s: reopen, same fapl, independent read", base);
                         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-                        if (all_ok(f >= 0, "H5Fopen")) {
+                        if (t_all_ok(f >= 0, "H5Fopen")) {
                             check_layout(f, ctx, size, count, ioc);
                             read_check(f, 0, ctx, ref, NULL);
                             CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
@@ -210,7 +198,7 @@ int main(int argc, char **argv)
                                  "%s: reopen via %s channel with stripe_size=32KiB,stripe_count=2, collective read",
                                  base, ioc ? "direct" : "ioc");
                         f = H5Fopen(path, H5F_ACC_RDONLY, fapl2);
-                        if (all_ok(f >= 0, "H5Fopen")) {
+                        if (t_all_ok(f >= 0, "H5Fopen")) {
                             check_layout(f, ctx, size, count, !ioc);
                             read_check(f, 1, ctx, ref, NULL);
                             CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
@@ -236,7 +224,7 @@ int main(int argc, char **argv)
                                use_strct ? "H5Pset_fapl_h5sf" : "H5Pset_driver_by_name");
                         fflush(stdout);
                         if (!all && !keep)
-                            remove_h5(dir, base);
+                            t_remove_h5(dir, base);
                     }
                     MPI_Barrier(MPI_COMM_WORLD);
                 }
@@ -250,7 +238,7 @@ int main(int argc, char **argv)
         printf("t_roundtrip: %d of %d configurations passed\n", nconf - nconf_bad, nconf);
         if (!total && !keep) {
             snprintf(base, sizeof base, "rt_np%d_ref_mpio.h5", t_size);
-            remove_h5(dir, base);
+            t_remove_h5(dir, base);
             if (made_dir)
                 rmdir(dir);
         }
