@@ -118,9 +118,7 @@ static double pingpong(int a, int b, size_t size, int n, char *buf)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("bench_msgcost");
+    t_init(&argc, &argv, "bench_msgcost");
     if (argc < 2 || t_size < 4) {
         if (t_rank == 0)
             fprintf(stderr, "usage: mpiexec -n 4 (2 nodes x 2) bench_msgcost DIR\n");

@@ -267,7 +267,7 @@ static long verify_file(const char *path, long *values)
 
 int main(int argc, char **argv)
 {
-    int provided = 0;
+    int provided = 0; /* a user's program, shown as one: no test harness */
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);

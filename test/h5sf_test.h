@@ -8,15 +8,21 @@
  * Which parts are compiled: the core always; it needs neither MPI nor HDF5,
  * so common/'s unit tests include it as it is.  The MPI part is compiled
  * when <mpi.h> was included before this header, the HDF5 part when <hdf5.h>
- * was, the h5sf part (t_fapl) when "h5sf.h" was.  A test includes what it
- * links, then this header last.
+ * was, the h5sf part (t_fapl) when "h5sf.h" was, the IOC part when
+ * "ioc/ioc.h" was.  A test includes what it links, then this header last.
  *
- *   t_start("name")          name the test; with MPI up (after the test's own
- *                            MPI_Init) t_rank and t_size of MPI_COMM_WORLD,
- *                            and with T_STDERR_DIR=dir each rank's stderr
- *                            in dir/stderr.<rank>.
- *                            t_init: MPI_Init_thread(MULTIPLE), t_start, no
- *                            automatic HDF5 error printing.
+ *   t_init(&argc, &argv, "name")   how an MPI test starts: MPI_Init_thread
+ *                            (MULTIPLE; less is a warning), t_start, no
+ *                            automatic HDF5 error printing; the level.
+ *                            t_init_multiple: less than MULTIPLE ends the
+ *                            job (status 2).  t_init_level: another level.
+ *   t_start("name")          name the test; with MPI up t_rank and t_size of
+ *                            MPI_COMM_WORLD, and with T_STDERR_DIR=dir each
+ *                            rank's stderr in dir/stderr.<rank>.  Alone only
+ *                            for a test without MPI or one that starts MPI
+ *                            its own way (and says why).
+ *   t_test_dir(arg, tag, ...) the test's directory on every rank: arg,
+ *                            $H5SF_TEST_DIR or a new /tmp/h5sf-<tag>-XXXXXX.
  *   CHECK(cond, "fmt", ...)  count a failure, name file, line, rank (MPI up)
  *                            and the step; go on.  The message is optional;
  *                            the condition's text is printed either way.
@@ -47,8 +53,12 @@
  *   t_rnd / t_rnd_below / t_rnd_seed   xorshift64, one stream per thread.
  *   t_now_s                  monotonic seconds.
  *   t_fresh_dir, t_mkdir_p, t_subfile, t_slurp, t_spit, t_snapshot ...
+ *                            files; t_remove_h5 a subfiled file; t_count,
+ *                            t_all_ok, t_mkdir_world (MPI).
+ *   t_status_kib, t_peak_reset  this process's RSS and its peak.
+ *   t_ndigits                the width of a number in a subfile's name.
+ *   t_unset_layout_env       no layout or driver from the environment.
  *   t_stderr_capture / t_stderr_release  stderr into a file and back.
- *                            files; t_count, t_mkdir_world (MPI).
  *   t_errors (HDF5)          the error stack as text: "func(): desc" lines,
  *                            and the descriptions alone.
  *   H5VRFY(call) (HDF5)      VRFY for an HDF5 call: its value, or the job
@@ -56,6 +66,10 @@
  *   t_dset_create, t_dset_io, t_small_roundtrip (HDF5), t_fapl (h5sf)
  *                            byte datasets and an h5sf fapl, for the
  *                            reliability tests.
+ *   t_write_block (HDF5)     each rank writes its block of a 1-D int dataset.
+ *   t_ioc_setup / t_ioc_teardown (ioc/ioc.h)  an IOC context with rank 0
+ *                            serving one subfile, for the tests of ioc/;
+ *                            t_need_tag_ub.
  */
 #ifndef H5SF_TEST_H
 #define H5SF_TEST_H
@@ -558,6 +572,87 @@ T_FN void t_spit(const char *p, const void *b, size_t n)
         t_die_io("write", p);
 }
 
+/* Unset every variable that chooses a file's layout or driver: h5sf's,
+ * HDF5's subfiling driver's, HDF5_DRIVER(_CONFIG); for a test that sets
+ * the layout itself.  Before HDF5 starts (t_init): it reads HDF5_DRIVER
+ * then. */
+T_FN void t_unset_layout_env(void)
+{
+    static const char *const v[] = {"H5SF_STRIPE_SIZE",
+                                    "H5SF_STRIPE_COUNT",
+                                    "H5SF_IOC",
+                                    "H5SF_CHANNEL",
+                                    "H5SF_THREADS",
+                                    "H5SF_SUBFILE_DIR",
+                                    "H5SF_CONFIG_DIR",
+                                    "H5FD_SUBFILING_STRIPE_SIZE",
+                                    "H5FD_SUBFILING_IOC_PER_NODE",
+                                    "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
+                                    "H5FD_SUBFILING_SUBFILE_PREFIX",
+                                    "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
+                                    "HDF5_DRIVER",
+                                    "HDF5_DRIVER_CONFIG"};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        unsetenv(v[i]);
+}
+
+/* A field of /proc/self/status ("VmRSS:", "VmHWM:"), in KiB; -1 if
+ * missing. */
+T_FN long long t_status_kib(const char *key)
+{
+    char      line[256];
+    long long v = -1;
+    FILE     *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, strlen(key)))
+            v = atoll(line + strlen(key));
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Forget this process's peak RSS (Linux >= 4.0): VmHWM becomes VmRSS.
+ * 0, or -1 (errno) if it could not. */
+T_FN int t_peak_reset(void)
+{
+    FILE *f  = fopen("/proc/self/clear_refs", "w");
+    int   ok = f && fputs("5", f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return ok ? 0 : -1;
+}
+
+/* Decimal digits of n >= 0: the width of the zero-padded numbers in
+ * subfile names ((int)(log10(n) + 1), as HDF5's subfiling driver has it). */
+T_FN int t_ndigits(long long n)
+{
+    int d = 1;
+    while (n >= 10) {
+        n /= 10;
+        d++;
+    }
+    return d;
+}
+
+/* Remove the stub dir/base and every <base>.subfile_* beside it. */
+T_FN void t_remove_h5(const char *dir, const char *base)
+{
+    char   path[8192], prefix[4200];
+    DIR   *dp = opendir(dir);
+    size_t pl;
+    snprintf(prefix, sizeof prefix, "%s.subfile_", base);
+    pl = strlen(prefix);
+    if (!dp)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (!strcmp(e->d_name, base) || !strncmp(e->d_name, prefix, pl)) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(dp);
+}
+
 /* Descriptors this process has open (leak checks). */
 T_FN int t_count_fds(void)
 {
@@ -740,6 +835,92 @@ T_FN int t_count(int v)
     return sum;
 }
 
+/* 1 if ok on every rank of MPI_COMM_WORLD, 0 if on none; a split outcome
+ * of a collective call cannot be recovered from: the job stops. */
+T_FN int t_all_ok(int ok, const char *what)
+{
+    int sum = t_count(ok);
+    if (sum == t_size)
+        return 1;
+    if (sum == 0)
+        return 0;
+    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
+}
+
+/* ---- starting a test: every MPI test starts through one of these ------- */
+
+/* MPI_Init_thread at level required, t_start, and (HDF5 included) no
+ * automatic error-stack printing: the tests read the stack themselves and
+ * VRFY prints it.  That first HDF5 call initializes HDF5: a test setting
+ * HDF5_* variables sets them before.  The level provided.  For a test of
+ * another level than t_init's (MPI_THREAD_SINGLE is what MPI_Init asks). */
+T_FN int t_init_level(int *argc, char ***argv, const char *prog, int required)
+{
+    int provided = 0;
+    MPI_Init_thread(argc, argv, required, &provided);
+    t_start(prog);
+#if T_HAVE_HDF5
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+#endif
+    return provided;
+}
+
+/* t_init_level(MPI_THREAD_MULTIPLE, which the IOC channel needs).  A lower
+ * level is a warning on rank 0 and the test goes on (its direct-channel
+ * cases still run); the level provided. */
+T_FN int t_init(int *argc, char ***argv, const char *prog)
+{
+    int provided = t_init_level(argc, argv, prog, MPI_THREAD_MULTIPLE);
+    if (provided != MPI_THREAD_MULTIPLE && t_rank == 0)
+        fprintf(stderr, "%s: MPI_THREAD_MULTIPLE not provided (%d); channel=ioc tests will fail\n", prog, provided);
+    return provided;
+}
+
+/* t_init for a test that cannot run without MPI_THREAD_MULTIPLE (it drives
+ * IOC threads itself): a lower level ends the job, status 2. */
+T_FN void t_init_multiple(int *argc, char ***argv, const char *prog)
+{
+    int provided = t_init_level(argc, argv, prog, MPI_THREAD_MULTIPLE);
+    if (provided == MPI_THREAD_MULTIPLE)
+        return;
+    if (t_rank == 0)
+        fprintf(stderr, "%s: needs MPI_THREAD_MULTIPLE, MPI gives thread level %d\n", prog, provided);
+    MPI_Finalize();
+    exit(2);
+}
+
+/* The test's directory, the same on every rank: arg (a command-line
+ * argument; NULL: none), else $H5SF_TEST_DIR, made if missing; else a new
+ * /tmp/h5sf-<tag>-XXXXXX.  No directory ends the job.  1 on rank 0 if it
+ * made a new one (the test removes it), else 0. */
+T_FN int t_test_dir(const char *arg, const char *tag, char *dir, size_t n)
+{
+    int made = 0;
+    if (t_rank_now() == 0) {
+        const char *given = arg ? arg : getenv("H5SF_TEST_DIR");
+        if (given && *given) {
+            snprintf(dir, n, "%s", given);
+            if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                fprintf(stderr, "%s: cannot create %s: %s\n", t_prog, dir, strerror(errno));
+                dir[0] = 0;
+            }
+        }
+        else {
+            snprintf(dir, n, "/tmp/h5sf-%s-XXXXXX", tag);
+            if (!mkdtemp(dir)) {
+                fprintf(stderr, "%s: mkdtemp: %s\n", t_prog, strerror(errno));
+                dir[0] = 0;
+            }
+            else
+                made = 1;
+        }
+    }
+    MPI_Bcast(dir, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!dir[0])
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    return made;
+}
+
 #else
 
 T_FN int  t_rank_now(void) { return -1; }
@@ -891,6 +1072,24 @@ T_FN herr_t t_dset_io(hid_t d, int write, hsize_t off, hsize_t len, void *buf, h
     return r;
 }
 
+/* A 1-D int dataset name of total elements in f, of which this rank writes
+ * buf (count ints) to its block [start, start + count) with dxpl
+ * (independent or collective, as dxpl says).  Negative if the dataset could
+ * not be made or the write failed. */
+T_FN herr_t t_write_block(hid_t f, const char *name, hsize_t total, hsize_t start, hsize_t count, const int *buf,
+                          hid_t dxpl)
+{
+    hid_t fs = H5Screate_simple(1, &total, NULL), ms = H5Screate_simple(1, &count, NULL);
+    hid_t d = H5Dcreate2(f, name, H5T_NATIVE_INT, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    if (d >= 0)
+        H5Dclose(d);
+    return rc;
+}
+
 #if T_HAVE_MPI
 /* A dataset "d" of n bytes in file f: each rank of MPI_COMM_WORLD writes
  * its share of the pattern and reads it back (independent I/O). */
@@ -925,22 +1124,52 @@ T_FN void t_mpich_calm(void)
 #endif
 }
 
-/* MPI_Init_thread (MPI_THREAD_MULTIPLE, which the IOC channel needs),
- * t_start, and no automatic error-stack printing: the tests read the
- * stack themselves. */
-T_FN void t_init(int *argc, char ***argv, const char *prog)
-{
-    int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start(prog);
-    if (provided != MPI_THREAD_MULTIPLE && t_rank == 0)
-        fprintf(stderr, "%s: MPI_THREAD_MULTIPLE not provided (%d); channel=ioc tests will fail\n", prog, provided);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
 #endif
 
 #else
 T_FN void t_errors_print(FILE *f) { (void)f; }
+#endif
+
+/* ---- IOC part (tests of ioc/ itself) ------------------------------------- */
+
+#if defined(H5SF_IOC_H) && T_HAVE_MPI
+/* An IOC context on MPI_COMM_WORLD with timeout_s, a new file id, and rank
+ * 0 serving (2 threads) subfile 0 of it at path, opened with flags; returns
+ * the file id once every rank is there.  No context ends the job. */
+T_FN uint32_t t_ioc_setup(h5sf_ioc_ctx_t **ctx, int timeout_s, const char *path, int flags)
+{
+    h5sf_errbuf_t e;
+    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, timeout_s, ctx, &e) == 0, "IOC context: %s", e.msg);
+    uint32_t file_id = h5sf_ioc_ctx_next_file_id(*ctx);
+    if (t_rank == 0)
+        CHECK(h5sf_ioc_serve(*ctx, 2, &e) == 0 && h5sf_ioc_subfile_open(*ctx, file_id, 0, path, flags, &e) == 0,
+              "serve and open %s: %s", path, e.msg);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return file_id;
+}
+
+/* A test that wraps the tag space runs with H5SF_TEST_TAG_UB=ub; else the
+ * job stops, status 2. */
+T_FN void t_need_tag_ub(int ub)
+{
+    const char *v = getenv("H5SF_TEST_TAG_UB");
+    if (v && atoi(v) == ub)
+        return;
+    fprintf(stderr, "%s: run with H5SF_TEST_TAG_UB=%d (two requests' tags)\n", t_prog, ub);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* t_ioc_setup undone: rank 0 closes and removes the subfile, every rank
+ * releases the context. */
+T_FN void t_ioc_teardown(h5sf_ioc_ctx_t *ctx, uint32_t file_id, const char *path)
+{
+    h5sf_errbuf_t e;
+    if (t_rank == 0) {
+        CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "close %s: %s", path, e.msg);
+        unlink(path);
+    }
+    CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
+}
 #endif
 
 /* ---- h5sf part ------------------------------------------------------------- */

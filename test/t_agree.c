@@ -147,9 +147,7 @@ static void read_case(const char *c, const char *path)
 int main(int argc, char **argv)
 {
     static const char *cases[] = {"fsync", "stats", "channel", "stripe", "ioc", "all"};
-    int                provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_agree");
+    t_init(&argc, &argv, "t_agree");
     the_channel = getenv("H5SF_CHANNEL");
     if (argc < 2 || argc > 3 || !the_channel || (strcmp(the_channel, "ioc") && strcmp(the_channel, "direct"))) {
         if (t_rank == 0)

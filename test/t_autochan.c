@@ -111,8 +111,7 @@ static void cases(MPI_Comm comm, const char *dir, const char *tag)
 
 int main(int argc, char **argv)
 {
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_autochan");
+    provided = t_init(&argc, &argv, "t_autochan");
     if (argc != 2) {
         fprintf(stderr, "usage: t_autochan DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -94,24 +94,16 @@ static void pause_ms(int ms)
 
 int main(int argc, char **argv)
 {
-    int             provided;
     h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_bell");
-    if (argc != 2 || provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "usage: mpiexec -n N t_bell DIR (MPI_THREAD_MULTIPLE)\n");
+    t_init_multiple(&argc, &argv, "t_bell");
+    if (argc != 2) {
+        fprintf(stderr, "usage: mpiexec -n N t_bell DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     snprintf(path, sizeof path, "%s/bell.sub", argv[1]);
-    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 20, &ctx, &e) == 0, "%s", e.msg);
-    uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
-    if (t_rank == 0)
-        CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 &&
-                  h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
-              "%s", e.msg);
-    MPI_Barrier(MPI_COMM_WORLD);
+    uint32_t file_id = t_ioc_setup(&ctx, 20, path, O_RDWR | O_CREAT | O_TRUNC);
 
     /* Idle: nobody sends anything. */
     if (t_rank == 0) {
@@ -161,11 +153,7 @@ int main(int argc, char **argv)
         if (fd >= 0)
             close(fd);
         free(got);
-        CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
-        unlink(path);
     }
-    CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int bad = t_verdict();
-    MPI_Finalize();
-    return bad;
+    t_ioc_teardown(ctx, file_id, path);
+    return t_finish();
 }

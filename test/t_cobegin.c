@@ -200,10 +200,8 @@ static void strided_file(const char *path)
 
 int main(int argc, char **argv)
 {
-    int  provided;
     char path[4096];
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_cobegin");
+    t_init(&argc, &argv, "t_cobegin");
     if (argc != 2) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_cobegin DIR\n");

@@ -416,9 +416,7 @@ static void bracket_fault(const char *extra)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_cobracket");
+    t_init(&argc, &argv, "t_cobracket");
     if (argc < 4) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_cobracket DIR main|fault world|split [SETTINGS]\n");

@@ -42,14 +42,7 @@ static int write_file(const char *path, hid_t fapl, MPI_Comm comm)
     herr_t rc = -1;
     hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f >= 0) {
-        hid_t sp = H5Screate_simple(1, &dims, NULL);
-        hid_t d  = H5Dcreate2(f, "v", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        hid_t ms = H5Screate_simple(1, &count, NULL);
-        H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
-        rc = H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf);
-        H5Sclose(ms);
-        H5Sclose(sp);
-        H5Dclose(d);
+        rc = t_write_block(f, "v", dims, start, count, buf, H5P_DEFAULT);
         if (H5Fclose(f) < 0)
             rc = -1;
     }
@@ -202,9 +195,7 @@ static void case_split(const char *dir)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_comm");
+    t_init(&argc, &argv, "t_comm");
     if (argc < 2) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_comm DIR [dup|self|split...]\n");

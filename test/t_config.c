@@ -46,25 +46,10 @@ static char g_dir[4096];
 
 static void env_clear(void)
 {
-    const char *v[] = {"H5SF_STRIPE_SIZE",
-                       "H5SF_STRIPE_COUNT",
-                       "H5SF_IOC",
-                       "H5SF_CHANNEL",
-                       "H5SF_THREADS",
-                       "H5SF_FSYNC",
-                       "H5SF_TIMEOUT",
-                       "H5SF_SUBFILE_DIR",
-                       "H5SF_CONFIG_DIR",
-                       "H5FD_SUBFILING_STRIPE_SIZE",
-                       "H5FD_SUBFILING_IOC_PER_NODE",
-                       "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
-                       "H5FD_SUBFILING_SUBFILE_PREFIX",
-                       "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
-                       "H5FD_IOC_THREAD_POOL_SIZE",
-                       "HDF5_DRIVER",
-                       "HDF5_DRIVER_CONFIG"};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        unsetenv(v[i]);
+    t_unset_layout_env();
+    unsetenv("H5SF_FSYNC");
+    unsetenv("H5SF_TIMEOUT");
+    unsetenv("H5FD_IOC_THREAD_POOL_SIZE");
 }
 
 static hid_t fapl_string(const char *cfg)
@@ -80,16 +65,6 @@ static int get_cfg(hid_t fapl, H5FD_h5sf_config_t *c)
 {
     memset(c, 0, sizeof *c);
     return H5Pget_fapl_h5sf(fapl, c) < 0 ? -1 : 0;
-}
-
-static int ndigits(int n)
-{
-    int d = 1;
-    while (n >= 10) {
-        n /= 10;
-        d++;
-    }
-    return d;
 }
 
 /* Rank 0: read stripe_size and subfile_count of a file's config and count
@@ -116,8 +91,8 @@ static int disk_layout(const char *path, int64_t *size, long *count, long *prese
     }
     fclose(fp);
     for (long i = 1; i <= *count && *count <= 65536; i++)
-        if (snprintf(cpath, sizeof cpath, "%s.subfile_%" PRIu64 "_%0*ld_of_%ld", path, ino, ndigits((int)*count), i,
-                     *count) < (int)sizeof cpath &&
+        if (snprintf(cpath, sizeof cpath, "%s.subfile_%" PRIu64 "_%0*ld_of_%ld", path, ino,
+                     t_ndigits((long long)*count), i, *count) < (int)sizeof cpath &&
             stat(cpath, &st) == 0)
             (*present)++;
     return 0;
@@ -536,34 +511,10 @@ static void test_bad_struct(void)
 
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_config");
-    env_clear();
+    env_clear(); /* before t_init's first HDF5 call: HDF5_DRIVER is read then */
+    t_init(&argc, &argv, "t_config");
 
-    int made_dir = 0;
-    if (t_rank == 0) {
-        const char *given = argc > 1 ? argv[1] : getenv("H5SF_TEST_DIR");
-        if (given && *given) {
-            snprintf(g_dir, sizeof g_dir, "%s", given);
-            if (mkdir(g_dir, 0755) < 0 && errno != EEXIST) {
-                fprintf(stderr, "cannot create %s: %s\n", g_dir, strerror(errno));
-                g_dir[0] = 0;
-            }
-        }
-        else {
-            snprintf(g_dir, sizeof g_dir, "/tmp/h5sf-cf-XXXXXX");
-            if (!mkdtemp(g_dir)) {
-                fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
-                g_dir[0] = 0;
-            }
-            else
-                made_dir = 1;
-        }
-    }
-    MPI_Bcast(g_dir, sizeof g_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!g_dir[0])
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int made_dir = t_test_dir(argc > 1 ? argv[1] : NULL, "cf", g_dir, sizeof g_dir);
     if (t_rank == 0)
         printf("t_config: %d ranks, directory %s\n", t_size, g_dir);
 

@@ -39,6 +39,8 @@ int main(int argc, char **argv)
     const int preinit = argc > 3 && !strcmp(argv[3], "preinit");
     herr_t    st      = 0;
 
+    /* Its own MPI_Init, before or after the driver loads: the order is what
+     * is tested, and t_init's would start HDF5 first. */
     if (!preinit)
         MPI_Init(&argc, &argv);
     fapl = H5Pcreate(H5P_FILE_ACCESS);

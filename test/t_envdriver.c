@@ -56,51 +56,21 @@ static long long config_number(const char *cfg, const char *key)
     return -1;
 }
 
-static int ndigits(int n)
-{
-    int d = 1;
-    while (n >= 10) {
-        n /= 10;
-        d++;
-    }
-    return d;
-}
-
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_envdriver");
-
-    /* Before the first HDF5 call: HDF5 reads these at initialization. */
+    /* Before the first HDF5 call (t_init's): HDF5 reads these at
+     * initialization. */
     if (!getenv("HDF5_DRIVER") || !*getenv("HDF5_DRIVER")) {
         setenv("HDF5_DRIVER", "h5sf", 1);
         setenv("HDF5_DRIVER_CONFIG", "stripe_size=65536,stripe_count=3", 1);
     }
+    t_init(&argc, &argv, "t_envdriver");
     const char *drv       = getenv("HDF5_DRIVER");
     const char *cfg       = getenv("HDF5_DRIVER_CONFIG") ? getenv("HDF5_DRIVER_CONFIG") : "";
     long long   want_size = config_number(cfg, "stripe_size"), want_count = config_number(cfg, "stripe_count");
 
     char dir[4096] = "";
-    int  made_dir  = 0;
-    if (t_rank == 0) {
-        const char *given = argc > 1 ? argv[1] : getenv("H5SF_TEST_DIR");
-        if (given && *given) {
-            snprintf(dir, sizeof dir, "%s", given);
-            if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                dir[0] = 0;
-        }
-        else {
-            snprintf(dir, sizeof dir, "/tmp/h5sf-env-XXXXXX");
-            if (!mkdtemp(dir))
-                dir[0] = 0;
-            else
-                made_dir = 1;
-        }
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!dir[0])
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int  made_dir  = t_test_dir(argc > 1 ? argv[1] : NULL, "env", dir, sizeof dir);
     if (t_rank == 0)
         printf("t_envdriver: %d ranks, HDF5_DRIVER=%s HDF5_DRIVER_CONFIG=%s, directory %s\n", t_size, drv, cfg, dir);
 
@@ -183,8 +153,8 @@ int main(int argc, char **argv)
         if (want_count > 0)
             CHECK(cnt == want_count, "subfile_count=%lld on disk, HDF5_DRIVER_CONFIG asked %lld", cnt, want_count);
         for (long long i = 1; i <= cnt && cnt <= 65536; i++) {
-            if (snprintf(p2, sizeof p2, "%s.subfile_%" PRIu64 "_%0*lld_of_%lld", path, ino, ndigits((int)cnt), i,
-                         cnt) >= (int)sizeof p2)
+            if (snprintf(p2, sizeof p2, "%s.subfile_%" PRIu64 "_%0*lld_of_%lld", path, ino, t_ndigits((long long)cnt),
+                         i, cnt) >= (int)sizeof p2)
                 continue;
             CHECK(stat(p2, &st) == 0, "subfile %s missing", p2);
         }

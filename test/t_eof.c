@@ -51,13 +51,7 @@ static int write_file(const char *path)
     hid_t  p = fapl(), f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, p);
     herr_t rc = -1;
     if (f >= 0) {
-        hid_t sp = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &count, NULL);
-        hid_t d = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
-        rc = H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf);
-        H5Sclose(ms);
-        H5Sclose(sp);
-        H5Dclose(d);
+        rc = t_write_block(f, "d", n, start, count, buf, H5P_DEFAULT);
         if (H5Fclose(f) < 0)
             rc = -1;
     }
@@ -98,10 +92,8 @@ static long long file_size(const char *p)
 
 int main(int argc, char **argv)
 {
-    int  provided;
     char path[4096], s1[4096], s2[4096];
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_eof");
+    t_init(&argc, &argv, "t_eof");
     if (argc != 2) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_eof DIR\n");

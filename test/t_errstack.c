@@ -305,9 +305,7 @@ static void remove_dir(const char *dir)
 
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_errstack");
+    t_init(&argc, &argv, "t_errstack");
     unsetenv("H5SF_STRIPE_SIZE");
     unsetenv("H5FD_SUBFILING_STRIPE_SIZE");
 

@@ -21,8 +21,7 @@ int main(int argc, char **argv)
 {
     static t_errtext_t t;
     const char        *found = t.desc;
-    MPI_Init(&argc, &argv);
-    t_start("t_hdf5version");
+    t_init_level(&argc, &argv, "t_hdf5version", MPI_THREAD_SINGLE); /* no threads: MPI_Init's level */
     if (argc != 2 || (strcmp(argv[1], "refuse") && strcmp(argv[1], "load"))) {
         fprintf(stderr, "usage: t_hdf5version refuse|load\n");
         MPI_Finalize();

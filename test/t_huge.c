@@ -62,31 +62,14 @@
 #define NSUB      3
 
 
-static long long status_kib(const char *key)
-{
-    char      line[256];
-    long long v = -1;
-    FILE     *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, strlen(key)))
-            v = atoll(line + strlen(key));
-    if (f)
-        fclose(f);
-    return v;
-}
-
-/* Forget the peak so far (Linux >= 4.0): VmHWM becomes VmRSS. */
+/* Forget the peak so far; the RSS now (KiB), the base of a growth. */
 static long long peak_reset(void)
 {
-    FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (f) {
-        fputs("5", f);
-        fclose(f);
-    }
-    return status_kib("VmRSS:");
+    t_peak_reset();
+    return t_status_kib("VmRSS:");
 }
 
-static long long peak_growth_mib(long long base_kib) { return (status_kib("VmHWM:") - base_kib) >> 10; }
+static long long peak_growth_mib(long long base_kib) { return (t_status_kib("VmHWM:") - base_kib) >> 10; }
 
 /* The round limit the library uses (io.c). */
 static uint64_t round_limit(void)
@@ -255,9 +238,7 @@ static void run(const char *dir, uint64_t K, long long *wgrow, long long *rgrow,
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_huge");
+    t_init(&argc, &argv, "t_huge");
     if (argc < 3) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_huge DIR LOG2K [data]\n");

@@ -49,17 +49,6 @@ int main(void)
 #else
 #define MAX_REPORT 8
 
-static int all_ok(int ok, const char *what)
-{
-    int sum = 0, mine = ok ? 1 : 0;
-    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (sum == t_size)
-        return 1;
-    if (sum == 0)
-        return 0;
-    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
-}
-
 /* ---- data: three datasets and an attribute ----------------------------- */
 
 #define I_N         100003 /* "ints": int slab per rank                    */
@@ -301,16 +290,6 @@ static int default_count(int drv)
 
 /* ---- on-disk names ----------------------------------------------------- */
 
-static int ndigits(int n) /* (int)(log10(n) + 1), as the built-in computes it */
-{
-    int d = 1;
-    while (n >= 10) {
-        n /= 10;
-        d++;
-    }
-    return d;
-}
-
 /* Rank 0: the directory holds exactly what the built-in would name. */
 static int check_disk(const char *dir, const char *base, int64_t want_size, int want_count, const char *ctx)
 {
@@ -372,8 +351,8 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
         return bad + 1;
     }
     for (int i = 1; i <= count; i++) {
-        if (snprintf(name, sizeof name, H5FD_SUBFILING_FILENAME_TEMPLATE, base, ino, ndigits((int)count), i,
-                     (int)count) >= (int)sizeof name ||
+        if (snprintf(name, sizeof name, H5FD_SUBFILING_FILENAME_TEMPLATE, base, ino, t_ndigits(count), i, (int)count) >=
+                (int)sizeof name ||
             snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path || stat(path, &st) < 0) {
             fprintf(stderr, "[rank 0] FAIL %s: subfile %s missing: %s\n", ctx, path, strerror(errno));
             bad++;
@@ -416,85 +395,22 @@ static int check_disk(const char *dir, const char *base, int64_t want_size, int 
     return bad;
 }
 
-static void remove_h5(const char *dir, const char *base)
-{
-    char   path[8192], prefix[4200];
-    DIR   *dp = opendir(dir);
-    size_t pl;
-    snprintf(prefix, sizeof prefix, "%s.subfile_", base);
-    pl = strlen(prefix);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp)))
-        if (!strcmp(e->d_name, base) || !strncmp(e->d_name, prefix, pl)) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(dp);
-}
-
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_interop");
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (t_rank == 0)
-            fprintf(stderr, "t_interop: the built-in subfiling driver needs MPI_THREAD_MULTIPLE (got %d)\n", provided);
-        MPI_Finalize();
-        return 1;
-    }
-
-    const char *env_knobs[] = {"H5SF_STRIPE_SIZE",
-                               "H5SF_STRIPE_COUNT",
-                               "H5SF_IOC",
-                               "H5SF_CHANNEL",
-                               "H5SF_THREADS",
-                               "H5SF_SUBFILE_DIR",
-                               "H5SF_CONFIG_DIR",
-                               "H5FD_SUBFILING_STRIPE_SIZE",
-                               "H5FD_SUBFILING_IOC_PER_NODE",
-                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
-                               "H5FD_SUBFILING_SUBFILE_PREFIX",
-                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
-                               "HDF5_DRIVER",
-                               "HDF5_DRIVER_CONFIG"};
-    for (size_t i = 0; i < sizeof env_knobs / sizeof *env_knobs; i++)
-        unsetenv(env_knobs[i]);
+    t_unset_layout_env();
+    t_init_multiple(&argc, &argv, "t_interop"); /* the built-in subfiling driver needs it */
 
     int         builtin_only = 0;
-    const char *given        = getenv("H5SF_TEST_DIR");
+    const char *arg          = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--builtin-only"))
             builtin_only = 1;
         else
-            given = argv[i];
+            arg = argv[i];
     }
 
     char dir[4096] = "";
-    int  made_dir  = 0;
-    if (t_rank == 0) {
-        if (given && *given) {
-            snprintf(dir, sizeof dir, "%s", given);
-            if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
-                dir[0] = 0;
-            }
-        }
-        else {
-            snprintf(dir, sizeof dir, "/tmp/h5sf-io-XXXXXX");
-            if (!mkdtemp(dir)) {
-                fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
-                dir[0] = 0;
-            }
-            else
-                made_dir = 1;
-        }
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!dir[0])
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int  made_dir  = t_test_dir(arg, "io", dir, sizeof dir);
     if (t_rank == 0)
         printf("t_interop: %d ranks, directory %s%s\n", t_size, dir, builtin_only ? " (built-in only)" : "");
 
@@ -534,7 +450,7 @@ int main(int argc, char **argv)
                      cases[ci].coll_write ? " (collective)" : "");
             hid_t fapl = fapl_for(w, layouts[li].size, layouts[li].count);
             hid_t f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-            if (all_ok(f >= 0, "H5Fcreate")) {
+            if (t_all_ok(f >= 0, "H5Fcreate")) {
                 write_data(f, cases[ci].coll_write, ctx);
                 if (H5Fclose(f) < 0) {
                     CHECK(0, "%s: H5Fclose failed", ctx);
@@ -556,7 +472,7 @@ int main(int argc, char **argv)
                 snprintf(ctx, sizeof ctx, "%s: read with %s", base, drv_name[r]);
                 fapl = fapl_for(r, layouts[li].size, layouts[li].count);
                 f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-                if (all_ok(f >= 0, "H5Fopen")) {
+                if (t_all_ok(f >= 0, "H5Fopen")) {
                     read_check(f, ctx);
                     if (H5Fclose(f) < 0) {
                         CHECK(0, "%s: H5Fclose failed", ctx);
@@ -578,7 +494,7 @@ int main(int argc, char **argv)
                        wall ? " [write failed, read skipped]" : "");
                 fflush(stdout);
                 if (!all)
-                    remove_h5(dir, base);
+                    t_remove_h5(dir, base);
             }
             MPI_Barrier(MPI_COMM_WORLD);
         }

@@ -173,9 +173,7 @@ static void test_counts(const char *dir, const char *cfg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_ioc");
+    t_init(&argc, &argv, "t_ioc");
     if (argc < 3 || t_size > 64) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_ioc DIR CONFIG (at most 64 ranks)\n");

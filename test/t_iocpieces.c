@@ -43,27 +43,10 @@
 
 
 /* A field of /proc/self/status in bytes, -1 if missing. */
-static long long status_kib(const char *key)
+static long long status_bytes(const char *key)
 {
-    char      line[256];
-    long long v = -1;
-    FILE     *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, strlen(key)))
-            v = atoll(line + strlen(key)) * 1024;
-    if (f)
-        fclose(f);
-    return v;
-}
-
-/* Forget the peak so far (Linux >= 4.0): VmHWM becomes VmRSS. */
-static int reset_peak(void)
-{
-    FILE *f  = fopen("/proc/self/clear_refs", "w");
-    int   ok = f && fputs("5", f) >= 0;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    return ok ? 0 : -1;
+    long long kib = t_status_kib(key);
+    return kib < 0 ? -1 : kib * 1024;
 }
 
 /* Rank 1: one request over all pieces, waited for. */
@@ -102,28 +85,20 @@ static void check_subfile(const char *path)
 
 int main(int argc, char **argv)
 {
-    int             provided;
-    h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
     long long       base = 0, peak = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_iocpieces");
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "data")) || t_size != 2 ||
-        provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "usage: mpiexec -n 2 t_iocpieces DIR [data] (MPI_THREAD_MULTIPLE)\n");
+    t_init_multiple(&argc, &argv, "t_iocpieces");
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "data")) || t_size != 2) {
+        fprintf(stderr, "usage: mpiexec -n 2 t_iocpieces DIR [data]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bool rss = argc == 2;
     snprintf(path, sizeof path, "%s/iocpieces.sub", argv[1]);
-    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 300, &ctx, &e) == 0, "%s", e.msg);
-    uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
+    uint32_t file_id = t_ioc_setup(&ctx, 300, path, O_RDWR | O_CREAT | O_TRUNC);
     if (t_rank == 0) {
-        CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 &&
-                  h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
-              "%s", e.msg);
-        CHECK(reset_peak() == 0, "cannot reset the peak RSS: %s", strerror(errno));
-        base = status_kib("VmRSS:");
+        CHECK(t_peak_reset() == 0, "cannot reset the peak RSS: %s", strerror(errno));
+        base = status_bytes("VmRSS:");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 1) {
@@ -139,7 +114,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0 && rss) {
-        peak = status_kib("VmHWM:");
+        peak = status_bytes("VmHWM:");
         CHECK(base > 0 && peak > 0, "no VmRSS/VmHWM in /proc/self/status");
         printf("t_iocpieces: %zu one-byte pieces through an IOC capped at %lld MiB: its RSS grew by %.1f MiB "
                "(at most cap + %lld MiB)\n",
@@ -147,13 +122,8 @@ int main(int argc, char **argv)
         CHECK(peak - base <= CAP + MARGIN, "the IOC rank's RSS grew by %lld MiB, over %lld MiB", (peak - base) >> 20,
               (CAP + MARGIN) >> 20);
     }
-    if (t_rank == 0) {
+    if (t_rank == 0)
         check_subfile(path);
-        CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
-        unlink(path);
-    }
-    CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int all = t_verdict();
-    MPI_Finalize();
-    return all != 0;
+    t_ioc_teardown(ctx, file_id, path);
+    return t_finish();
 }

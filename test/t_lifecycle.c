@@ -104,21 +104,16 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 static int write_file(const char *path, hid_t fapl, int rank, int size, hid_t *fout)
 {
-    hsize_t dims = (hsize_t)N * size, start = (hsize_t)N * rank, count = N;
-    int    *buf = malloc(N * sizeof *buf);
+    hsize_t start = (hsize_t)N * rank;
+    int    *buf   = malloc(N * sizeof *buf);
     for (int i = 0; i < N; i++)
         buf[i] = t_pat_int(1, start + i);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (f < 0)
+    if (f < 0) {
+        free(buf);
         return -1;
-    hid_t sp = H5Screate_simple(1, &dims, NULL);
-    hid_t d  = H5Dcreate2(f, "v", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t ms = H5Screate_simple(1, &count, NULL);
-    H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &count, NULL);
-    herr_t rc = H5Dwrite(d, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, buf);
-    H5Sclose(ms);
-    H5Sclose(sp);
-    H5Dclose(d);
+    }
+    herr_t rc = t_write_block(f, "v", (hsize_t)N * size, start, N, buf, H5P_DEFAULT);
     free(buf);
     if (fout) {
         *fout = f;
@@ -206,8 +201,7 @@ static int serial(const char *path)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    t_start("t_lifecycle");
+    t_start("t_lifecycle"); /* no MPI yet: serial and after-finalize test life without it */
     if (argc < 3) {
         fprintf(
             stderr,
@@ -222,13 +216,13 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "serial"))
         return serial(path);
     if (!strcmp(mode, "after-finalize")) {
-        MPI_Init(&argc, &argv);
+        MPI_Init(&argc, &argv); /* MPI up and down before HDF5 starts: the mode under test */
         MPI_Finalize();
         return serial(path);
     }
 
-    MPI_Init_thread(&argc, &argv, !strcmp(mode, "funneled") ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_lifecycle");
+    int provided = t_init_level(&argc, &argv, "t_lifecycle",
+                                !strcmp(mode, "funneled") ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE);
     int rank = t_rank, size = t_size;
     /* HDF5 after MPI, as real programs do: HDF5 then closes what is left
      * open from its own MPI_Finalize hook. */

@@ -532,8 +532,7 @@ static void check_scale(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    t_start("t_mpitype");
+    t_init_level(&argc, &argv, "t_mpitype", MPI_THREAD_SINGLE); /* no threads: MPI_Init's level */
     check_constructors();
     check_hdf5_types();
     check_pairing();

@@ -183,9 +183,7 @@ static hssize_t block_indices(int r, const hsize_t *start, const hsize_t *stride
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_onerun");
+    t_init(&argc, &argv, "t_onerun");
     if (argc < 2) {
         fprintf(stderr, "usage: t_onerun DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);

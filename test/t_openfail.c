@@ -24,12 +24,10 @@
 
 int main(int argc, char **argv)
 {
-    int                provided;
     char               path[4096];
     static t_errtext_t t;
     const char        *msg = t.desc;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_openfail");
+    t_init(&argc, &argv, "t_openfail");
     if (argc != 2)
         MPI_Abort(MPI_COMM_WORLD, 2);
     t_step(60, "the opens"); /* a hang is the defect */

@@ -70,20 +70,17 @@ static bool still_stalled(void)
 
 int main(int argc, char **argv)
 {
-    int  provided;
     char path[4096], cfg[4600];
     if (argc != 4) {
         fprintf(stderr, "usage: t_ownstall_fuse DIR SUBFILE_DIR TRIGGER\n");
         return 2;
     }
     trigger = argv[3];
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_ownstall_fuse");
-    if (t_size != 2 || provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "t_ownstall_fuse: needs 2 ranks and MPI_THREAD_MULTIPLE\n");
+    t_init_multiple(&argc, &argv, "t_ownstall_fuse");
+    if (t_size != 2) {
+        fprintf(stderr, "t_ownstall_fuse: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     snprintf(path, sizeof path, "%s/ownstall.h5", argv[1]);
     snprintf(cfg, sizeof cfg,
              "stripe_size=64KiB,stripe_count=2,ioc=ranks:0,threads=1,channel=ioc,timeout=%d,"

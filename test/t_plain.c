@@ -270,9 +270,7 @@ static void missing_config(const char *dir)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_plain");
+    t_init(&argc, &argv, "t_plain");
     if (argc < 3) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_plain DIR auto|ioc|env\n");

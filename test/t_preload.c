@@ -251,9 +251,8 @@ static void verify_file(const char *path, const char *how)
 
 int main(int argc, char **argv)
 {
-    int provided, wsize;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_preload");
+    int wsize;
+    t_init(&argc, &argv, "t_preload");
     wsize = t_size;
     if (argc != 3) {
         if (t_rank == 0)

@@ -71,8 +71,7 @@ static hid_t mpio_fapl(void)
 /* Every rank writes its N ints of /d. */
 static int write_file(const char *path, hid_t fapl)
 {
-    hsize_t n = (hsize_t)N * t_size, cnt = N, off = (hsize_t)t_rank * N;
-    int    *buf = malloc(N * sizeof *buf);
+    int *buf = malloc(N * sizeof *buf);
     for (int i = 0; i < N; i++)
         buf[i] = t_pat_int(t_rank, i);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -81,13 +80,7 @@ static int write_file(const char *path, hid_t fapl)
         free(buf);
         return -1;
     }
-    hid_t fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
-    hid_t d = H5Dcreate2(f, "d", H5T_NATIVE_INT, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
-    CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, buf) >= 0, "H5Dwrite failed");
-    H5Dclose(d);
-    H5Sclose(fs);
-    H5Sclose(ms);
+    CHECK(t_write_block(f, "d", (hsize_t)N * t_size, (hsize_t)N * t_rank, N, buf, H5P_DEFAULT) >= 0, "H5Dwrite failed");
     CHECK(H5Fclose(f) >= 0, "H5Fclose %s failed", path);
     free(buf);
     return 0;
@@ -416,9 +409,7 @@ static void mode_decide(const char *dir)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_preload_coll");
+    t_init(&argc, &argv, "t_preload_coll");
     if (argc != 3) {
         if (t_rank == 0)
             fprintf(stderr,

@@ -88,7 +88,6 @@ static void check_subfile(const char *path)
 
 int main(int argc, char **argv)
 {
-    int             provided;
     h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
@@ -100,17 +99,12 @@ int main(int argc, char **argv)
     /* Before anything reads them (the fault table is parsed once). */
     setenv("H5SF_FAULT", "op=nomem-accept,rank=0,count=1", 1);
     setenv("H5SF_IOC_SHM", "0", 1);
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_reject");
-    if (t_size != 2 || provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "t_reject: needs 2 ranks and MPI_THREAD_MULTIPLE\n");
+    t_init_multiple(&argc, &argv, "t_reject");
+    if (t_size != 2) {
+        fprintf(stderr, "t_reject: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    const char *ub = getenv("H5SF_TEST_TAG_UB");
-    if (!ub || atoi(ub) != 24) {
-        fprintf(stderr, "t_reject: run with H5SF_TEST_TAG_UB=24 (two requests' tags)\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    t_need_tag_ub(24);
     t_step(WATCHDOG_S, "the writes (a hang: the refused write's payload was never taken)");
     VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, TIMEOUT_S, &ctx, &e) == 0, "%s", e.msg);
     uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);

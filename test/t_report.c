@@ -357,10 +357,8 @@ static void chunked_modes(hid_t file, bool coll, bool selio)
 
 int main(int argc, char **argv)
 {
-    int  provided;
     char path[4096];
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_report");
+    t_init(&argc, &argv, "t_report");
     if (argc != 2) {
         fprintf(stderr, "usage: mpiexec -n P t_report DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);

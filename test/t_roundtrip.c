@@ -40,18 +40,6 @@
 
 /* ---- agreement --------------------------------------------------------- */
 
-/* 1 if every rank has ok != 0, 0 if none; a split outcome of a collective
- * call cannot be recovered from, so it aborts. */
-int all_ok(int ok, const char *what)
-{
-    int sum = 0, mine = ok ? 1 : 0;
-    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (sum == t_size)
-        return 1;
-    if (sum == 0)
-        return 0;
-    VRFY(0, "%s: succeeded on %d of %d ranks (here: %s)", what, sum, t_size, ok ? "ok" : "failed");
-}
 
 /* ---- configurations --------------------------------------------------- */
 
@@ -115,30 +103,9 @@ static void check_layout(hid_t f, const char *ctx, int64_t want_size, int want_c
 
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_roundtrip");
+    t_unset_layout_env(); /* the test sets every layout knob itself */
+    int provided      = t_init(&argc, &argv, "t_roundtrip");
     g_thread_multiple = provided >= MPI_THREAD_MULTIPLE;
-    if (provided < MPI_THREAD_MULTIPLE && t_rank == 0)
-        fprintf(stderr, "warning: MPI_THREAD_MULTIPLE not provided (%d); h5sf will use the direct channel\n", provided);
-
-    /* The test sets every layout knob itself. */
-    const char *env_knobs[] = {"H5SF_STRIPE_SIZE",
-                               "H5SF_STRIPE_COUNT",
-                               "H5SF_IOC",
-                               "H5SF_CHANNEL",
-                               "H5SF_THREADS",
-                               "H5SF_SUBFILE_DIR",
-                               "H5SF_CONFIG_DIR",
-                               "H5FD_SUBFILING_STRIPE_SIZE",
-                               "H5FD_SUBFILING_IOC_PER_NODE",
-                               "H5FD_SUBFILING_IOC_SELECTION_CRITERIA",
-                               "H5FD_SUBFILING_SUBFILE_PREFIX",
-                               "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
-                               "HDF5_DRIVER",
-                               "HDF5_DRIVER_CONFIG"};
-    for (size_t i = 0; i < sizeof env_knobs / sizeof *env_knobs; i++)
-        unsetenv(env_knobs[i]);
 
     const char *xfer_env  = getenv("H5SF_TEST_XFER");
     const int   both_xfer = xfer_env && !strcmp(xfer_env, "both");
@@ -146,29 +113,7 @@ int main(int argc, char **argv)
 
     /* Directory. */
     char dir[4096] = "";
-    int  made_dir  = 0;
-    if (t_rank == 0) {
-        const char *given = argc > 1 ? argv[1] : getenv("H5SF_TEST_DIR");
-        if (given && *given) {
-            snprintf(dir, sizeof dir, "%s", given);
-            if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
-                dir[0] = 0;
-            }
-        }
-        else {
-            snprintf(dir, sizeof dir, "/tmp/h5sf-rt-XXXXXX");
-            if (!mkdtemp(dir)) {
-                fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
-                dir[0] = 0;
-            }
-            else
-                made_dir = 1;
-        }
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!dir[0])
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int  made_dir  = t_test_dir(argc > 1 ? argv[1] : NULL, "rt", dir, sizeof dir);
     if (t_rank == 0)
         printf("t_roundtrip: %d ranks, directory %s, thread level %d\n", t_size, dir, provided);
 
@@ -229,7 +174,7 @@ int main(int argc, char **argv)
                     /* write */
                     snprintf(ctx, sizeof ctx, "%s: %s write", base, xm ? "collective" : "independent");
                     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-                    if (all_ok(f >= 0, "H5Fcreate")) {
+                    if (t_all_ok(f >= 0, "H5Fcreate")) {
                         check_layout(f, ctx, size, count, ioc);
                         write_file(f, xm, ctx);
                         CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
@@ -240,7 +185,7 @@ int main(int argc, char **argv)
                         /* read back with the same fapl, independent */
                         snprintf(ctx, sizeof ctx, "%s: reopen, same fapl, independent read", base);
                         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-                        if (all_ok(f >= 0, "H5Fopen")) {
+                        if (t_all_ok(f >= 0, "H5Fopen")) {
                             check_layout(f, ctx, size, count, ioc);
                             read_check(f, 0, ctx, ref, NULL);
                             CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
@@ -253,7 +198,7 @@ int main(int argc, char **argv)
                                  "%s: reopen via %s channel with stripe_size=32KiB,stripe_count=2, collective read",
                                  base, ioc ? "direct" : "ioc");
                         f = H5Fopen(path, H5F_ACC_RDONLY, fapl2);
-                        if (all_ok(f >= 0, "H5Fopen")) {
+                        if (t_all_ok(f >= 0, "H5Fopen")) {
                             check_layout(f, ctx, size, count, !ioc);
                             read_check(f, 1, ctx, ref, NULL);
                             CHECK(H5Fclose(f) >= 0, "%s: H5Fclose failed", ctx);
@@ -279,7 +224,7 @@ int main(int argc, char **argv)
                                use_strct ? "H5Pset_fapl_h5sf" : "H5Pset_driver_by_name");
                         fflush(stdout);
                         if (!all && !keep)
-                            remove_h5(dir, base);
+                            t_remove_h5(dir, base);
                     }
                     MPI_Barrier(MPI_COMM_WORLD);
                 }
@@ -293,7 +238,7 @@ int main(int argc, char **argv)
         printf("t_roundtrip: %d of %d configurations passed\n", nconf - nconf_bad, nconf);
         if (!total && !keep) {
             snprintf(base, sizeof base, "rt_np%d_ref_mpio.h5", t_size);
-            remove_h5(dir, base);
+            t_remove_h5(dir, base);
             if (made_dir)
                 rmdir(dir);
         }

@@ -23,10 +23,6 @@
 
 #define MAX_REPORT 8 /* mismatches printed per check */
 
-/* t_roundtrip.c: 1 if every rank has ok != 0, 0 if none; a split outcome
- * of a collective call stops the job. */
-int all_ok(int ok, const char *what);
-
 /* ---- the data -------------------------------------------------------- */
 
 enum { DS_CONTIG, DS_STRIDED, DS_POINTS, DS_UNION, DS_CHUNKED, DS_SLAB2D, DS_COMPACT, DS_COUNT };
@@ -89,8 +85,6 @@ hid_t make_dxpl(int collective);
 void  write_file(hid_t file, int collective, const char *ctx);
 void  check_attrs(hid_t file, const char *ctx);
 void  read_check(hid_t file, int collective, const char *ctx, double *const ref[DS_COUNT], double *keep[DS_COUNT]);
-int   ndigits(int n);
 int   check_disk(const char *dir, const char *base, int64_t want_size, int want_count);
-void  remove_h5(const char *dir, const char *base);
 
 #endif

@@ -212,16 +212,6 @@ void read_check(hid_t file, int collective, const char *ctx, double *const ref[D
 
 /* ---- on-disk layout (built-in subfiling templates) -------------------- */
 
-int ndigits(int n)
-{
-    int d = 1;
-    while (n >= 10) {
-        n /= 10;
-        d++;
-    }
-    return d;
-}
-
 /* Rank 0 only.  want_size > 0 and want_count > 0 are checked; 0 = any.
  * Returns the number of problems (each printed). */
 int check_disk(const char *dir, const char *base, int64_t want_size, int want_count)
@@ -265,7 +255,7 @@ int check_disk(const char *dir, const char *base, int64_t want_size, int want_co
         bad++;
     }
     for (int i = 1; i <= count; i++) {
-        if (snprintf(path, sizeof path, "%s/%s.subfile_%" PRIu64 "_%0*d_of_%d", dir, base, ino, ndigits((int)count), i,
+        if (snprintf(path, sizeof path, "%s/%s.subfile_%" PRIu64 "_%0*d_of_%d", dir, base, ino, t_ndigits(count), i,
                      (int)count) >= (int)sizeof path ||
             stat(path, &st) < 0) {
             fprintf(stderr, "[rank 0] FAIL layout: subfile %s: %s\n", path, strerror(errno));
@@ -289,23 +279,4 @@ int check_disk(const char *dir, const char *base, int64_t want_size, int want_co
         }
     }
     return bad;
-}
-
-/* Remove the stub and everything named <base>.subfile_* in dir. */
-void remove_h5(const char *dir, const char *base)
-{
-    char   path[8192], prefix[4200];
-    DIR   *dp = opendir(dir);
-    size_t pl;
-    snprintf(prefix, sizeof prefix, "%s.subfile_", base);
-    pl = strlen(prefix);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp)))
-        if (!strcmp(e->d_name, base) || !strncmp(e->d_name, prefix, pl)) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(dp);
 }

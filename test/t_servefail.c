@@ -67,12 +67,10 @@ static int ioc_threads(void)
 
 int main(int argc, char **argv)
 {
-    int                provided;
     char               path[4096];
     static t_errtext_t t;
     const char        *msg = t.desc;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_servefail");
+    t_init(&argc, &argv, "t_servefail");
     if (argc != 4 || (strcmp(argv[3], "reopen") && strcmp(argv[3], "finalize")))
         MPI_Abort(MPI_COMM_WORLD, 2);
     bool reopen = !strcmp(argv[3], "reopen");

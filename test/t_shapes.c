@@ -188,9 +188,7 @@ static void run(const char *dir, size_t stripe)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_shapes");
+    t_init(&argc, &argv, "t_shapes");
     if (argc < 2)
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (t_rank == 0)

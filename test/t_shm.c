@@ -106,26 +106,17 @@ static void check_subfile(const char *path)
 
 int main(int argc, char **argv)
 {
-    int             provided;
-    h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    if (argc != 3 || (strcmp(argv[2], "shm") && strcmp(argv[2], "mpi")) || provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "usage: mpiexec -n N t_shm DIR shm|mpi (MPI_THREAD_MULTIPLE)\n");
+    bool            shm = argc == 3 && !strcmp(argv[2], "shm");
+    t_init_multiple(&argc, &argv, shm ? "t_shm" : "t_shm (messages)");
+    if (argc != 3 || (strcmp(argv[2], "shm") && strcmp(argv[2], "mpi"))) {
+        fprintf(stderr, "usage: mpiexec -n N t_shm DIR shm|mpi\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    bool shm = !strcmp(argv[2], "shm");
-    t_start(shm ? "t_shm" : "t_shm (messages)");
     snprintf(path, sizeof path, "%s/shm.sub", argv[1]);
-    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 300, &ctx, &e) == 0, "%s", e.msg);
-    uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
-    if (t_rank == 0)
-        CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 &&
-                  h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR | O_CREAT | O_TRUNC, &e) == 0,
-              "%s", e.msg);
-    MPI_Barrier(MPI_COMM_WORLD);
-    uint64_t       mine = NBLOCKS * BLOCK + BIG;
+    uint32_t       file_id = t_ioc_setup(&ctx, 300, path, O_RDWR | O_CREAT | O_TRUNC);
+    uint64_t       mine    = NBLOCKS * BLOCK + BIG;
     unsigned char *mem = malloc(mine), *back = malloc(mine);
     for (uint64_t i = 0; i < mine; i++)
         mem[i] = t_pat((uint64_t)t_rank, i);
@@ -137,12 +128,9 @@ int main(int argc, char **argv)
     free(mem);
     free(back);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (t_rank == 0) {
+    if (t_rank == 0)
         check_subfile(path);
-        CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
-        unlink(path);
-    }
-    CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
+    t_ioc_teardown(ctx, file_id, path);
 
     unsigned long long moved = atomic_load(&payload_bytes), all = 0;
     MPI_Allreduce(&moved, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -154,7 +142,5 @@ int main(int argc, char **argv)
         CHECK(all == 0, "%llu payload bytes went over MPI between ranks of one node", all);
     else
         CHECK(t_size == 1 || all == remote, "%llu payload bytes over MPI, expected %llu", all, remote);
-    int bad = t_verdict();
-    MPI_Finalize();
-    return bad;
+    return t_finish();
 }

@@ -154,9 +154,7 @@ static void case_bcast(long pid0)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_shmsetup");
+    t_init(&argc, &argv, "t_shmsetup");
     if (t_size < 2) {
         if (t_rank == 0)
             fprintf(stderr, "t_shmsetup: needs at least 2 ranks\n");

@@ -357,9 +357,7 @@ static void roundtrip(int nioc)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_slurm");
+    int provided = t_init(&argc, &argv, "t_slurm");
     parse(argc, argv);
     if (O.channel && !strcmp(O.channel, "ioc") && provided != MPI_THREAD_MULTIPLE)
         CHECK(0, "the IOC channel needs MPI_THREAD_MULTIPLE, MPI gives thread level %d", provided);

@@ -105,7 +105,6 @@ static void check_subfiles(const char *dir, const int *subs, int n)
 
 int main(int argc, char **argv)
 {
-    int             provided;
     h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
@@ -120,17 +119,12 @@ int main(int argc, char **argv)
     /* Before anything reads them (the fault table is parsed once). */
     setenv("H5SF_FAULT", "op=stall,ms=1500,rank=0,count=1", 1);
     setenv("H5SF_IOC_MERGE_WAIT", "0", 1);
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_tagreuse");
-    if (t_size != 3 || provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "t_tagreuse: needs 3 ranks and MPI_THREAD_MULTIPLE\n");
+    t_init_multiple(&argc, &argv, "t_tagreuse");
+    if (t_size != 3) {
+        fprintf(stderr, "t_tagreuse: needs 3 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    const char *ub = getenv("H5SF_TEST_TAG_UB");
-    if (!ub || atoi(ub) != 24) {
-        fprintf(stderr, "t_tagreuse: run with H5SF_TEST_TAG_UB=24 (two requests' tags)\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    t_need_tag_ub(24);
     /* A timeout only bounds a failure: far above the 1.5 s stall, even
      * under ThreadSanitizer on a loaded machine. */
     VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 60, &ctx, &e) == 0, "%s", e.msg);

@@ -112,8 +112,6 @@ static void check_subfile(const char *path, unsigned char *buf)
 
 int main(int argc, char **argv)
 {
-    int             provided;
-    h5sf_errbuf_t   e;
     h5sf_ioc_ctx_t *ctx = NULL;
     char            path[4096];
     unsigned char  *buf = malloc(TOTAL);
@@ -124,10 +122,9 @@ int main(int argc, char **argv)
     }
     int op = !strcmp(argv[2], "read") ? H5SF_IOC_OP_READ : H5SF_IOC_OP_WRITE;
     setenv("H5SF_FAULT", "op=stall,ms=2500,rank=0", 1); /* before anything reads it */
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_timeout");
-    if (t_size != 2 || provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "t_timeout: needs 2 ranks and MPI_THREAD_MULTIPLE\n");
+    t_init_multiple(&argc, &argv, "t_timeout");
+    if (t_size != 2) {
+        fprintf(stderr, "t_timeout: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     snprintf(path, sizeof path, "%s/timeout_%s.sub", argv[1], argv[2]);
@@ -138,12 +135,7 @@ int main(int argc, char **argv)
         if (fd >= 0)
             close(fd);
     }
-    VRFY(h5sf_ioc_ctx_acquire(MPI_COMM_WORLD, 1, &ctx, &e) == 0, "%s", e.msg);
-    uint32_t file_id = h5sf_ioc_ctx_next_file_id(ctx);
-    if (t_rank == 0)
-        CHECK(h5sf_ioc_serve(ctx, 2, &e) == 0 && h5sf_ioc_subfile_open(ctx, file_id, 0, path, O_RDWR, &e) == 0, "%s",
-              e.msg);
-    MPI_Barrier(MPI_COMM_WORLD);
+    uint32_t file_id = t_ioc_setup(&ctx, 1, path, O_RDWR);
     if (t_rank == 1) {
         memset(buf, op == H5SF_IOC_OP_WRITE ? NEW : 0, TOTAL);
         timed_out(ctx, op, file_id, buf);
@@ -161,12 +153,8 @@ int main(int argc, char **argv)
         MPI_Wait(&done, MPI_STATUS_IGNORE);
         if (op == H5SF_IOC_OP_WRITE)
             check_subfile(path, buf);
-        CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
-        unlink(path);
     }
-    CHECK(h5sf_ioc_ctx_release(ctx, &e) == 0, "release: %s", e.msg);
-    int all = t_verdict();
+    t_ioc_teardown(ctx, file_id, path); /* rank 0 is the IOC, the else branch */
     free(buf);
-    MPI_Finalize();
-    return all != 0;
+    return t_finish();
 }

@@ -204,9 +204,7 @@ static void write_file(const char *path, const char *config, hsize_t rows, int b
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_tools_writer");
+    t_init(&argc, &argv, "t_tools_writer");
     if (argc < 4) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_tools_writer DIR NAME CONFIG [--mib M] [--bad] [--no-ref]\n");

@@ -195,9 +195,7 @@ static void one(const char *dir, hsize_t ub, int h5sf)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_userblock");
+    t_init(&argc, &argv, "t_userblock");
     if (argc != 2) {
         if (t_rank == 0)
             fprintf(stderr, "usage: t_userblock DIR\n");

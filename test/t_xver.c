@@ -53,11 +53,10 @@ static hid_t make_fapl(const char *driver, int writing)
 
 int main(int argc, char **argv)
 {
-    int      provided, bad = 0;
+    int      bad = 0;
     unsigned maj, min, rel;
     char     mine[32], writer[32] = "?";
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    t_start("t_xver");
+    t_init(&argc, &argv, "t_xver");
     if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "indep"))) {
         fprintf(stderr, "usage: t_xver write|verify h5sf|subfiling FILE [indep]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
