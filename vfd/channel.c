@@ -1,5 +1,6 @@
 /*
- * channel.c -- per-subfile channels and the concurrent dispatch of a plan.
+ * channel.c -- per-subfile channels and the concurrent dispatch of a plan,
+ * and the rule that picks a file's channel (h5sf_channel_pick).
  *
  * In direct mode a channel is a plain descriptor per subfile (f->fd: each
  * rank touches the subfiles itself, through common/sysio.c); in IOC mode an
@@ -22,6 +23,38 @@
 #include "internal.h"
 #include "threadpool.h"
 
+
+/* The channel an open takes, and why (H5SF_LOG's channel_reason).  The one
+ * rule of channel=auto that docs/configuration.md and README quote: a named
+ * channel is taken (channel=ioc without MPI_THREAD_MULTIPLE already failed
+ * the open: settings_share); auto takes the direct channel without MPI,
+ * below MPI_THREAD_MULTIPLE, for a plain HDF5 file, and on one node unless
+ * the file has more subfiles than an IOC keeps open by default (256: the
+ * direct channel opens every subfile on every rank); else the IOC channel.
+ * On one node the IOC channel would move every byte as the direct channel
+ * does (its same-node shortcut, samenode.c), adding only a costlier open and
+ * close and threads that compete with the ranks for cores.  Every input is
+ * the same on every rank (agreed), so every rank takes the same channel. */
+H5FD_h5sf_channel_t h5sf_channel_pick(const h5sf_file_t *f, int provided, const char **why)
+{
+    const char         *w = "MPI_THREAD_MULTIPLE available, several nodes";
+    H5FD_h5sf_channel_t c = H5FD_H5SF_CHANNEL_DIRECT;
+    if (f->comm == MPI_COMM_NULL) /* no IOC without MPI */
+        w = "no MPI: a serial open, MPI not initialized";
+    else if (f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO)
+        c = f->cfg.channel, w = "requested";
+    else if (provided != MPI_THREAD_MULTIPLE) /* the progress thread calls MPI while the application does */
+        w = "MPI_THREAD_MULTIPLE not available";
+    else if (f->layout.plain) /* one shared file: each rank writes its own pieces, as MPI-IO does */
+        w = "a plain HDF5 file";
+    else if (f->nnodes == 1 && f->layout.stripe_count <= H5SF_DEFAULT_IOC_MAX_FDS)
+        w = "one node";
+    else
+        c = H5FD_H5SF_CHANNEL_IOC, w = f->nnodes == 1 ? "one node, but over 256 subfiles" : w;
+    if (why)
+        *why = w;
+    return c;
+}
 
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
 
@@ -411,6 +444,19 @@ static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t
     return 0;
 }
 
+/* Count one finished subfile call (a vector call or a pool job) of
+ * `bytes` bytes in f->stats. */
+static void count_subfile_call(h5sf_file_t *f, int s, bool is_write, uint64_t bytes)
+{
+    f->stats.messages++;
+    if (s < H5SF_REPORT_SUBFILES)
+        f->stats.subfile_messages[s]++;
+    if (is_write)
+        f->stats.bytes_written += bytes;
+    else
+        f->stats.bytes_read += bytes;
+}
+
 /* One vector call on channel ch (a few if a list ever held more than
  * H5SF_MAX_PIECES; io.c's rounds keep it below). */
 static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_list_t *l, vecbuf_t *v, h5sf_errbuf_t *e)
@@ -427,13 +473,7 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
         }
         j += n;
     }
-    f->stats.messages++;
-    if (s < H5SF_REPORT_SUBFILES)
-        f->stats.subfile_messages[s]++;
-    if (is_write)
-        f->stats.bytes_written += l->bytes;
-    else
-        f->stats.bytes_read += l->bytes;
+    count_subfile_call(f, s, is_write, l->bytes);
     return 0;
 }
 
@@ -472,20 +512,16 @@ static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile
     return !is_write || !h5sf_sparse(pieces, extent, bytes);
 }
 
-/* One finished job of subfile s (`bytes` bytes): count it as vec_run
- * counts a vector call; unless `failed`, turn its errno into e.  Returns
+/* One finished job of subfile s (`bytes` bytes): count it
+ * (count_subfile_call); unless `failed`, turn its errno into e.  Returns
  * whether the transfers so far failed. */
 static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, uint64_t bytes, int failed,
                     h5sf_errbuf_t *e)
 {
     int err = j->err;
-    f->stats.messages++;
-    if (s < H5SF_REPORT_SUBFILES)
-        f->stats.subfile_messages[s]++;
-    if (err == 0) {
-        is_write ? (f->stats.bytes_written += bytes) : (f->stats.bytes_read += bytes);
+    count_subfile_call(f, s, is_write, err == 0 ? bytes : 0);
+    if (err == 0)
         return failed;
-    }
     if (failed)
         return failed;
     char path[2 * H5SF_LAYOUT_PATH_MAX];
@@ -496,8 +532,7 @@ static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, u
                      (unsigned long long)j->err_off, path, strerror(err), err) < 0;
 }
 
-/* Run the jobs (together or not: run_together); count them as vec_run
- * does and report the first failure. */
+/* Run the jobs (together or not: run_together); count them and report the first failure. */
 static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
 {
     uint64_t inflight = 0;

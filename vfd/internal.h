@@ -4,7 +4,7 @@
  * Layers; a file calls only files of its own line or lines below it, and
  * within the top line only to the right (docs/architecture.md):
  *
- *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c, finalize.c
+ *   public API, class   fapl.c -> plugin.c -> h5sf.c -> open.c -> stats.c;  physical.c, finalize.c
  *   I/O planning        io.c, mpitype.c, topology.c
  *   channels            channel.c -> samenode.c, ioc_channel.c, threadpool.c
  *   (ioc/ client, common/sysio.c)
@@ -12,7 +12,8 @@
  *
  *   fapl.c          H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
  *   plugin.c        the HDF5 plugin entry points, h5sf_register(), the MPI family check
- *   h5sf.c          the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
+ *   h5sf.c          the H5FD class: close, EOA/EOF, truncate, flush, delete, ctl, superblock
+ *   open.c          its open callback in five steps
  *   finalize.c      the MPI_Finalize hook: files left open are drained, moved off the IOCs, closed
  *   stats.c         H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
  *   physical.c      H5FD_h5sf_get_files (no open file)
@@ -112,8 +113,15 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
 void          h5sf_mpi_on_finalize(void (*fn)(void));
 H5SF_API void h5sf_mpi_finalize_now(void); /* exported: the preload shim's MPI_Finalize */
 /* Collective: if any rank failed, every rank fails with the message of the
- * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
-int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
+ * lowest failing rank (prefixed with its rank).  Returns 0 or -1.  The one
+ * implementation is ioc/ctx.c's h5sf_ioc_agree: the IOC's collectives need
+ * it too, and ioc/ may not call up into vfd/ (common/ has no MPI).  This
+ * name is the VFD's, for steps that are not the IOC's (open, the direct
+ * channel, close), so a reader of vfd/ sees no IOC where there is none. */
+static inline int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
+{
+    return h5sf_ioc_agree(comm, local_failed, e);
+}
 
 /* ---- files without MPI (solo.c) ---------------------------------------- */
 /* True if an open or delete of fapl_id runs without MPI: MPI is not usable
@@ -274,6 +282,10 @@ struct h5sf_file {
 
 static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
 
+/* channel.c: the channel an open of f takes, the one rule (its comment);
+ * *why (may be NULL) says why in H5SF_LOG's words. */
+H5FD_h5sf_channel_t h5sf_channel_pick(const h5sf_file_t *f, int provided, const char **why);
+
 /* The maxaddr of the driver and of its IOC channels (not HADDR_MAX:
  * subfile offsets must fit an off_t). */
 #define H5SF_MAXADDR ((haddr_t)(H5SF_ADDR_LIMIT - 1))
@@ -387,6 +399,8 @@ hid_t h5sf_register(void);
  * H5SF_LOG at open.  h5sf_stats_wanted(): this rank's H5SF_STATS. */
 bool h5sf_stats_wanted(void);
 bool h5sf_stats_transfers_wanted(void); /* H5SF_STATS=transfers */
+/* stats.c: H5FD_H5SF_CTL_GET_STATS (out->size bytes at most; include/h5sf.h). */
+void h5sf_stats_get(const h5sf_file_t *f, h5sf_stats_t *out);
 void h5sf_stats_report(h5sf_file_t *f);
 void h5sf_log_open(h5sf_file_t *f, int provided);
 
@@ -395,6 +409,11 @@ void h5sf_registry_add(h5sf_file_t *f);
 void h5sf_registry_remove(h5sf_file_t *f);
 /* The first open file (then ->next), for walks over all of them. */
 h5sf_file_t *h5sf_registry_first(void);
+
+/* open.c: the class's open callback, and what close and delete share with it. */
+H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr);
+void    h5sf_file_free(h5sf_file_t *f);
+void    h5sf_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg);
 
 /* The MPI_Finalize hook (finalize.c): close what is still open while MPI
  * works, and mark the rest. */

@@ -154,5 +154,3 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e)
     }
     return 0;
 }
-
-int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e) { return h5sf_ioc_agree(comm, local_failed, e); }

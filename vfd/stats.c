@@ -22,67 +22,134 @@ bool h5sf_stats_transfers_wanted(void)
     return v && strcmp(v, "transfers") == 0;
 }
 
+/* ---- counters (include/h5sf.h, H5FD_H5SF_STATS_COUNTERS) -------------- */
+
+/* How two values of a counter combine, by its `reduce` column: the IOC's
+ * value into the VFD's own, and one rank's into another's. */
+#define COMBINE_sum(to, v)  (to) += (v)
+#define COMBINE_secs(to, v) (to) += (v)
+#define COMBINE_none(to, v) (to) += (v)
+#define COMBINE_max(to, v)  (to) = (v) > (to) ? (v) : (to)
+
+/* A counter's `source`: vfd counts nothing beyond f->stats. */
+typedef struct counter_source {
+    uint64_t            vfd;
+    h5sf_ioc_counters_t ioc;
+} counter_source_t;
+
+/* This rank's statistics of f: its VFD's counts, each combined with its
+ * IOC's (the `source` column). */
+static void stats_now(const h5sf_file_t *f, h5sf_stats_t *st)
+{
+    counter_source_t src = {0};
+    *st                  = f->stats;
+    if (f->ctx)
+        h5sf_ioc_get_counters(f->ctx, &src.ioc);
+#define FROM_SOURCE(field, reduce, source, head, text) COMBINE_##reduce(st->field, src.source);
+    H5FD_H5SF_STATS_COUNTERS(FROM_SOURCE)
+#undef FROM_SOURCE
+}
+
+/* H5FD_H5SF_CTL_GET_STATS: at most the caller's st->size bytes (include/h5sf.h). */
+void h5sf_stats_get(const h5sf_file_t *f, h5sf_stats_t *out)
+{
+    h5sf_stats_t st;
+    size_t       n = out->size ? (size_t)out->size : H5FD_H5SF_STATS_SIZE_1;
+    stats_now(f, &st);
+    if (n > sizeof st)
+        n = sizeof st;
+    if (n > sizeof st.size)
+        memcpy((char *)out + sizeof st.size, (char *)&st + sizeof st.size, n - sizeof st.size);
+    out->size = n;
+}
+_Static_assert(sizeof(h5sf_stats_t) >= H5FD_H5SF_STATS_SIZE_1, "counters are only ever added");
+
+/* What the close summary reduces over the ranks: the counters and the
+ * channel totals (requests, then bytes, per H5FD_h5sf_via_t). */
+typedef struct summary {
+    h5sf_stats_t st;
+    uint64_t     via[2 * H5FD_H5SF_VIA_KINDS];
+} summary_t;
+
+/* MPI_Op over whole summary_t elements (an MPI_Type_contiguous of
+ * uint64_t), so each counter combines by its own `reduce`. */
+static void summary_combine(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) {
+        const summary_t *a = (const summary_t *)in + i;
+        summary_t       *b = (summary_t *)inout + i;
+#define COMBINE(field, reduce, source, head, text) COMBINE_##reduce(b->st.field, a->st.field);
+        H5FD_H5SF_STATS_COUNTERS(COMBINE)
+#undef COMBINE
+        for (int k = 0; k < 2 * H5FD_H5SF_VIA_KINDS; k++)
+            b->via[k] += a->via[k];
+    }
+}
+
+/* One MPI_Reduce of *mine to rank 0's *all (a copy without a communicator). */
+static void summary_reduce(const summary_t *mine, summary_t *all, MPI_Comm comm)
+{
+    MPI_Datatype type;
+    MPI_Op       op;
+    *all = *mine;
+    if (comm == MPI_COMM_NULL)
+        return;
+    MPI_Type_contiguous((int)(sizeof *mine / sizeof(uint64_t)), MPI_UINT64_T, &type);
+    MPI_Type_commit(&type);
+    MPI_Op_create(summary_combine, 1, &op);
+    MPI_Reduce(mine, all, 1, type, op, 0, comm);
+    MPI_Op_free(&op);
+    MPI_Type_free(&type);
+}
+_Static_assert(sizeof(summary_t) % sizeof(uint64_t) == 0, "summary_t is an array of uint64_t");
+
+/* A summary line's start: a new line, labelled by `head` ("": blank);
+ * none for 0 (the counter continues the line before). */
+static void print_head(const char *head)
+{
+    if (head)
+        fprintf(stderr, "\n  %-17s", head);
+}
+
+#define PRINT_sum(v, head, text)  print_head(head), fprintf(stderr, text, (unsigned long long)(v))
+#define PRINT_max(v, head, text)  PRINT_sum(v, head, text)
+#define PRINT_secs(v, head, text) print_head(head), fprintf(stderr, text, (double)(v) / 1e9)
+#define PRINT_none(v, head, text) (void)0
+
+static void summary_print(const h5sf_file_t *f, const summary_t *all)
+{
+    fprintf(stderr, "h5sf stats for %s (%d ranks, %d IOCs, %d subfiles, %s channel)", f->name, f->size, f->nioc,
+            f->layout.stripe_count, f->channel == H5FD_H5SF_CHANNEL_IOC ? "IOC" : "direct");
+#define PRINT(field, reduce, source, head, text) PRINT_##reduce(all->st.field, head, text);
+    H5FD_H5SF_STATS_COUNTERS(PRINT)
+#undef PRINT
+    const uint64_t *r = all->via, *b = all->via + H5FD_H5SF_VIA_KINDS;
+    fprintf(stderr,
+            "\n  channels         requests / bytes: to another rank's IOC %llu / %llu, to the own IOC %llu / %llu,\n"
+            "                   node-local shortcut %llu / %llu, direct %llu / %llu\n",
+            (unsigned long long)r[H5FD_H5SF_VIA_IOC_REMOTE], (unsigned long long)b[H5FD_H5SF_VIA_IOC_REMOTE],
+            (unsigned long long)r[H5FD_H5SF_VIA_IOC_SELF], (unsigned long long)b[H5FD_H5SF_VIA_IOC_SELF],
+            (unsigned long long)r[H5FD_H5SF_VIA_SHORTCUT], (unsigned long long)b[H5FD_H5SF_VIA_SHORTCUT],
+            (unsigned long long)r[H5FD_H5SF_VIA_DIRECT], (unsigned long long)b[H5FD_H5SF_VIA_DIRECT]);
+}
+
 /* Collective (called from close on every rank).  f->stats_on is the same on
- * every rank (rank 0's, agreed at open): the reductions below are all or
- * nothing. */
+ * every rank (rank 0's, agreed at open): the reduction is all or nothing. */
 void h5sf_stats_report(h5sf_file_t *f)
 {
+    summary_t mine, all;
     if (!f->stats_on)
         return;
-    enum { NF = 9 };
-    uint64_t            mine[NF] = {f->stats.read_calls,    f->stats.write_calls, f->stats.pieces_in,
-                                    f->stats.pieces_out,    f->stats.messages,    f->stats.bytes_read,
-                                    f->stats.bytes_written, f->stats.local_reads, f->stats.local_writes};
-    uint64_t            sum[NF], max_inflight = f->stats.cobegin_max_inflight, all_inflight = 0;
-    h5sf_ioc_counters_t c = {0};
-    if (f->ctx) {
-        h5sf_ioc_get_counters(f->ctx, &c);
-        if (c.max_inflight > max_inflight)
-            max_inflight = c.max_inflight;
-    }
-    uint64_t served = c.requests_served, served_all = 0, qwait = c.queue_wait_ns, qwait_all = 0, io = c.io_ns,
-             io_all = 0, ic[3] = {c.merged, c.syscalls, c.merge_waits}, ic_all[3] = {0, 0, 0};
-    h5sf_coll_reduce(mine, sum, NF, MPI_UINT64_T, MPI_SUM, f->comm);
-    h5sf_coll_reduce(&max_inflight, &all_inflight, 1, MPI_UINT64_T, MPI_MAX, f->comm);
-    h5sf_coll_reduce(&served, &served_all, 1, MPI_UINT64_T, MPI_SUM, f->comm);
-    h5sf_coll_reduce(&qwait, &qwait_all, 1, MPI_UINT64_T, MPI_SUM, f->comm);
-    h5sf_coll_reduce(&io, &io_all, 1, MPI_UINT64_T, MPI_SUM, f->comm);
-    h5sf_coll_reduce(ic, ic_all, 3, MPI_UINT64_T, MPI_SUM, f->comm);
-    uint64_t via[2 * H5FD_H5SF_VIA_KINDS], via_all[2 * H5FD_H5SF_VIA_KINDS];
+    memset(&mine, 0, sizeof mine);
+    stats_now(f, &mine.st);
     for (int k = 0; k < H5FD_H5SF_VIA_KINDS; k++) {
-        via[k]                       = f->via_requests[k];
-        via[H5FD_H5SF_VIA_KINDS + k] = f->via_bytes[k];
+        mine.via[k]                       = f->via_requests[k];
+        mine.via[H5FD_H5SF_VIA_KINDS + k] = f->via_bytes[k];
     }
-    h5sf_coll_reduce(via, via_all, 2 * H5FD_H5SF_VIA_KINDS, MPI_UINT64_T, MPI_SUM, f->comm);
-    if (f->rank != 0)
-        return;
-    fprintf(stderr,
-            "h5sf stats for %s (%d ranks, %d IOCs, %d subfiles, %s channel)\n"
-            "  VFD calls        %llu reads, %llu writes\n"
-            "  pieces           %llu in, %llu after striping and merging\n"
-            "  requests         %llu subfile requests, %llu most in flight at once\n"
-            "                   %llu reads and %llu writes straight to subfiles on the IOC's node\n"
-            "  bytes            %llu read, %llu written\n"
-            "  IOC              %llu requests served (%llu merged into another's runs), %llu pwritev/preadv\n"
-            "                   %llu waits for other ranks' requests to merge with\n"
-            "                   %.3f s queue wait, %.3f s executing\n",
-            f->name, f->size, f->nioc, f->layout.stripe_count, f->channel == H5FD_H5SF_CHANNEL_IOC ? "IOC" : "direct",
-            (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2],
-            (unsigned long long)sum[3], (unsigned long long)sum[4], (unsigned long long)all_inflight,
-            (unsigned long long)sum[7], (unsigned long long)sum[8], (unsigned long long)sum[5],
-            (unsigned long long)sum[6], (unsigned long long)served_all, (unsigned long long)ic_all[0],
-            (unsigned long long)ic_all[1], (unsigned long long)ic_all[2], qwait_all / 1e9, io_all / 1e9);
-    fprintf(stderr,
-            "  channels         requests / bytes: to another rank's IOC %llu / %llu, to the own IOC %llu / %llu,\n"
-            "                   node-local shortcut %llu / %llu, direct %llu / %llu\n",
-            (unsigned long long)via_all[H5FD_H5SF_VIA_IOC_REMOTE],
-            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_IOC_REMOTE],
-            (unsigned long long)via_all[H5FD_H5SF_VIA_IOC_SELF],
-            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_IOC_SELF],
-            (unsigned long long)via_all[H5FD_H5SF_VIA_SHORTCUT],
-            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_SHORTCUT],
-            (unsigned long long)via_all[H5FD_H5SF_VIA_DIRECT],
-            (unsigned long long)via_all[H5FD_H5SF_VIA_KINDS + H5FD_H5SF_VIA_DIRECT]);
+    summary_reduce(&mine, &all, f->comm);
+    if (f->rank == 0)
+        summary_print(f, &all);
 }
 
 /* ---- H5SF_LOG (h5sf_log_open and its helpers) ------------------------- */
@@ -158,13 +225,7 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
         return;
     bool               json    = strcmp(mode, "json") == 0;
     const char        *chan    = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
-    const char        *why     = f->comm == MPI_COMM_NULL ? "no MPI: a serial open, MPI not initialized"
-                                 : f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO ? "requested"
-                                 : provided != MPI_THREAD_MULTIPLE          ? "MPI_THREAD_MULTIPLE not available"
-                                 : f->layout.plain                          ? "a plain HDF5 file"
-                                 : f->channel == H5FD_H5SF_CHANNEL_DIRECT   ? "one node"
-                                 : f->nnodes == 1                           ? "one node, but over 256 subfiles"
-                                                  : "MPI_THREAD_MULTIPLE available, several nodes";
+    const char        *why     = NULL;
     const char        *access  = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
     const char        *source  = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"
                                  : f->layout.plain          ? "file itself (a plain HDF5 file: no config file)"
@@ -173,6 +234,7 @@ void h5sf_log_open(h5sf_file_t *f, int provided)
     static const char *modes[] = {"per_node", "every", "total", "ranks"};
     const char        *mname   = (unsigned)f->cfg.ioc_mode < 4 ? modes[f->cfg.ioc_mode] : "unknown";
     char               reason[1024], cfgpath[H5SF_LAYOUT_PATH_MAX + 64];
+    h5sf_channel_pick(f, provided, &why);
     log_ioc_reason(f, reason, sizeof reason);
     if (h5sf_config_path(&f->layout, cfgpath, sizeof cfgpath, NULL) < 0)
         cfgpath[0] = '\0';
@@ -250,11 +312,12 @@ done:
     return ret_value;
 }
 
-H5SF_API herr_t H5FD_h5sf_get_stats(hid_t file_id, h5sf_stats_t *stats)
+H5SF_API herr_t H5FD_h5sf_get_stats_sized(hid_t file_id, h5sf_stats_t *stats, size_t size)
 {
     h5sf_file_t *f;
-    if (!stats || file_of(file_id, &f) < 0)
+    if (!stats || size < sizeof stats->size || file_of(file_id, &f) < 0)
         return -1;
+    stats->size = size;
     return H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&stats);
 }
 
