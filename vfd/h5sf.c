@@ -102,8 +102,7 @@ static herr_t h5sf_close(H5FD_t *file)
      * part below.  One left open across MPI_Finalize was waited for there,
      * and is reported here unless a COEND did. */
     bool unreported = f->co_finalized && f->co;
-    f->co_depth     = 0;
-    cofailed        = h5sf_channels_coend(f, &coeb) < 0;
+    cofailed        = h5sf_bracket_close(f, &coeb) < 0;
     if (!f->mpi_dead)
         h5sf_stats_report(f);
     if (h5sf_channels_close(f, &eb) < 0)
@@ -205,7 +204,7 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
                   f->name);
     /* Inside a bracket, what was posted completes first (sizes, EOF); a
      * failure of it fails this call too. */
-    if (h5sf_channels_drain(f, &eb) < 0)
+    if (h5sf_bracket_drain(f, &eb) < 0)
         failed = 1;
     /* Writes never pass the EOA, so subfiles can only be off their exact
      * sizes after an EOA change, when one was found too long at open, or
@@ -258,7 +257,7 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
                   f->name);
     /* Inside a bracket, what was posted completes first (and is synced
      * below); a failure of it fails the flush. */
-    failed = h5sf_channels_drain(f, &eb) < 0;
+    failed = h5sf_bracket_drain(f, &eb) < 0;
     if (f->mpi_dead || !f->cfg.fsync || !(f->flags & H5F_ACC_RDWR)) {
         if (failed)
             H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
@@ -370,7 +369,7 @@ done:
 
 /* COBEGIN/COEND from the caller (include/h5sf.h): between them each
  * independent transfer call posts its subfile transfers and returns; the
- * outermost COEND waits for all of them (channel.c, the bracket).  Nested
+ * outermost COEND waits for all of them (bracket.c).  Nested
  * brackets count: inner COENDs return at once. */
 static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *input, void **output)
 {
@@ -397,29 +396,22 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
         }
         case H5FD_H5SF_CTL_GET_TRANSFER: **(H5FD_h5sf_transfer_t **)output = f->xfer; break;
         case H5FD_H5SF_CTL_COBEGIN:
-            if (f->co_finalized)
-                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
-                          "COBEGIN on %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but "
-                          "H5FDclose can follow",
-                          f->name);
-            if (f->co_depth == 0 && h5sf_channels_cobegin(f, &eb) < 0)
+            if (h5sf_bracket_begin(f, &eb) < 0)
                 H5SF_GOTO_EB(-1, H5E_VFL, H5E_FCNTL, &eb);
-            f->co_depth++;
             break;
         case H5FD_H5SF_CTL_COEND:
-            if (f->co_depth == 0)
-                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
-            if (f->co_finalized) { /* MPI_Finalize's hook waited for it: report that, once */
-                int bad     = h5sf_channels_coend(f, &eb) < 0;
-                f->co_depth = 0;
-                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
-                          "COEND on %s after MPI_Finalize: the bracket was left open across MPI_Finalize, which "
-                          "waited for its transfers: %s%s",
-                          f->name, bad ? "one failed: " : "all of them completed", bad ? eb.msg : "");
+            switch (h5sf_bracket_end(f, &eb)) {
+                case 0: break;
+                case H5SF_BRACKET_NONE: H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
+                case H5SF_BRACKET_FAILED:
+                    H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
+                              f->name, eb.msg);
+                default:
+                    H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
+                              "COEND on %s after MPI_Finalize: the bracket was left open across MPI_Finalize, which "
+                              "waited for its transfers: %s%s",
+                              f->name, eb.msg[0] ? "one failed: " : "all of them completed", eb.msg);
             }
-            if (--f->co_depth == 0 && h5sf_channels_coend(f, &eb) < 0)
-                H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
-                          f->name, eb.msg);
             break;
         default:
             if (flags & H5FD_CTL_FAIL_IF_UNKNOWN_FLAG)

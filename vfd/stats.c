@@ -2,7 +2,7 @@
  * stats.c -- "what happened": H5SF_STATS summary at close and the H5SF_LOG
  * trace of the layout decision at open.  Both print on rank 0 only.
  * Also the public getters of the statistics, the layout and the last
- * transfer's report (filled by io.c and channel.c).
+ * transfer's report (filled by io.c and dispatch.c).
  */
 #include <stddef.h>
 #include <stdio.h>
