@@ -210,85 +210,100 @@ static void log_ioc_reason(const h5sf_file_t *f, char *buf, size_t n)
     }
 }
 
+/* What an open's log line says, in words (log_facts). */
+typedef struct log_facts {
+    const char *chan, *why, *access, *source, *sdir, *mname;
+    int         provided, threads;
+    char        reason[1024], cfgpath[H5SF_LAYOUT_PATH_MAX + 64];
+} log_facts_t;
+
+static void log_facts(const h5sf_file_t *f, int provided, log_facts_t *l)
+{
+    static const char *modes[] = {"per_node", "every", "total", "ranks"};
+    l->provided                = provided;
+    l->chan                    = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
+    h5sf_channel_pick(f, provided, &l->why);
+    l->access  = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
+    l->source  = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"
+                 : f->layout.plain          ? "file itself (a plain HDF5 file: no config file)"
+                                            : "config file of the existing file";
+    l->sdir    = f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir;
+    l->mname   = (unsigned)f->cfg.ioc_mode < 4 ? modes[f->cfg.ioc_mode] : "unknown";
+    l->threads = f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS;
+    log_ioc_reason(f, l->reason, sizeof l->reason);
+    if (h5sf_config_path(&f->layout, l->cfgpath, sizeof l->cfgpath, NULL) < 0)
+        l->cfgpath[0] = '\0';
+}
+
+/* H5SF_LOG=json: one JSON object (one line). */
+static void log_json(FILE *fp, const h5sf_file_t *f, const log_facts_t *l)
+{
+    fputs("{\"h5sf\":\"open\",\"file\":", fp);
+    log_json_str(fp, f->name);
+    fprintf(fp,
+            ",\"access\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"channel\":\"%s\",\"channel_reason\":\"%s\","
+            "\"thread_level\":%d,\"thread_level_name\":\"%s\",\"threads\":%d,\"ioc_mode\":\"%s\","
+            "\"ioc_param\":%d,\"ioc_reason\":",
+            l->access, f->size, f->nnodes, l->chan, l->why, l->provided, log_thread_level(l->provided), l->threads,
+            l->mname, f->cfg.ioc_param);
+    log_json_str(fp, l->reason);
+    fprintf(fp,
+            ",\"ioc_count\":%d,\"stripe_size\":%lld,\"stripe_count\":%d,\"layout_source\":\"%s\","
+            "\"inode\":%llu,\"subfile_dir\":",
+            f->nioc, (long long)f->layout.stripe_size, f->layout.stripe_count, l->source,
+            (unsigned long long)f->layout.inode);
+    log_json_str(fp, l->sdir);
+    fputs(",\"config_file\":", fp);
+    log_json_str(fp, l->cfgpath);
+    fputs(",\"iocs\":[", fp);
+    for (int i = 0; i < f->nioc; i++) {
+        fprintf(fp, "%s{\"rank\":%d,\"subfiles\":[", i ? "," : "", f->iocs[i]);
+        for (int s = i, k = 0; s < f->layout.stripe_count; s += f->nioc, k++)
+            fprintf(fp, "%s%d", k ? "," : "", s);
+        fputs("]}", fp);
+    }
+    fputs("]}\n", fp);
+}
+
+/* H5SF_LOG=debug: human-readable lines. */
+static void log_text(FILE *fp, const h5sf_file_t *f, const log_facts_t *l)
+{
+    fprintf(fp, "h5sf: open %s (%s): %d ranks on %d node(s)\n", f->name, l->access, f->size, f->nnodes);
+    fprintf(fp, "h5sf:   channel %s (%s; thread level %s = %d)%s\n", l->chan, l->why, log_thread_level(l->provided),
+            l->provided,
+            f->channel == H5FD_H5SF_CHANNEL_IOC ? ""
+                                                : "; every rank writes its own pieces, the IOC ranks below only create "
+                                                  "and size their subfiles");
+    if (f->channel == H5FD_H5SF_CHANNEL_IOC)
+        fprintf(fp, "h5sf:   IOC worker threads: %d each\n", l->threads);
+    fprintf(fp, "h5sf:   layout from the %s: stripe_size %lld, %d subfile(s), stub inode %llu\n", l->source,
+            (long long)f->layout.stripe_size, f->layout.stripe_count, (unsigned long long)f->layout.inode);
+    fprintf(fp, "h5sf:   subfiles in %s; config file %s\n", l->sdir, l->cfgpath);
+    fprintf(fp, "h5sf:   %d IOC(s), chosen by %s\n", f->nioc, l->reason);
+    for (int i = 0; i < f->nioc; i++) {
+        fprintf(fp, "h5sf:   IOC rank %d owns subfile(s)", f->iocs[i]);
+        if (i >= f->layout.stripe_count)
+            fputs(" none (more IOCs than subfiles)", fp);
+        for (int s = i; s < f->layout.stripe_count; s += f->nioc)
+            fprintf(fp, " %d", s);
+        fputc('\n', fp);
+    }
+}
+
 /* H5SF_LOG=debug: human-readable; H5SF_LOG=json: one JSON object (one line)
  * per open.  Rank 0 only; composed in memory and written with one call so
  * the line is not interleaved with other output. */
 void h5sf_log_open(h5sf_file_t *f, int provided)
 {
     const char *mode = h5sf_var(H5SF_VAR_LOG);
-    if (!mode || !*mode || !strcmp(mode, "0") || f->rank != 0)
+    char       *text = NULL;
+    size_t      len  = 0;
+    FILE       *fp;
+    log_facts_t l;
+    if (!mode || !*mode || !strcmp(mode, "0") || f->rank != 0 || !(fp = open_memstream(&text, &len)))
         return;
-    char  *text = NULL;
-    size_t len  = 0;
-    FILE  *fp   = open_memstream(&text, &len);
-    if (!fp)
-        return;
-    bool               json    = strcmp(mode, "json") == 0;
-    const char        *chan    = f->channel == H5FD_H5SF_CHANNEL_IOC ? "ioc" : "direct";
-    const char        *why     = NULL;
-    const char        *access  = (f->flags & H5F_ACC_CREAT) ? "create" : (f->flags & H5F_ACC_RDWR) ? "rdwr" : "rdonly";
-    const char        *source  = (f->flags & H5F_ACC_CREAT) ? "settings (new file)"
-                                 : f->layout.plain          ? "file itself (a plain HDF5 file: no config file)"
-                                                            : "config file of the existing file";
-    const char        *sdir    = f->layout.subfile_dir[0] ? f->layout.subfile_dir : f->layout.stub_dir;
-    static const char *modes[] = {"per_node", "every", "total", "ranks"};
-    const char        *mname   = (unsigned)f->cfg.ioc_mode < 4 ? modes[f->cfg.ioc_mode] : "unknown";
-    char               reason[1024], cfgpath[H5SF_LAYOUT_PATH_MAX + 64];
-    h5sf_channel_pick(f, provided, &why);
-    log_ioc_reason(f, reason, sizeof reason);
-    if (h5sf_config_path(&f->layout, cfgpath, sizeof cfgpath, NULL) < 0)
-        cfgpath[0] = '\0';
-
-    if (json) {
-        fputs("{\"h5sf\":\"open\",\"file\":", fp);
-        log_json_str(fp, f->name);
-        fprintf(fp,
-                ",\"access\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"channel\":\"%s\",\"channel_reason\":\"%s\","
-                "\"thread_level\":%d,\"thread_level_name\":\"%s\",\"threads\":%d,\"ioc_mode\":\"%s\","
-                "\"ioc_param\":%d,\"ioc_reason\":",
-                access, f->size, f->nnodes, chan, why, provided, log_thread_level(provided),
-                f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS, mname, f->cfg.ioc_param);
-        log_json_str(fp, reason);
-        fprintf(fp,
-                ",\"ioc_count\":%d,\"stripe_size\":%lld,\"stripe_count\":%d,\"layout_source\":\"%s\","
-                "\"inode\":%llu,\"subfile_dir\":",
-                f->nioc, (long long)f->layout.stripe_size, f->layout.stripe_count, source,
-                (unsigned long long)f->layout.inode);
-        log_json_str(fp, sdir);
-        fputs(",\"config_file\":", fp);
-        log_json_str(fp, cfgpath);
-        fputs(",\"iocs\":[", fp);
-        for (int i = 0; i < f->nioc; i++) {
-            fprintf(fp, "%s{\"rank\":%d,\"subfiles\":[", i ? "," : "", f->iocs[i]);
-            for (int s = i, k = 0; s < f->layout.stripe_count; s += f->nioc, k++)
-                fprintf(fp, "%s%d", k ? "," : "", s);
-            fputs("]}", fp);
-        }
-        fputs("]}\n", fp);
-    }
-    else {
-        fprintf(fp, "h5sf: open %s (%s): %d ranks on %d node(s)\n", f->name, access, f->size, f->nnodes);
-        fprintf(
-            fp, "h5sf:   channel %s (%s; thread level %s = %d)%s\n", chan, why, log_thread_level(provided), provided,
-            f->channel == H5FD_H5SF_CHANNEL_IOC ? ""
-                                                : "; every rank writes its own pieces, the IOC ranks below only create "
-                                                  "and size their subfiles");
-        if (f->channel == H5FD_H5SF_CHANNEL_IOC)
-            fprintf(fp, "h5sf:   IOC worker threads: %d each\n",
-                    f->cfg.threads > 0 ? f->cfg.threads : H5SF_DEFAULT_THREADS);
-        fprintf(fp, "h5sf:   layout from the %s: stripe_size %lld, %d subfile(s), stub inode %llu\n", source,
-                (long long)f->layout.stripe_size, f->layout.stripe_count, (unsigned long long)f->layout.inode);
-        fprintf(fp, "h5sf:   subfiles in %s; config file %s\n", sdir, cfgpath);
-        fprintf(fp, "h5sf:   %d IOC(s), chosen by %s\n", f->nioc, reason);
-        for (int i = 0; i < f->nioc; i++) {
-            fprintf(fp, "h5sf:   IOC rank %d owns subfile(s)", f->iocs[i]);
-            if (i >= f->layout.stripe_count)
-                fputs(" none (more IOCs than subfiles)", fp);
-            for (int s = i; s < f->layout.stripe_count; s += f->nioc)
-                fprintf(fp, " %d", s);
-            fputc('\n', fp);
-        }
-    }
+    log_facts(f, provided, &l);
+    strcmp(mode, "json") == 0 ? log_json(fp, f, &l) : log_text(fp, f, &l);
     if (fclose(fp) == 0 && text)
         fwrite(text, 1, len, stderr);
     free(text); /* open_memstream's buffer: libc's, not h5sf_malloc's */
