@@ -32,7 +32,7 @@
  *   registry.c      the list of open files
  *   solo.c          files without MPI (a serial program that did not start it), the collectives
  *                   that take the local case for them
- *   mpi.c           MPI life cycle (the finalize hook), error agreement
+ *   mpi.c           MPI life cycle (the finalize hook); h5sf_agree is an inline below
  *   err.c           the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
  *   hdf5priv.c      HDF5's private API context (looked up at run time), the version check
  */
