@@ -207,6 +207,7 @@ typedef struct H5FD_h5sf_transfer_subfile_t {
  * multi-chunk collective I/O and type conversion in pieces: `call` counts
  * them.  Metadata calls are not reported here (see h5sf_stats_t). */
 typedef struct H5FD_h5sf_transfer_t {
+    uint64_t size; /* as h5sf_stats_t's; 0: H5FD_H5SF_TRANSFER_SIZE_1 */
     uint64_t call; /* this rank's raw-data read/write calls on the file, this one included (0: none) */
     int32_t  is_write;
     int32_t  collective;                        /* HDF5 ran the call collectively (its API context) */
@@ -225,12 +226,15 @@ typedef struct H5FD_h5sf_transfer_t {
     int32_t  nsubfile; /* entries in subfile[], in the order h5sf sent them */
     H5FD_h5sf_transfer_subfile_t subfile[H5FD_H5SF_TRANSFER_SUBFILES];
 } H5FD_h5sf_transfer_t;
+#define H5FD_H5SF_TRANSFER_SIZE_1 2696u /* sizeof(H5FD_h5sf_transfer_t), the first layout with a size */
 
 /* This rank's report of its last raw-data transfer on file_id (all zero
  * before the first); fail if file_id is not an h5sf file.  h5sf's I/O is
  * never MPI-IO collective I/O, whatever H5Pget_mpio_actual_io_mode says:
  * docs/user-guide.md, "What H5Pget_mpio_actual_io_mode says". */
-H5_DLL herr_t H5FD_h5sf_get_last_transfer(hid_t file_id, H5FD_h5sf_transfer_t *transfer);
+H5_DLL herr_t H5FD_h5sf_get_last_transfer_sized(hid_t file_id, H5FD_h5sf_transfer_t *transfer, size_t size);
+#define H5FD_h5sf_get_last_transfer(file_id, transfer)                                                                 \
+    H5FD_h5sf_get_last_transfer_sized((file_id), (transfer), sizeof(H5FD_h5sf_transfer_t))
 
 /* List the physical files of a subfiled file: stub, config, subfiles; of
  * a plain HDF5 file (no config file, as h5sf opens it), the file alone.

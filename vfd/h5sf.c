@@ -394,7 +394,7 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
             l->inode              = f->layout.inode;
             break;
         }
-        case H5FD_H5SF_CTL_GET_TRANSFER: **(H5FD_h5sf_transfer_t **)output = f->xfer; break;
+        case H5FD_H5SF_CTL_GET_TRANSFER: h5sf_transfer_get(f, *(H5FD_h5sf_transfer_t **)output); break;
         case H5FD_H5SF_CTL_COBEGIN:
             if (h5sf_bracket_begin(f, &eb) < 0)
                 H5SF_GOTO_EB(-1, H5E_VFL, H5E_FCNTL, &eb);

@@ -431,6 +431,7 @@ bool h5sf_stats_wanted(void);
 bool h5sf_stats_transfers_wanted(void); /* H5SF_STATS=transfers */
 /* stats.c: H5FD_H5SF_CTL_GET_STATS (out->size bytes at most; include/h5sf.h). */
 void h5sf_stats_get(const h5sf_file_t *f, h5sf_stats_t *out);
+void h5sf_transfer_get(const h5sf_file_t *f, H5FD_h5sf_transfer_t *out); /* _CTL_GET_TRANSFER */
 void h5sf_stats_report(h5sf_file_t *f);
 void h5sf_log_open(h5sf_file_t *f, int provided);
 

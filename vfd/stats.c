@@ -50,18 +50,36 @@ static void stats_now(const h5sf_file_t *f, h5sf_stats_t *st)
 #undef FROM_SOURCE
 }
 
-/* H5FD_H5SF_CTL_GET_STATS: at most the caller's st->size bytes (include/h5sf.h). */
+/* Copy a public struct that opens with a uint64_t size (include/h5sf.h):
+ * at most the caller's *out size bytes of the `full` bytes at in (0: the
+ * first sized layout's `first`); the size filled goes back into *out. */
+static void sized_copy(void *out, const void *in, size_t full, size_t first)
+{
+    uint64_t size;
+    memcpy(&size, out, sizeof size);
+    size_t n = size ? (size_t)size : first;
+    if (n > full)
+        n = full;
+    if (n > sizeof size)
+        memcpy((char *)out + sizeof size, (const char *)in + sizeof size, n - sizeof size);
+    size = n;
+    memcpy(out, &size, sizeof size);
+}
+
+/* H5FD_H5SF_CTL_GET_STATS: at most the caller's out->size bytes. */
 void h5sf_stats_get(const h5sf_file_t *f, h5sf_stats_t *out)
 {
     h5sf_stats_t st;
-    size_t       n = out->size ? (size_t)out->size : H5FD_H5SF_STATS_SIZE_1;
     stats_now(f, &st);
-    if (n > sizeof st)
-        n = sizeof st;
-    if (n > sizeof st.size)
-        memcpy((char *)out + sizeof st.size, (char *)&st + sizeof st.size, n - sizeof st.size);
-    out->size = n;
+    sized_copy(out, &st, sizeof st, H5FD_H5SF_STATS_SIZE_1);
 }
+
+/* H5FD_H5SF_CTL_GET_TRANSFER: at most the caller's out->size bytes. */
+void h5sf_transfer_get(const h5sf_file_t *f, H5FD_h5sf_transfer_t *out)
+{
+    sized_copy(out, &f->xfer, sizeof f->xfer, H5FD_H5SF_TRANSFER_SIZE_1);
+}
+_Static_assert(sizeof(H5FD_h5sf_transfer_t) >= H5FD_H5SF_TRANSFER_SIZE_1, "fields are only ever added");
 _Static_assert(sizeof(h5sf_stats_t) >= H5FD_H5SF_STATS_SIZE_1, "counters are only ever added");
 
 /* What the close summary reduces over the ranks: the counters and the
@@ -336,15 +354,16 @@ H5SF_API herr_t H5FD_h5sf_get_stats_sized(hid_t file_id, h5sf_stats_t *stats, si
     return H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&stats);
 }
 
-H5SF_API herr_t H5FD_h5sf_get_last_transfer(hid_t file_id, H5FD_h5sf_transfer_t *transfer)
+H5SF_API herr_t H5FD_h5sf_get_last_transfer_sized(hid_t file_id, H5FD_h5sf_transfer_t *transfer, size_t size)
 {
     h5sf_file_t *f;
     herr_t       ret_value = 0;
-    if (!transfer)
+    if (!transfer || size < sizeof transfer->size)
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "H5FD_h5sf_get_last_transfer: transfer is NULL");
     if (file_of(file_id, &f) < 0)
         H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "H5FD_h5sf_get_last_transfer: no h5sf file");
-    ret_value = H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_TRANSFER, 0, NULL, (void **)&transfer);
+    transfer->size = size;
+    ret_value      = H5FDctl(&f->pub, H5FD_H5SF_CTL_GET_TRANSFER, 0, NULL, (void **)&transfer);
 done:
     return ret_value;
 }
