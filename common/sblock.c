@@ -94,20 +94,15 @@ static int scan_chunk(const sb_info_t *sb, int ohver, unsigned ohflags, const un
     return 0;
 }
 
-/* Version 2/3: the driver-info message in the superblock extension. */
-static int read_drvinfo_msg(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, h5sf_errbuf_t *e)
+/* The superblock extension's object header: its version and flags, and
+ * where its first chunk lies (queue[0], qlen[0]; addresses relative to the
+ * base, like continuation addresses). */
+static int ext_prefix(h5sf_read_at_fn rd, void *ctx, const sb_info_t *sb, int *ohver, unsigned *ohflags,
+                      uint64_t *queue, uint64_t *qlen, h5sf_errbuf_t *e)
 {
-    uint64_t       queue[MAX_CHUNKS], qlen[MAX_CHUNKS];
-    int            nq        = 0, ohver;
-    unsigned       ohflags   = 0;
-    uint64_t       found     = H5SF_SB_UNDEF;
-    size_t         found_len = 0;
-    unsigned char  h[64];
-    unsigned char *buf = NULL;
-    uint64_t       at  = sb->hdr.base_addr + sb->hdr.ext_addr;
-    int            ret = -1;
-
-    ssize_t got = rd(ctx, at, h, sizeof h); /* the prefix may sit close to the end of the file */
+    unsigned char h[64];
+    uint64_t      at  = sb->hdr.base_addr + sb->hdr.ext_addr;
+    ssize_t       got = rd(ctx, at, h, sizeof h); /* the prefix may sit close to the end of the file */
     if (got < 0)
         return h5sf_fail(e, errno, "cannot read the superblock extension at %" PRIu64 ": %s", at, strerror(errno));
     if (got < 16)
@@ -115,25 +110,34 @@ static int read_drvinfo_msg(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, h5sf_e
     if (memcmp(h, "OHDR", 4) == 0) {
         if (h[4] != 2)
             return h5sf_fail(e, EINVAL, "superblock extension: object header version %u", h[4]);
-        ohver      = 2;
-        ohflags    = h[5];
-        size_t pos = 6 + ((ohflags & 0x20) ? 16 : 0) + ((ohflags & 0x10) ? 4 : 0);
-        int    szb = 1 << (ohflags & 3);
+        *ohver     = 2;
+        *ohflags   = h[5];
+        size_t pos = 6 + ((*ohflags & 0x20) ? 16 : 0) + ((*ohflags & 0x10) ? 4 : 0);
+        int    szb = 1 << (*ohflags & 3);
         if ((size_t)got < pos + (size_t)szb)
             return h5sf_fail(e, EIO, "superblock extension at %" PRIu64 " is cut off by the end of the file", at);
-        queue[0] = sb->hdr.ext_addr + pos + (uint64_t)szb; /* relative, like continuation addresses */
+        queue[0] = sb->hdr.ext_addr + pos + (uint64_t)szb;
         qlen[0]  = h5sf_get_uint(h + pos, szb);
+        return 0;
     }
-    else if (h[0] == 1) {
-        ohver    = 1;
-        queue[0] = sb->hdr.ext_addr + 16; /* v1 messages start 8-byte aligned after the 12-byte prefix */
-        qlen[0]  = h5sf_get_uint(h + 8, 4);
-    }
-    else
+    if (h[0] != 1)
         return h5sf_fail(e, EINVAL, "superblock extension at %" PRIu64 " is not an object header", at);
-    nq = 1;
+    *ohver   = 1;
+    *ohflags = 0;
+    queue[0] = sb->hdr.ext_addr + 16; /* v1 messages start 8-byte aligned after the 12-byte prefix */
+    qlen[0]  = h5sf_get_uint(h + 8, 4);
+    return 0;
+}
 
-    for (int i = 0; i < nq && found == H5SF_SB_UNDEF; i++) {
+/* Scan the header's chunks, following continuations (queue), until the
+ * driver info message is found (*found: its address, else
+ * H5SF_SB_UNDEF). */
+static int walk_chunks(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, int ohver, unsigned ohflags, uint64_t *queue,
+                       uint64_t *qlen, uint64_t *found, size_t *found_len, h5sf_errbuf_t *e)
+{
+    unsigned char *buf = NULL;
+    int            nq = 1, ret = -1;
+    for (int i = 0; i < nq && *found == H5SF_SB_UNDEF; i++) {
         uint64_t off = sb->hdr.base_addr + queue[i];
         size_t   len = (size_t)qlen[i], skip = 0;
         if (queue[i] == H5SF_SB_UNDEF || len == 0 || len > MAX_CHUNK_LEN) {
@@ -155,38 +159,50 @@ static int read_drvinfo_msg(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, h5sf_e
             skip = 4;
             len -= 4;
         }
-        if (scan_chunk(sb, ohver, ohflags, buf + skip, len - skip, off + skip, queue, qlen, &nq, &found, &found_len,
-                       e) < 0)
+        if (scan_chunk(sb, ohver, ohflags, buf + skip, len - skip, off + skip, queue, qlen, &nq, found, found_len, e) <
+            0)
             goto done;
     }
     ret = 0;
-    if (found != H5SF_SB_UNDEF) {
-        unsigned char m[11];
-        ret = -1;
-        if (found_len < sizeof m + 1) {
-            h5sf_fail(e, EINVAL, "superblock extension: driver info message of %zu bytes is too short", found_len);
-            goto done;
-        }
-        if (read_exact(rd, ctx, found, m, sizeof m, "the driver info message", e) < 0)
-            goto done;
-        if (m[0] != 0) {
-            h5sf_fail(e, EINVAL, "driver info message: unknown version %u", m[0]);
-            goto done;
-        }
-        size_t n = (size_t)h5sf_get_uint(m + 9, 2);
-        if (n + sizeof m > found_len) {
-            h5sf_fail(e, EINVAL, "driver info message: %zu bytes of info do not fit its %zu-byte message", n,
-                      found_len);
-            goto done;
-        }
-        if (set_drvinfo(sb, (const char *)m + 1, found + sizeof m, n, e) < 0 ||
-            read_exact(rd, ctx, sb->drvinfo_off, sb->drv_buf, n, "the driver info", e) < 0)
-            goto done;
-        ret = 0;
-    }
 done:
     h5sf_free(buf);
     return ret;
+}
+
+/* The driver info message at `found` (`found_len` bytes): its name and
+ * info into sb. */
+static int read_found_msg(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, uint64_t found, size_t found_len,
+                          h5sf_errbuf_t *e)
+{
+    unsigned char m[11];
+    if (found_len < sizeof m + 1)
+        return h5sf_fail(e, EINVAL, "superblock extension: driver info message of %zu bytes is too short", found_len);
+    if (read_exact(rd, ctx, found, m, sizeof m, "the driver info message", e) < 0)
+        return -1;
+    if (m[0] != 0)
+        return h5sf_fail(e, EINVAL, "driver info message: unknown version %u", m[0]);
+    size_t n = (size_t)h5sf_get_uint(m + 9, 2);
+    if (n + sizeof m > found_len)
+        return h5sf_fail(e, EINVAL, "driver info message: %zu bytes of info do not fit its %zu-byte message", n,
+                         found_len);
+    if (set_drvinfo(sb, (const char *)m + 1, found + sizeof m, n, e) < 0 ||
+        read_exact(rd, ctx, sb->drvinfo_off, sb->drv_buf, n, "the driver info", e) < 0)
+        return -1;
+    return 0;
+}
+
+/* Version 2/3: the driver-info message in the superblock extension: the
+ * header's prefix, its chunks, the message (none: no driver info). */
+static int read_drvinfo_msg(h5sf_read_at_fn rd, void *ctx, sb_info_t *sb, h5sf_errbuf_t *e)
+{
+    uint64_t queue[MAX_CHUNKS], qlen[MAX_CHUNKS], found = H5SF_SB_UNDEF;
+    size_t   found_len = 0;
+    int      ohver     = 0;
+    unsigned ohflags   = 0;
+    if (ext_prefix(rd, ctx, sb, &ohver, &ohflags, queue, qlen, e) < 0 ||
+        walk_chunks(rd, ctx, sb, ohver, ohflags, queue, qlen, &found, &found_len, e) < 0)
+        return -1;
+    return found == H5SF_SB_UNDEF ? 0 : read_found_msg(rd, ctx, sb, found, found_len, e);
 }
 
 /* ---- the superblock and its driver info --------------------------------- */

@@ -109,24 +109,57 @@ H5_DLL herr_t H5Pset_fapl_h5sf(hid_t fapl_id, const H5FD_h5sf_config_t *config);
  * caller frees (MPI_Comm_free, MPI_Info_free), as with H5Pget_fapl_mpio. */
 H5_DLL herr_t H5Pget_fapl_h5sf(hid_t fapl_id, H5FD_h5sf_config_t *config);
 
-/* Per-file statistics, summed over this rank's calls (H5FD_H5SF_CTL_GET_STATS). */
+/* The counters of h5sf_stats_t, one line each (an X-macro: the struct, the
+ * library's copy of its IOC's counters, the reduction over ranks and
+ * H5SF_STATS's close summary all expand this list, so a new counter is this
+ * line and the statement that counts it):
+ *   X(field, reduce, source, head, text)
+ * field   the h5sf_stats_t member (uint64_t);
+ * reduce  how the close summary combines the ranks: sum, max, secs (a sum of
+ *         nanoseconds, printed in seconds) or none (not in the summary);
+ * source  vfd: counted by this rank's VFD calls on the file; ioc.<counter>:
+ *         taken from this rank's I/O concentrator (all files on the
+ *         communicator; zero on ranks that are not IOCs or with the direct
+ *         channel), combined with the VFD's own count by `reduce`;
+ * head    the summary line it starts ("": a continuation line), or 0 to
+ *         continue the line before;
+ * text    its words in the summary (one printf conversion).
+ * New counters go at the end: the struct's size field relies on it. */
+#define H5FD_H5SF_STATS_COUNTERS(X)                                                                                    \
+    X(read_calls, sum, vfd, "VFD calls", "%llu reads")                                                                 \
+    X(write_calls, sum, vfd, 0, ", %llu writes")                                                                       \
+    X(pieces_in, sum, vfd, "pieces", "%llu in") /* before merging */                                                   \
+    X(pieces_out, sum, vfd, 0, ", %llu after striping and merging")                                                    \
+    X(messages, sum, vfd, "requests", "%llu subfile requests")                                                         \
+    X(cobegin_max_inflight, max, ioc.max_inflight, 0, ", %llu most in flight at once")                                 \
+    X(local_reads, sum, vfd, "", "%llu reads") /* subfile I/O that skipped the IOC (same node) */                      \
+    X(local_writes, sum, vfd, 0, " and %llu writes straight to subfiles on the IOC's node")                            \
+    X(bytes_read, sum, vfd, "bytes", "%llu read")                                                                      \
+    X(bytes_written, sum, vfd, 0, ", %llu written")                                                                    \
+    X(ioc_requests, sum, ioc.requests_served, "IOC", "%llu requests served")                                           \
+    X(ioc_merged, sum, ioc.merged, 0, " (%llu merged into another's runs)")                                            \
+    X(ioc_syscalls, sum, ioc.syscalls, 0, ", %llu pwritev/preadv")                                                     \
+    X(ioc_merge_waits, sum, ioc.merge_waits, "", "%llu waits for other ranks' requests to merge with")                 \
+    X(ioc_queue_wait_ns, secs, ioc.queue_wait_ns, "", "%.3f s queue wait")                                             \
+    X(ioc_io_ns, secs, ioc.io_ns, 0, ", %.3f s executing")                                                             \
+    X(ioc_open_fds, none, ioc.open_fds, 0, "subfile descriptors open now")                                             \
+    X(ioc_reopens, none, ioc.reopens, 0, "subfiles reopened after the descriptor cap")                                 \
+    X(ioc_slots, none, ioc.slots, 0, "transfer buffers held now (8 MiB each)")
+
+/* Per-file statistics, summed over this rank's calls (H5FD_H5SF_CTL_GET_STATS,
+ * H5FD_h5sf_get_stats).  `size` keeps callers built against an older header
+ * working when counters are added: set it to sizeof(h5sf_stats_t) before
+ * H5FD_H5SF_CTL_GET_STATS (H5FD_h5sf_get_stats sets it itself); h5sf fills
+ * that many bytes at most and writes back how many it filled.  0 stands for
+ * H5FD_H5SF_STATS_SIZE_1, the first layout with a size. */
 typedef struct h5sf_stats_t {
-    uint64_t read_calls, write_calls; /* VFD-level calls                */
-    uint64_t pieces_in, pieces_out;   /* pieces before / after merging  */
-    uint64_t messages, bytes_read, bytes_written;
-    uint64_t cobegin_max_inflight; /* most transfers in flight at once */
+    uint64_t size;
     uint64_t subfile_messages[64]; /* request messages per subfile (first 64) */
-    /* This rank's I/O concentrator, for all files on the communicator
-     * (zero on ranks that are not IOCs or with the direct channel). */
-    uint64_t ioc_requests;              /* requests executed              */
-    uint64_t ioc_merged;                /* of those, merged into another's run */
-    uint64_t ioc_syscalls;              /* pwritev/preadv calls           */
-    uint64_t ioc_open_fds, ioc_reopens; /* subfile descriptors open now; reopened */
-    uint64_t ioc_slots;                 /* transfer buffers held now (8 MiB each) */
-    uint64_t local_reads;               /* subfile reads that skipped the IOC (same node) */
-    uint64_t local_writes;              /* subfile writes that skipped the IOC (same node; local_writes) */
-    uint64_t ioc_merge_waits;           /* times an IOC worker waited for other ranks' requests to merge */
+#define H5FD_H5SF_STATS_MEMBER(field, reduce, source, head, text) uint64_t field;
+    H5FD_H5SF_STATS_COUNTERS(H5FD_H5SF_STATS_MEMBER)
+#undef H5FD_H5SF_STATS_MEMBER
 } h5sf_stats_t;
+#define H5FD_H5SF_STATS_SIZE_1 672u /* sizeof(h5sf_stats_t) with 19 counters */
 
 /* Layout of an open file (H5FD_H5SF_CTL_GET_LAYOUT, H5FD_h5sf_get_layout). */
 typedef struct H5FD_h5sf_layout_t {
@@ -138,8 +171,11 @@ typedef struct H5FD_h5sf_layout_t {
 } H5FD_h5sf_layout_t;
 
 /* Statistics and layout of a file open with h5sf (this rank's view); fail
- * if file_id is not an h5sf file.  Same data as the ctl opcodes above. */
-H5_DLL herr_t H5FD_h5sf_get_stats(hid_t file_id, h5sf_stats_t *stats);
+ * if file_id is not an h5sf file.  Same data as the ctl opcodes above.  The
+ * getters of the sized structs are macros that pass the size of the
+ * caller's struct (the _sized functions). */
+H5_DLL herr_t H5FD_h5sf_get_stats_sized(hid_t file_id, h5sf_stats_t *stats, size_t size);
+#define H5FD_h5sf_get_stats(file_id, stats) H5FD_h5sf_get_stats_sized((file_id), (stats), sizeof(h5sf_stats_t))
 H5_DLL herr_t H5FD_h5sf_get_layout(hid_t file_id, H5FD_h5sf_layout_t *layout);
 
 /* How one subfile's share of a transfer travelled (bits of
@@ -171,6 +207,7 @@ typedef struct H5FD_h5sf_transfer_subfile_t {
  * multi-chunk collective I/O and type conversion in pieces: `call` counts
  * them.  Metadata calls are not reported here (see h5sf_stats_t). */
 typedef struct H5FD_h5sf_transfer_t {
+    uint64_t size; /* as h5sf_stats_t's; 0: H5FD_H5SF_TRANSFER_SIZE_1 */
     uint64_t call; /* this rank's raw-data read/write calls on the file, this one included (0: none) */
     int32_t  is_write;
     int32_t  collective;                        /* HDF5 ran the call collectively (its API context) */
@@ -189,12 +226,15 @@ typedef struct H5FD_h5sf_transfer_t {
     int32_t  nsubfile; /* entries in subfile[], in the order h5sf sent them */
     H5FD_h5sf_transfer_subfile_t subfile[H5FD_H5SF_TRANSFER_SUBFILES];
 } H5FD_h5sf_transfer_t;
+#define H5FD_H5SF_TRANSFER_SIZE_1 2696u /* sizeof(H5FD_h5sf_transfer_t), the first layout with a size */
 
 /* This rank's report of its last raw-data transfer on file_id (all zero
  * before the first); fail if file_id is not an h5sf file.  h5sf's I/O is
  * never MPI-IO collective I/O, whatever H5Pget_mpio_actual_io_mode says:
  * docs/user-guide.md, "What H5Pget_mpio_actual_io_mode says". */
-H5_DLL herr_t H5FD_h5sf_get_last_transfer(hid_t file_id, H5FD_h5sf_transfer_t *transfer);
+H5_DLL herr_t H5FD_h5sf_get_last_transfer_sized(hid_t file_id, H5FD_h5sf_transfer_t *transfer, size_t size);
+#define H5FD_h5sf_get_last_transfer(file_id, transfer)                                                                 \
+    H5FD_h5sf_get_last_transfer_sized((file_id), (transfer), sizeof(H5FD_h5sf_transfer_t))
 
 /* List the physical files of a subfiled file: stub, config, subfiles; of
  * a plain HDF5 file (no config file, as h5sf opens it), the file alone.

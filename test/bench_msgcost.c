@@ -40,8 +40,8 @@ static void die(const char *what) { VRFY(0, "%s failed", what); }
 
 static uint64_t messages(H5FD_t *f)
 {
-    h5sf_stats_t  st;
-    h5sf_stats_t *p = &st;
+    h5sf_stats_t  st = {.size = sizeof st};
+    h5sf_stats_t *p  = &st;
     if (H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&p) < 0)
         die("H5FDctl(GET_STATS)");
     return st.messages;

@@ -212,7 +212,7 @@ static void mode_order(void)
             CHECK(strstr(t.buf, "IOC rank 0") && strstr(t.buf, "Input/output error") && !strstr(t.buf, "No space left"),
                   "COEND does not name the IOC's failure (include/h5sf.h: IOC requests first):\n%s", t.buf);
         }
-        h5sf_stats_t st, *p = &st;
+        h5sf_stats_t st = {.size = sizeof st}, *p = &st;
         CHECK(H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&p) >= 0 && st.local_writes >= 1,
               "the dense write did not go to the subfile directly (local_writes %llu)",
               (unsigned long long)st.local_writes);

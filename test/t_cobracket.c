@@ -97,7 +97,7 @@ static int want_most(void)
 
 static uint64_t inflight(H5FD_t *f, uint64_t flags)
 {
-    h5sf_stats_t st, *p = &st;
+    h5sf_stats_t st = {.size = sizeof st}, *p = &st;
     memset(&st, 0, sizeof st);
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, flags, NULL, (void **)&p) >= 0, "GET_STATS failed");
     return st.cobegin_max_inflight;
@@ -153,7 +153,7 @@ static void bracket_h5sf(void)
      * each call to other subfiles; a nested bracket inside. */
     uint64_t before = 0;
     {
-        h5sf_stats_t st, *p = &st;
+        h5sf_stats_t st = {.size = sizeof st}, *p = &st;
         H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&p);
         before = st.bytes_written;
     }
@@ -165,7 +165,7 @@ static void bracket_h5sf(void)
     CHECK(H5FDwrite(f, H5FD_MEM_DRAW, H5P_DEFAULT, stripe(1, 1) * S, S, buf[1]) >= 0, "bracketed write 1 failed");
     CHECK(H5FDctl(f, H5FD_H5SF_CTL_COEND, FL, NULL, NULL) >= 0, "nested COEND failed");
     if (direct) { /* the pool's transfers are counted when waited for: not yet */
-        h5sf_stats_t st, *p = &st;
+        h5sf_stats_t st = {.size = sizeof st}, *p = &st;
         H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&p);
         CHECK(st.bytes_written == before, "the nested COEND waited: %llu bytes counted, want 0",
               (unsigned long long)(st.bytes_written - before));

@@ -4,7 +4,7 @@
  * error module.
  *
  *  A  H5Fcreate with a bad config string (stripe_size=1.5MiB) fails; the
- *     h5sf entry names vfd/h5sf.c and h5sf_open, and says stripe_size.
+ *     h5sf entry names vfd/open.c and h5sf_open, and says stripe_size.
  *  B  H5Pset_fapl_h5sf with a bad struct (magic 0) fails; the h5sf entry
  *     names vfd/fapl.c and H5Pset_fapl_h5sf.
  *  C  H5Fopen of a file that does not exist fails; there is an h5sf entry.
@@ -167,7 +167,7 @@ static void test_config_string(void)
     if (fid >= 0)
         H5Fclose(fid);
     collect(&es);
-    const entry_t *e = check_all("A", &es, "/vfd/h5sf.c", "h5sf_open");
+    const entry_t *e = check_all("A", &es, "/vfd/open.c", "h5sf_open");
     if (e)
         CHECK(strstr(e->desc, "stripe_size") != NULL, "A: the entry does not name the key: %s", e->desc);
     H5Pclose(fapl);

@@ -1,12 +1,15 @@
 /*
- * channel.c -- per-subfile channels and the concurrent dispatch of a plan.
+ * channel.c -- per-subfile channels: the rule that picks a file's channel
+ * (h5sf_channel_pick), their open, close, truncate and sync, and what a
+ * finished subfile transfer counts and reports.  Running a plan on them is
+ * dispatch.c's; the caller's COBEGIN/COEND bracket is bracket.c's.
  *
  * In direct mode a channel is a plain descriptor per subfile (f->fd: each
  * rank touches the subfiles itself, through common/sysio.c); in IOC mode an
  * HDF5 VFD instance of the "h5sf_ioc" class (ioc_channel.c) stacked beneath
  * h5sf, one per subfile, that ships vectors to the IOC owning the subfile.
  * Requests to several subfiles are bracketed by COBEGIN/COEND so the IOC
- * channel keeps them all in flight.
+ * channel keeps them all in flight (dispatch.c).
  *
  * The subfile's owner (iocs[s mod nioc]) creates, sizes, truncates and syncs
  * it; in IOC mode only ranks of the owner's node touch it: the IOC, and the
@@ -22,6 +25,38 @@
 #include "internal.h"
 #include "threadpool.h"
 
+
+/* The channel an open takes, and why (H5SF_LOG's channel_reason).  The one
+ * rule of channel=auto that docs/configuration.md and README quote: a named
+ * channel is taken (channel=ioc without MPI_THREAD_MULTIPLE already failed
+ * the open: settings_share); auto takes the direct channel without MPI,
+ * below MPI_THREAD_MULTIPLE, for a plain HDF5 file, and on one node unless
+ * the file has more subfiles than an IOC keeps open by default (256: the
+ * direct channel opens every subfile on every rank); else the IOC channel.
+ * On one node the IOC channel would move every byte as the direct channel
+ * does (its same-node shortcut, samenode.c), adding only a costlier open and
+ * close and threads that compete with the ranks for cores.  Every input is
+ * the same on every rank (agreed), so every rank takes the same channel. */
+H5FD_h5sf_channel_t h5sf_channel_pick(const h5sf_file_t *f, int provided, const char **why)
+{
+    const char         *w = "MPI_THREAD_MULTIPLE available, several nodes";
+    H5FD_h5sf_channel_t c = H5FD_H5SF_CHANNEL_DIRECT;
+    if (f->comm == MPI_COMM_NULL) /* no IOC without MPI */
+        w = "no MPI: a serial open, MPI not initialized";
+    else if (f->cfg.channel != H5FD_H5SF_CHANNEL_AUTO)
+        c = f->cfg.channel, w = "requested";
+    else if (provided != MPI_THREAD_MULTIPLE) /* the progress thread calls MPI while the application does */
+        w = "MPI_THREAD_MULTIPLE not available";
+    else if (f->layout.plain) /* one shared file: each rank writes its own pieces, as MPI-IO does */
+        w = "a plain HDF5 file";
+    else if (f->nnodes == 1 && f->layout.stripe_count <= H5SF_DEFAULT_IOC_MAX_FDS)
+        w = "one node";
+    else
+        c = H5FD_H5SF_CHANNEL_IOC, w = f->nnodes == 1 ? "one node, but over 256 subfiles" : w;
+    if (why)
+        *why = w;
+    return c;
+}
 
 static bool owns(const h5sf_file_t *f, int s) { return h5sf_owner(f, s) == f->rank; }
 
@@ -77,8 +112,8 @@ void h5sf_err_capture(h5sf_errbuf_t *eb, const char *fallback)
  * flushing after a failed write).  The IOC channel is reached through
  * public H5FD calls, and each clears the stack on entry, so it is set
  * aside before them and put back after (H5I_INVALID_HID: it was empty). */
-static hid_t stack_keep(void) { return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID; }
-static void  stack_back(hid_t keep)
+hid_t h5sf_stack_keep(void) { return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID; }
+void  h5sf_stack_back(hid_t keep)
 {
     if (keep >= 0)
         H5Eset_current_stack(keep);
@@ -370,122 +405,29 @@ int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e)
     return 0;
 }
 
-/* The vector arrays of one subfile's list (IOC channel), kept with the
- * file and grown as needed: the channel copies what it keeps, so the next
- * subfile and the next call reuse them. */
-#define VEC_KEEP 4096 /* pieces whose arrays stay with the file (28 bytes each) */
-typedef struct h5sf_vecbuf {
-    haddr_t    *addrs;
-    size_t     *sizes;
-    void      **bufs;
-    H5FD_mem_t *types;
-    size_t      cap;
-} vecbuf_t;
-
-static int vec_fill(vecbuf_t *v, const sf_list_t *l, haddr_t *end, h5sf_errbuf_t *e)
+/* Count one finished subfile call (a vector call or a pool job) of
+ * `bytes` bytes in f->stats. */
+void h5sf_count_subfile_call(h5sf_file_t *f, int s, bool is_write, uint64_t bytes)
 {
-    if (l->n > v->cap) {
-        h5sf_free(v->addrs);
-        h5sf_free(v->sizes);
-        h5sf_free(v->bufs);
-        h5sf_free(v->types);
-        v->cap   = l->n;
-        v->addrs = h5sf_malloc(v->cap * sizeof *v->addrs);
-        v->sizes = h5sf_malloc(v->cap * sizeof *v->sizes);
-        v->bufs  = h5sf_malloc(v->cap * sizeof *v->bufs);
-        v->types = h5sf_malloc(v->cap * sizeof *v->types);
-        if (!v->addrs || !v->sizes || !v->bufs || !v->types) {
-            v->cap = 0;
-            return h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
-        }
-    }
-    *end = 0;
-    for (size_t j = 0; j < l->n; j++) {
-        v->addrs[j] = l->v[j].off;
-        v->sizes[j] = l->v[j].len;
-        v->bufs[j]  = (void *)(uintptr_t)l->v[j].mem;
-        v->types[j] = H5FD_MEM_DRAW;
-        if (v->addrs[j] + v->sizes[j] > *end)
-            *end = v->addrs[j] + v->sizes[j];
-    }
-    return 0;
-}
-
-/* One vector call on channel ch (a few if a list ever held more than
- * H5SF_MAX_PIECES; io.c's rounds keep it below). */
-static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_list_t *l, vecbuf_t *v, h5sf_errbuf_t *e)
-{
-    for (size_t j = 0; j < l->n;) {
-        uint32_t n = (uint32_t)((l->n - j) > H5SF_MAX_PIECES ? H5SF_MAX_PIECES : (l->n - j));
-        herr_t   r = is_write
-                         ? H5FDwrite_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j,
-                                            (const void **)(v->bufs + j))
-                         : H5FDread_vector(ch, H5P_DEFAULT, n, v->types + j, v->addrs + j, v->sizes + j, v->bufs + j);
-        if (r < 0) {
-            h5sf_err_capture(e, "channel I/O failed");
-            return -1;
-        }
-        j += n;
-    }
     f->stats.messages++;
     if (s < H5SF_REPORT_SUBFILES)
         f->stats.subfile_messages[s]++;
     if (is_write)
-        f->stats.bytes_written += l->bytes;
+        f->stats.bytes_written += bytes;
     else
-        f->stats.bytes_read += l->bytes;
-    return 0;
+        f->stats.bytes_read += bytes;
 }
 
-/* Subfile s's list on descriptor fd as a job for the pool (threadpool.c).
- * Direct-channel jobs honour H5SF_FAULT pwrite/pread (rank: this rank),
- * same-node shortcuts do not: there it names an IOC. */
-static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j)
-{
-    memset(j, 0, sizeof *j);
-    j->fd         = fd;
-    j->is_write   = is_write;
-    j->v          = f->plan.lists[s].v;
-    j->n          = f->plan.lists[s].n;
-    j->fault_rank = f->channel == H5FD_H5SF_CHANNEL_IOC ? -1 : f->rank;
-}
-
-/* Whether a call's jobs run together (threadpool.h): when there are enough bytes
- * per job, unless they are sparse writes.  A strided write is many small
- * copies into the page cache; every rank writing every subfile at once
- * puts all of them on each file's lock (local file systems serialize
- * buffered writes to one file), and one subfile after another, each rank
- * starting at a different one, was faster (measured: docs/performance.md,
- * Figures behind constants, sparse writes in turn). */
-static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile, int n)
-{
-    uint64_t bytes = 0, pieces = 0, extent = 0;
-    for (int k = 0; k < n; k++) {
-        const sf_list_t *l = &f->plan.lists[subfile[k]];
-        bytes += l->bytes;
-        pieces += l->n;
-        if (l->n)
-            extent += sf_list_end(l) - l->v[0].off; /* sorted by offset */
-    }
-    if (bytes < H5SF_POOL_MIN_BYTES * (uint64_t)n)
-        return false;
-    return !is_write || !h5sf_sparse(pieces, extent, bytes);
-}
-
-/* One finished job of subfile s (`bytes` bytes): count it as vec_run
- * counts a vector call; unless `failed`, turn its errno into e.  Returns
+/* One finished job of subfile s (`bytes` bytes): count it
+ * (h5sf_count_subfile_call); unless `failed`, turn its errno into e.  Returns
  * whether the transfers so far failed. */
-static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, uint64_t bytes, int failed,
-                    h5sf_errbuf_t *e)
+int h5sf_pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, uint64_t bytes, int failed,
+                  h5sf_errbuf_t *e)
 {
     int err = j->err;
-    f->stats.messages++;
-    if (s < H5SF_REPORT_SUBFILES)
-        f->stats.subfile_messages[s]++;
-    if (err == 0) {
-        is_write ? (f->stats.bytes_written += bytes) : (f->stats.bytes_read += bytes);
+    h5sf_count_subfile_call(f, s, is_write, err == 0 ? bytes : 0);
+    if (err == 0)
         return failed;
-    }
     if (failed)
         return failed;
     char path[2 * H5SF_LAYOUT_PATH_MAX];
@@ -494,291 +436,4 @@ static int pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, u
     return h5sf_fail(e, err, "rank %d: %s of %llu bytes at offset %llu of subfile %.3000s failed: %s (errno %d)",
                      f->rank, is_write ? "pwrite" : "pread", (unsigned long long)j->err_len,
                      (unsigned long long)j->err_off, path, strerror(err), err) < 0;
-}
-
-/* Run the jobs (together or not: run_together); count them as vec_run
- * does and report the first failure. */
-static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
-{
-    uint64_t inflight = 0;
-    int      failed   = 0;
-    h5sf_pool_run(jobs, (size_t)n, run_together(f, is_write, subfile, n) ? f->pool_threads : 0, &inflight);
-    if (inflight > f->stats.cobegin_max_inflight)
-        f->stats.cobegin_max_inflight = inflight;
-    for (int k = 0; k < n; k++)
-        failed = pio_done(f, is_write, &jobs[k], subfile[k], f->plan.lists[subfile[k]].bytes, failed, e);
-    return failed ? -1 : 0;
-}
-
-/* Rotate jobs[0..n) and their subfile numbers left by r, in place: three
- * reversals, O(n) (a call may touch thousands of subfiles). */
-static void reverse_jobs(h5sf_pio_t *jobs, int *js, int a, int b)
-{
-    for (; a < --b; a++) {
-        h5sf_pio_t j = jobs[a];
-        int        s = js[a];
-        jobs[a] = jobs[b], js[a] = js[b];
-        jobs[b] = j, js[b] = s;
-    }
-}
-static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
-{
-    if (r <= 0 || r >= n)
-        return;
-    reverse_jobs(jobs, js, 0, r);
-    reverse_jobs(jobs, js, r, n);
-    reverse_jobs(jobs, js, 0, n);
-}
-
-/* ---- the caller's bracket (H5FD_H5SF_CTL_COBEGIN ... COEND, h5sf.c) ------ */
-
-/* One call's jobs posted in a bracket, on the heap until the bracket
- * drains: the plan's piece lists are reused by the next call, so the
- * pieces are copied, and each job holds a duplicate of its descriptor
- * (samenode.c may close a node-local channel that a later call does not use). */
-typedef struct posted {
-    struct posted *next;
-    bool           is_write;
-    int            n;
-    int           *subfile; /* of each job        */
-    uint64_t      *bytes;   /* of each job        */
-    sf_piece_t    *pieces;  /* the jobs' pieces   */
-    h5sf_pio_t     jobs[];
-} posted_t;
-
-struct h5sf_bracket {
-    h5sf_pool_batch_t *batch;       /* the pool's jobs, opened at the first post */
-    posted_t          *head, *tail; /* their calls, in post order                */
-    unsigned char     *begun;       /* IOC channels left in COBEGIN (per subfile) */
-    int                failed;      /* e holds the first failure's cause         */
-    h5sf_errbuf_t      e;
-};
-
-static void posted_free(posted_t *p)
-{
-    for (int k = 0; k < p->n; k++)
-        if (p->jobs[k].fd >= 0)
-            h5sf_sysio_close(p->jobs[k].fd);
-    h5sf_free(p->pieces);
-    h5sf_free(p);
-}
-
-/* Copy jobs[0..n) (subfiles js) to the heap and hand them to the
- * bracket's batch, which runs them without the caller waiting. */
-static int post_jobs(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, const int *js, int n, h5sf_errbuf_t *e)
-{
-    struct h5sf_bracket *b  = f->co;
-    size_t               np = 0, at = 0;
-    for (int k = 0; k < n; k++)
-        np += jobs[k].n;
-    posted_t *p = h5sf_calloc(1, sizeof *p + (size_t)n * sizeof *p->jobs);
-    if (!p)
-        return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
-    p->pieces = h5sf_malloc(np * sizeof *p->pieces + (size_t)n * (sizeof *p->bytes + sizeof *p->subfile));
-    if (!p->pieces || (!b->batch && !(b->batch = h5sf_pool_open(f->pool_threads)))) {
-        h5sf_free(p->pieces);
-        h5sf_free(p);
-        return h5sf_fail(e, ENOMEM, "out of memory posting a transfer of a COBEGIN bracket");
-    }
-    p->bytes    = (uint64_t *)(p->pieces + np);
-    p->subfile  = (int *)(p->bytes + n);
-    p->is_write = is_write;
-    for (int k = 0; k < n; k++, p->n++) {
-        p->jobs[k]    = jobs[k];
-        p->jobs[k].v  = p->pieces + at;
-        p->subfile[k] = js[k];
-        p->bytes[k]   = f->plan.lists[js[k]].bytes;
-        memcpy(p->pieces + at, jobs[k].v, jobs[k].n * sizeof *p->pieces);
-        at += jobs[k].n;
-        if ((p->jobs[k].fd = h5sf_sysio_dup(jobs[k].fd)) < 0) {
-            int err = errno;
-            posted_free(p);
-            return h5sf_fail(e, err, "cannot duplicate the descriptor of subfile %d: %s", js[k], strerror(err));
-        }
-    }
-    if (b->tail)
-        b->tail->next = p;
-    else
-        b->head = p;
-    b->tail = p;
-    h5sf_pool_post(b->batch, p->jobs, (size_t)n);
-    return 0;
-}
-
-int h5sf_channels_cobegin(h5sf_file_t *f, h5sf_errbuf_t *e)
-{
-    struct h5sf_bracket *b = h5sf_calloc(1, sizeof *b);
-    if (!b || !(b->begun = h5sf_calloc((size_t)f->layout.stripe_count, 1))) {
-        h5sf_free(b);
-        return h5sf_fail(e, ENOMEM, "out of memory opening a COBEGIN bracket");
-    }
-    f->co = b;
-    return 0;
-}
-
-/* Keep the bracket's first failure (e's text). */
-static void bracket_fail(struct h5sf_bracket *b, const h5sf_errbuf_t *e)
-{
-    if (!b->failed) {
-        b->failed = 1;
-        b->e      = *e;
-    }
-}
-
-int h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e)
-{
-    struct h5sf_bracket *b = f->co;
-    h5sf_errbuf_t        t;
-    if (!b)
-        return 0;
-    /* IOC channels first (by subfile), then this rank's own transfers (in
-     * post order): the first failure found is the one reported
-     * (include/h5sf.h).  COEND waits for the IOC requests, each within the
-     * timeout; the MPI_Finalize hook drains every bracket before its IOCs
-     * stop (h5sf.c), after which nothing may wait on MPI. */
-    hid_t keep = stack_keep();
-    for (int s = 0; s < f->layout.stripe_count; s++) {
-        if (!b->begun[s])
-            continue;
-        b->begun[s] = 0;
-        if (f->chan && f->chan[s] && !h5sf_mpi_finalizing() &&
-            H5FDctl(f->chan[s], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0) {
-            h5sf_err_capture(&t, "channel I/O failed");
-            bracket_fail(b, &t);
-        }
-    }
-    stack_back(keep);
-    if (b->batch) {
-        uint64_t inflight = 0;
-        int      failed   = 0;
-        h5sf_pool_close(b->batch, &inflight);
-        b->batch = NULL;
-        if (inflight > f->stats.cobegin_max_inflight)
-            f->stats.cobegin_max_inflight = inflight;
-        for (posted_t *p = b->head, *next; p; p = next) {
-            next = p->next;
-            for (int k = 0; k < p->n; k++)
-                failed = pio_done(f, p->is_write, &p->jobs[k], p->subfile[k], p->bytes[k], failed, &t);
-            posted_free(p);
-        }
-        b->head = b->tail = NULL;
-        if (failed)
-            bracket_fail(b, &t);
-    }
-    if (b->failed)
-        *e = b->e;
-    return b->failed ? -1 : 0;
-}
-
-int h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e)
-{
-    int ret = h5sf_channels_drain(f, e);
-    if (f->co) {
-        h5sf_free(f->co->begun);
-        h5sf_free(f->co);
-        f->co = NULL;
-    }
-    return ret;
-}
-
-/* Run a plan: one transfer per touched subfile, all in flight together --
- * IOC requests posted first, in subfile order, then this rank's own
- * transfers on the pool, each rank starting at another subfile (the
- * reasons: docs/architecture.md, "The path of one H5Dwrite, step by
- * step").  In the caller's bracket (`post`, f->co) nothing is waited for
- * here (post_jobs) until h5sf_channels_drain.  Returns -1 with the first
- * failure's text. */
-static int dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
-{
-    sf_plan_t *p      = &f->plan;
-    int        failed = 0, nt = p->ntouched, nj = 0;
-    const bool ioc     = f->channel == H5FD_H5SF_CHANNEL_IOC;
-    const bool posting = post && f->co;
-    const bool co      = ioc && (nt > 1 || posting);
-
-    if (f->co_finalized)
-        return h5sf_fail(e, 0,
-                         "MPI was finalized while a COBEGIN bracket was open on %s (MPI_Finalize waited for its "
-                         "transfers); nothing but H5FDclose can follow",
-                         f->name);
-    if (f->xcur) { /* one more round of the running call (its report) */
-        f->xcur->rounds++;
-        f->xcur->pieces_in += p->pieces_in;
-    }
-    if (co)
-        for (int i = 0; i < nt; i++) {
-            H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COBEGIN, 0, NULL, NULL);
-            if (posting)
-                f->co->begun[p->touched[i]] = 1;
-        }
-
-    h5sf_samenode_begin();
-    /* IOC requests are posted here; the rest become jobs, run below. */
-    h5sf_pio_t *jobs = f->jobs; /* made at open: small calls pay no malloc */
-    int        *js   = f->js;
-    for (int k = 0; k < nt && !failed; k++) {
-        int        s   = p->touched[k];
-        sf_list_t *l   = &p->lists[s];
-        haddr_t    end = 0;
-        int        fd  = ioc ? h5sf_samenode_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
-        if (fd >= 0) {
-            if (ioc)
-                is_write ? f->stats.local_writes++ : f->stats.local_reads++;
-            pio_fill(f, s, fd, is_write, &jobs[nj]);
-            js[nj++] = s;
-            h5sf_report_add(f, s, h5sf_report_via(f, s, ioc), l->n, l->bytes);
-            continue;
-        }
-        if ((!f->vec && !(f->vec = h5sf_calloc(1, sizeof *f->vec))) || vec_fill(f->vec, l, &end, e) < 0) {
-            if (!f->vec)
-                h5sf_fail(e, ENOMEM, "out of memory building subfile vectors");
-            failed = 1;
-            break;
-        }
-        /* HDF5 checks every vector against the channel's EOA. */
-        if (end > f->chan_eoa[s]) {
-            if (H5FDset_eoa(f->chan[s], H5FD_MEM_DRAW, end) < 0) {
-                failed = h5sf_fail(e, 0, "cannot extend subfile %d's EOA", s) < 0;
-                break;
-            }
-            f->chan_eoa[s] = end;
-        }
-        h5sf_report_add(f, s, h5sf_report_via(f, s, false), l->n, l->bytes);
-        if (vec_run(f, s, f->chan[s], is_write, l, f->vec, e) < 0)
-            failed = 1;
-    }
-    if (!failed && nj) {
-        rotate_jobs(jobs, js, nj, f->rank % nj);
-        if ((posting ? post_jobs(f, is_write, jobs, js, nj, e) : pio_run(f, is_write, jobs, js, nj, e)) < 0)
-            failed = 1;
-    }
-    if (co && !posting)
-        for (int i = 0; i < nt; i++)
-            if (H5FDctl(f->chan[p->touched[i]], H5FD_H5SF_CTL_COEND, 0, NULL, NULL) < 0 && !failed) {
-                h5sf_err_capture(e, "channel I/O failed");
-                failed = 1;
-            }
-    if (f->vec && f->vec->cap > VEC_KEEP) /* a huge call's arrays go with it */
-        h5sf_channels_free(f);
-    return failed ? -1 : 0;
-}
-
-int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
-{
-    hid_t keep = f->channel == H5FD_H5SF_CHANNEL_IOC ? stack_keep() : H5I_INVALID_HID;
-    int   ret  = dispatch(f, is_write, post, e);
-    stack_back(keep);
-    return ret;
-}
-
-void h5sf_channels_free(h5sf_file_t *f)
-{
-    if (f->vec) {
-        h5sf_free(f->vec->addrs);
-        h5sf_free(f->vec->sizes);
-        h5sf_free(f->vec->bufs);
-        h5sf_free(f->vec->types);
-        h5sf_free(f->vec);
-        f->vec = NULL;
-    }
 }

@@ -105,7 +105,7 @@ void h5sf_on_mpi_finalize(void)
     h5sf_ioc_finalize_begin();
     for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next)
         if (f->co)
-            h5sf_channels_drain(f, &eb); /* the outcome stays the bracket's */
+            h5sf_bracket_drain(f, &eb); /* the outcome stays the bracket's */
     h5sf_ioc_finalize_stop();
     for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
         if (h5sf_channels_direct(f, &eb) < 0)
@@ -124,7 +124,7 @@ void h5sf_on_mpi_finalize(void)
     for (h5sf_file_t *f = h5sf_registry_first(); f; f = f->next) {
         if (f->co) {
             f->co_finalized = true;
-            if (h5sf_channels_drain(f, &eb) < 0)
+            if (h5sf_bracket_drain(f, &eb) < 0)
                 fprintf(stderr,
                         "h5sf: rank %d: %s: a transfer of the COBEGIN bracket left open at MPI_Finalize failed: %s\n",
                         f->rank, f->name, eb.msg);

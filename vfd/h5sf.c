@@ -1,6 +1,7 @@
 /*
- * h5sf.c -- the h5sf VFD class: open, close, EOA/EOF, truncate, flush, ctl
- * and the superblock driver-info block.
+ * h5sf.c -- the h5sf VFD class: close, EOA/EOF, truncate, flush, delete,
+ * ctl and the superblock driver-info block (open: open.c; read and write:
+ * io.c).
  *
  * The logical file is striped over subfiles (common/stripe.h); each subfile
  * is reached through a channel (channel.c).  Everything collective in here
@@ -29,7 +30,6 @@ static herr_t  h5sf_sb_decode(H5FD_t *file, const char *name, const unsigned cha
 static void   *h5sf_fapl_get(H5FD_t *file);
 static void   *h5sf_fapl_copy(const void *fa);
 static herr_t  h5sf_fapl_free(void *fa);
-static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr);
 static herr_t  h5sf_close(H5FD_t *file);
 static int     h5sf_cmp(const H5FD_t *a, const H5FD_t *b);
 static herr_t  h5sf_query(const H5FD_t *file, unsigned long *flags);
@@ -77,415 +77,6 @@ const H5FD_class_t h5sf_class = {
     .fl_map          = H5FD_FLMAP_DICHOTOMY,
 };
 
-/* ---- open ------------------------------------------------------------- */
-
-static void file_free(h5sf_file_t *f)
-{
-    if (!f)
-        return;
-    if (f->stub_fd >= 0)
-        h5sf_sysio_close(f->stub_fd);
-    if (!f->mpi_dead && !h5sf_mpi_finalizing()) {
-        if (f->comm != MPI_COMM_NULL)
-            MPI_Comm_free(&f->comm);
-        if (f->info != MPI_INFO_NULL)
-            MPI_Info_free(&f->info);
-    }
-    sf_plan_free(&f->plan);
-    h5sf_free(f->sides);
-    h5sf_free(f->jobs);
-    h5sf_free(f->js);
-    h5sf_channels_free(f);
-    h5sf_free(f->xmark);
-    h5sf_free(f->made);
-    h5sf_free(f->iocs);
-    h5sf_free(f->leads);
-    h5sf_free(f->chan);
-    h5sf_free(f->chan_eoa);
-    h5sf_free(f->name);
-    h5sf_free(f);
-}
-
-/* A create reclaims what an earlier file of its name left: the config file
- * and subfiles of a stub removed alone (netCDF's abort path remove()s only
- * the stub) or truncated by this create (common/orphans.h).  Best effort:
- * what cannot be removed stays for h5sf-orphans. */
-static int reclaim_one(const h5sf_orphan_t *o, void *arg)
-{
-    (void)arg;
-    (void)h5sf_orphan_remove(o, NULL);
-    return 0;
-}
-
-static void reclaim_orphans(const h5sf_layout_t *l, const char *stub)
-{
-    (void)h5sf_orphans_scan(l->config_dir[0] ? l->config_dir : l->stub_dir, stub, l->inode, reclaim_one, NULL, NULL);
-}
-
-/* A subfiled file's driver info length, which sb_decode is not told: read
- * from the file (common/drvlen.h) and broadcast with the layout.  A set
- * whose bytes hold no superblock (H5FDopen alone writes none) keeps 0,
- * and sb_decode refuses to guess. */
-static int drvinfo_len(h5sf_layout_t *l, h5sf_errbuf_t *e)
-{
-    size_t len = 0;
-    if (l->plain)
-        return 0;
-    if (h5sf_drvinfo_len_read(l, &len, e) < 0)
-        return -1;
-    l->drvinfo_len = (uint32_t)len;
-    return 0;
-}
-
-/* Open the stub at its resolved path (h5sf_layout_set_stub followed a
- * symlink on purpose, so that config and subfile names derive from the real
- * stub; h5sf_sysio_open follows none).  A create of a name that holds
- * nothing uses O_EXCL: whether it made the stub decides whether its undo
- * removes it (and a failed open that made it removes it at once). */
-static int open_stub(h5sf_file_t *f, const char *stub, h5sf_errbuf_t *e)
-{
-    const bool  creating = (f->flags & H5F_ACC_CREAT) != 0;
-    struct stat st;
-    bool        fresh = creating && (f->flags & H5F_ACC_EXCL);
-    if (creating && !fresh)
-        fresh = h5sf_sysio_fstatat(AT_FDCWD, stub, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
-    if (!creating)
-        f->stub_fd = h5sf_sysio_open(stub, (f->flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY, -1);
-    else if (fresh && (f->stub_fd = h5sf_sysio_open(stub, O_RDWR | O_CREAT | O_EXCL, -1)) >= 0)
-        f->made_stub = true;
-    else if (fresh && errno != EEXIST)
-        h5sf_unmake(stub);
-    else if (!(f->flags & H5F_ACC_EXCL))
-        f->stub_fd = h5sf_sysio_open(stub, O_RDWR | ((f->flags & H5F_ACC_TRUNC) ? O_TRUNC : 0), -1);
-    if (f->stub_fd < 0)
-        return h5sf_fail(e, errno, "cannot %s stub file %s%s%s%s: %s", creating ? "create" : "open", f->name,
-                         strcmp(stub, f->name) ? " (" : "", strcmp(stub, f->name) ? stub : "",
-                         strcmp(stub, f->name) ? ")" : "", h5sf_sysio_strerror(errno));
-    return 0;
-}
-
-/* At create, before the config file is written: the config file at this
- * stub's config name may be another stub's, of the same name and inode
- * number on another file system (both map to the same names in a shared
- * directory): refuse rather than take over its set.  Otherwise the caller's
- * own files left at the subfile names are replaced (own_names, for
- * h5sf_subfile_create): programs re-create files whose config file is gone
- * (HDF5's t_vfd does), and two stubs whose config files live apart but
- * share a subfile_dir cannot be told from that (docs/security.md). */
-static int check_names_free(h5sf_file_t *f, const char *stub, const struct stat *me, h5sf_errbuf_t *e)
-{
-    h5sf_layout_t *old   = h5sf_malloc(sizeof *old);
-    char          *named = h5sf_malloc(2 * H5SF_LAYOUT_PATH_MAX), cfg[2 * H5SF_LAYOUT_PATH_MAX];
-    h5sf_errbuf_t  ie    = {0};
-    struct stat    st;
-    int            ret = 0;
-    f->own_names       = true;
-    if (!old || !named)
-        ret = h5sf_fail(e, ENOMEM, "out of memory");
-    else if (*old = f->layout, h5sf_config_file_stub(old, named, 2 * H5SF_LAYOUT_PATH_MAX, &ie) == 0) {
-        bool same = strcmp(named, stub) == 0 ||
-                    (h5sf_sysio_stat(named, &st) == 0 && st.st_dev == me->st_dev && st.st_ino == me->st_ino);
-        if (!same && h5sf_sysio_stat(named, &st) == 0 && (uint64_t)st.st_ino == f->layout.inode &&
-            h5sf_config_path(&f->layout, cfg, sizeof cfg, e) == 0)
-            ret = h5sf_fail(e, EEXIST,
-                            "config file %s belongs to %s, another file with the same name and inode number %" PRIu64
-                            " (on another file system): not overwritten; give %s its own config_dir and "
-                            "subfile_dir",
-                            cfg, named, f->layout.inode, f->name);
-    }
-    f->own_names = ret == 0;
-    h5sf_free(old);
-    h5sf_free(named);
-    return ret;
-}
-
-/* The layout a create or open agrees on: rank 0's, and whether subfiles
- * left at the new names are the set's own (check_names_free). */
-typedef struct layout_msg {
-    h5sf_layout_t layout;
-    int32_t       own_names;
-} layout_msg_t;
-
-/* Rank 0 opens (maybe creates) the stub and reads or writes the config file
- * (or finds none: a plain file); the outcome is broadcast.  Stored layout
- * wins over settings on reopen. */
-static int layout_setup(h5sf_file_t *f, h5sf_errbuf_t *e)
-{
-    const bool creating = (f->flags & H5F_ACC_CREAT) != 0;
-    int        failed   = 0;
-    char       stub[2 * H5SF_LAYOUT_PATH_MAX];
-
-    if (h5sf_layout_set_stub(&f->layout, f->name, e) < 0 || h5sf_stub_path(&f->layout, stub, sizeof stub, e) < 0)
-        failed = 1;
-    if (!failed && f->rank == 0) {
-        struct stat st;
-        if (open_stub(f, stub, e) < 0)
-            failed = 1;
-        else if (h5sf_sysio_fstat(f->stub_fd, &st) < 0)
-            failed = h5sf_fail(e, errno, "cannot stat stub file %s: %s", f->name, strerror(errno)) < 0;
-        else {
-            f->layout.inode = (uint64_t)st.st_ino;
-            snprintf(f->layout.config_dir, sizeof f->layout.config_dir, "%s", f->cfg.config_dir);
-            if (creating) {
-                f->layout.stripe_size = f->cfg.stripe_size > 0 ? f->cfg.stripe_size : H5SF_DEFAULT_STRIPE_SIZE;
-                f->layout.stripe_count =
-                    f->cfg.stripe_count > 0
-                        ? f->cfg.stripe_count
-                        : h5sf_iocmap_default_count(f->size, f->leads, f->iocs, f->nioc, H5SF_DEFAULT_SUBFILES_PER_IOC);
-                f->layout.ioc_count = f->nioc;
-                /* Absolute from here on: the config file records it, and
-                 * every rank uses rank 0's (broadcast below). */
-                if (h5sf_layout_set_subfile_dir(&f->layout, f->cfg.subfile_dir, e) < 0 ||
-                    check_names_free(f, stub, &st, e) < 0)
-                    failed = 1;
-                if (!failed)
-                    reclaim_orphans(&f->layout, stub);
-                if (!failed && h5sf_config_file_write(&f->layout, e) < 0)
-                    failed = 1;
-                f->made_config = !failed;
-            }
-            /* No config file: a plain file, unless the stub is a subfiled
-             * file's (h5sf_layout_load; delete and get_files decide alike). */
-            else if (h5sf_layout_load(&f->layout, f->stub_fd, f->name, e) < 0 || drvinfo_len(&f->layout, e) < 0)
-                failed = 1;
-        }
-    }
-    if (h5sf_agree(f->comm, failed, e) < 0)
-        return -1;
-    layout_msg_t m; /* on the application's thread: the stack holds it */
-    m.layout    = f->layout;
-    m.own_names = f->own_names;
-    if (h5sf_coll_bcast(&m, (int)sizeof m, 0, f->comm) != MPI_SUCCESS)
-        return h5sf_fail(e, 0, "MPI_Bcast of the layout failed");
-    f->layout    = m.layout;
-    f->own_names = m.own_names != 0;
-    /* Other ranks keep a stub descriptor only to mirror superblock writes. */
-    if (f->rank != 0 && (f->flags & H5F_ACC_RDWR)) {
-        if (h5sf_stub_path(&f->layout, stub, sizeof stub, e) < 0)
-            failed = 1;
-        else if ((f->stub_fd = h5sf_sysio_open(stub, O_RDWR, -1)) < 0)
-            failed = h5sf_fail(e, errno, "cannot open stub file %s: %s", f->name, h5sf_sysio_strerror(errno)) < 0;
-    }
-    return h5sf_agree(f->comm, failed, e);
-}
-
-/* A create that failed leaves nothing it made: its subfiles (each owner
- * its own), the config file it wrote (which names subfiles that would not
- * exist) and the stub, if it made it (a truncated stub of an earlier file
- * stays, as sec2 leaves one).  Every rank gets here, the failure agreed.
- * Best effort: the failure is what the caller hears. */
-static void create_undo(h5sf_file_t *f)
-{
-    char          path[2 * H5SF_LAYOUT_PATH_MAX];
-    h5sf_errbuf_t ignored = {0};
-    struct stat   st, now;
-    for (int s = 0; f->made && s < f->layout.stripe_count; s++)
-        if (f->made[s] && h5sf_subfile_path(&f->layout, s, path, sizeof path, &ignored) == 0)
-            (void)h5sf_sysio_unlink(path);
-    if (f->made_config && h5sf_config_path(&f->layout, path, sizeof path, &ignored) == 0)
-        (void)h5sf_sysio_unlink(path);
-    /* The stub only while its name still holds the file this create made. */
-    if (f->made_stub && f->stub_fd >= 0 && h5sf_stub_path(&f->layout, path, sizeof path, &ignored) == 0 &&
-        h5sf_sysio_fstat(f->stub_fd, &st) == 0 && h5sf_sysio_fstatat(AT_FDCWD, path, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-        st.st_dev == now.st_dev && st.st_ino == now.st_ino)
-        (void)h5sf_sysio_unlink(path);
-}
-
-/* Settings shape collective steps: the channel, the IOC selection, the
- * layout of a new file, fsync's barrier at flush, the statistics'
- * reductions at close.  Each rank resolved its own (a wrapper script or a
- * setenv() may give ranks different environments; a value that is invalid
- * anywhere already failed the open everywhere); rank 0's now become every
- * rank's, so all take the same path.  The thread level joins them: the
- * lowest of all ranks decides, so channel=auto picks the IOC channel only
- * if every rank can run it, and channel=ioc fails on every rank or none. */
-typedef struct shared_settings {
-    H5FD_h5sf_config_t cfg;
-    int32_t            stats_on;
-} shared_settings_t;
-
-static int settings_agree(h5sf_file_t *f, int *provided, h5sf_errbuf_t *e)
-{
-    shared_settings_t s;
-    int               level = *provided;
-    memset(&s, 0, sizeof s);
-    s.cfg      = f->cfg;
-    s.stats_on = h5sf_stats_wanted();
-    if (h5sf_coll_bcast(&s, (int)sizeof s, 0, f->comm) != MPI_SUCCESS ||
-        h5sf_coll_allreduce(&level, provided, 1, MPI_INT, MPI_MIN, f->comm) != MPI_SUCCESS)
-        return h5sf_fail(e, 0, "cannot share rank 0's settings with the other ranks");
-    f->cfg      = s.cfg;
-    f->cfg.comm = MPI_COMM_NULL; /* rank 0's handle values mean nothing here */
-    f->cfg.info = MPI_INFO_NULL;
-    f->stats_on = s.stats_on != 0;
-    return 0;
-}
-
-/* Settings for an open or delete whose own settings failed on this rank:
- * the defaults, with the communicator h5sf's driver info names (if any),
- * so the rank still reaches the agreements on the fapl's communicator,
- * whose other ranks may be fine and waiting. */
-static void fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg)
-{
-    const H5FD_h5sf_config_t *di = NULL;
-    h5sf_config_defaults(cfg);
-    H5E_BEGIN_TRY { di = H5Pget_driver_info(fapl_id); }
-    H5E_END_TRY
-    if (di) {
-        cfg->comm = di->comm;
-        cfg->info = di->info;
-    }
-}
-
-/* This rank cannot even make its file: it still takes the steps every
- * rank takes up to the first agreement (the communicator, then the
- * agreement), failing it with e, so that the others do not wait. */
-static void open_fail_early(hid_t fapl_id, h5sf_errbuf_t *e)
-{
-    H5FD_h5sf_config_t cfg;
-    MPI_Comm           comm;
-    MPI_Info           info;
-    h5sf_errbuf_t      ceb = {0};
-    fallback_cfg(fapl_id, &cfg);
-    if (h5sf_fapl_comm(fapl_id, &cfg, &comm, &info, NULL, &ceb) < 0)
-        return;
-    h5sf_agree(comm, 1, e);
-    MPI_Comm_free(&comm);
-    if (info != MPI_INFO_NULL)
-        MPI_Info_free(&info);
-}
-
-static H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr)
-{
-    h5sf_file_t  *f         = NULL;
-    H5FD_t       *ret_value = NULL;
-    h5sf_errbuf_t eb        = {0};
-    int           provided = MPI_THREAD_SINGLE, failed = 0;
-    const bool    solo = h5sf_solo_open(fapl_id); /* no MPI: comm stays MPI_COMM_NULL */
-
-    if (!name || !*name)
-        H5SF_GOTO(NULL, H5E_ARGS, H5E_BADVALUE, "invalid file name");
-    if (maxaddr == 0 || maxaddr > H5SF_MAXADDR)
-        H5SF_GOTO(NULL, H5E_ARGS, H5E_BADRANGE, "bad maxaddr");
-    if (!solo && h5sf_mpi_ensure(&provided, &eb) < 0)
-        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &eb);
-    if (!solo)
-        h5sf_mpi_on_finalize(h5sf_on_mpi_finalize);
-
-    /* Handles set before anything can fail: file_free() reads them. */
-    if ((f = h5sf_calloc(1, sizeof *f))) {
-        f->stub_fd = -1;
-        f->comm    = MPI_COMM_NULL;
-        f->info    = MPI_INFO_NULL;
-        f->flags   = flags;
-        f->name    = h5sf_strdup(name);
-    }
-    if (!f || !f->name) {
-        h5sf_fail(&eb, ENOMEM, "out of memory");
-        if (!solo)
-            open_fail_early(fapl_id, &eb);
-        H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
-    }
-
-    /* Settings first (a bad value fails here), then the communicator, so
-     * every rank reaches the first agreement below. */
-    if (h5sf_fapl_resolve(fapl_id, &f->cfg, &eb) < 0 || h5sf_pool_setting(&f->pool_threads, &eb) < 0)
-        failed = 1;
-    if (failed) /* bad settings: still agree on the fapl's communicator */
-        fallback_cfg(fapl_id, &f->cfg);
-    {
-        h5sf_errbuf_t ceb   = {0};
-        bool          named = false;
-        if (!solo && h5sf_fapl_comm(fapl_id, &f->cfg, &f->comm, &f->info, &named, &ceb) < 0)
-            H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTINIT, &ceb);
-        f->serial = !named;
-    }
-    /* cfg's handles belong to the fapl; the file keeps only its dups. */
-    f->cfg.comm = MPI_COMM_NULL;
-    f->cfg.info = MPI_INFO_NULL;
-    /* HDF5 insists on a real info object (H5Fget_access_plist fails on
-     * MPI_INFO_NULL), so keep an empty one when none was given. */
-    int  rc;
-    char why[MPI_MAX_ERROR_STRING];
-    if (!solo && f->info == MPI_INFO_NULL && (rc = h5sf_mpi_info_create(&f->info)) != MPI_SUCCESS && !failed)
-        failed = h5sf_fail(&eb, 0, "cannot create an MPI info object: %s", h5sf_mpi_errstr(rc, why)) < 0;
-    h5sf_coll_rank_size(f->comm, &f->rank, &f->size);
-    if (h5sf_agree(f->comm, failed, &eb) < 0)
-        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    if (settings_agree(f, &provided, &eb) < 0)
-        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-
-    /* Channel: the IOC needs MPI_THREAD_MULTIPLE (its progress thread calls
-     * MPI while the application does).  Without it auto falls back to the
-     * direct channel silently: a successful open prints nothing (programs
-     * compare their output byte for byte); H5SF_LOG=debug says why. */
-    f->channel = solo ? H5FD_H5SF_CHANNEL_DIRECT : f->cfg.channel; /* no IOC without MPI */
-    if (f->channel == H5FD_H5SF_CHANNEL_AUTO)
-        f->channel = provided == MPI_THREAD_MULTIPLE ? H5FD_H5SF_CHANNEL_IOC : H5FD_H5SF_CHANNEL_DIRECT;
-    else if (f->channel == H5FD_H5SF_CHANNEL_IOC && provided != MPI_THREAD_MULTIPLE)
-        H5SF_GOTO(NULL, H5E_VFL, H5E_UNSUPPORTED,
-                  "channel=ioc needs MPI_THREAD_MULTIPLE, but MPI provides thread level %d; "
-                  "initialize MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) or use channel=direct",
-                  provided);
-
-    /* The IOC list depends on the subfile count, as in the built-in: the
-     * setting's for a new file (whose layout needs the IOC count), the
-     * stored one for an existing file (so its layout is read first). */
-    const bool creating = (flags & H5F_ACC_CREAT) != 0;
-    if (!creating && layout_setup(f, &eb) < 0)
-        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    /* A plain file is one shared file: each rank writes its own pieces, as
-     * MPI-IO's independent transfers do, unless the settings name the IOC. */
-    if (f->layout.plain && f->cfg.channel == H5FD_H5SF_CHANNEL_AUTO)
-        f->channel = H5FD_H5SF_CHANNEL_DIRECT;
-    if (h5sf_topology_select(f->comm, &f->cfg, creating ? f->cfg.stripe_count : f->layout.stripe_count, &f->iocs,
-                             &f->nioc, &f->nnodes, &f->leads, &eb) < 0)
-        failed = 1;
-    if (h5sf_agree(f->comm, failed, &eb) < 0)
-        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    if (creating && layout_setup(f, &eb) < 0)
-        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    /* One node: the IOC channel would move every byte as the direct channel
-     * does (its same-node shortcut, samenode.c), adding only a costlier open
-     * and close and threads that compete with the ranks for cores
-     * (docs/configuration.md, "What channel=auto ... pick").  Unless there
-     * are more subfiles than an IOC keeps open by default: the direct
-     * channel opens them all on every rank.  nnodes and the count are the
-     * same on every rank, so every rank takes the same channel. */
-    if (f->cfg.channel == H5FD_H5SF_CHANNEL_AUTO && f->channel == H5FD_H5SF_CHANNEL_IOC && f->nnodes == 1 &&
-        f->layout.stripe_count <= H5SF_DEFAULT_IOC_MAX_FDS)
-        f->channel = H5FD_H5SF_CHANNEL_DIRECT;
-    /* Agreed: a rank that left here alone would leave the others in the
-     * channels' collectives. */
-    if (h5sf_fault("nomem-plan", f->rank) ||
-        sf_plan_init(&f->plan, (uint64_t)f->layout.stripe_size, f->layout.stripe_count) < 0 ||
-        !(f->xmark = h5sf_calloc((size_t)f->layout.stripe_count, sizeof *f->xmark)))
-        failed = h5sf_fail(&eb, ENOMEM, "out of memory for the stripe plan") < 0;
-    if (h5sf_agree(f->comm, failed, &eb) < 0)
-        H5SF_GOTO_EB(NULL, H5E_RESOURCE, H5E_NOSPACE, &eb);
-    f->stats_transfers = h5sf_stats_transfers_wanted();
-    if (h5sf_channels_open(f, flags, &eb) < 0) {
-        /* Every rank failed together (agreed): close, collectively, what
-         * was opened, so a failed open leaks no descriptors or IOC state. */
-        h5sf_errbuf_t tmp = {0};
-        H5E_BEGIN_TRY { h5sf_channels_close(f, &tmp); }
-        H5E_END_TRY
-        H5SF_GOTO_EB(NULL, H5E_VFL, H5E_CANTOPENFILE, &eb);
-    }
-
-    h5sf_log_open(f, provided);
-    h5sf_free(f->leads); /* only samenode.c's setup needed it */
-    f->leads = NULL;
-    h5sf_registry_add(f);
-    ret_value = &f->pub;
-done:
-    if (!ret_value && f && (flags & H5F_ACC_CREAT))
-        create_undo(f);
-    if (!ret_value && f)
-        file_free(f);
-    return ret_value;
-}
-
 /* ---- close ------------------------------------------------------------ */
 
 static herr_t h5sf_close(H5FD_t *file)
@@ -511,8 +102,7 @@ static herr_t h5sf_close(H5FD_t *file)
      * part below.  One left open across MPI_Finalize was waited for there,
      * and is reported here unless a COEND did. */
     bool unreported = f->co_finalized && f->co;
-    f->co_depth     = 0;
-    cofailed        = h5sf_channels_coend(f, &coeb) < 0;
+    cofailed        = h5sf_bracket_close(f, &coeb) < 0;
     if (!f->mpi_dead)
         h5sf_stats_report(f);
     if (h5sf_channels_close(f, &eb) < 0)
@@ -528,7 +118,7 @@ static herr_t h5sf_close(H5FD_t *file)
         maj       = H5E_IO;
         min       = H5E_WRITEERROR;
     }
-    file_free(f);
+    h5sf_file_free(f);
     /* Pushed after the stack is back: H5Eset_current_stack, an API call,
      * clears the current one first. */
     if (saved >= 0)
@@ -614,7 +204,7 @@ static herr_t h5sf_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
                   f->name);
     /* Inside a bracket, what was posted completes first (sizes, EOF); a
      * failure of it fails this call too. */
-    if (h5sf_channels_drain(f, &eb) < 0)
+    if (h5sf_bracket_drain(f, &eb) < 0)
         failed = 1;
     /* Writes never pass the EOA, so subfiles can only be off their exact
      * sizes after an EOA change, when one was found too long at open, or
@@ -667,7 +257,7 @@ static herr_t h5sf_flush(H5FD_t *file, hid_t dxpl, hbool_t closing)
                   f->name);
     /* Inside a bracket, what was posted completes first (and is synced
      * below); a failure of it fails the flush. */
-    failed = h5sf_channels_drain(f, &eb) < 0;
+    failed = h5sf_bracket_drain(f, &eb) < 0;
     if (f->mpi_dead || !f->cfg.fsync || !(f->flags & H5F_ACC_RDWR)) {
         if (failed)
             H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "flush of %s inside a COBEGIN bracket: %s", f->name, eb.msg);
@@ -714,7 +304,7 @@ static herr_t h5sf_delete(const char *name, hid_t fapl_id)
     }
     if (failed || h5sf_fapl_resolve(fapl_id, &cfg, &eb) < 0) {
         failed = 1;
-        fallback_cfg(fapl_id, &cfg);
+        h5sf_fallback_cfg(fapl_id, &cfg);
     }
     /* Collective on the fapl's communicator only: IOR deletes from one
      * rank with MPI_COMM_SELF, split groups each delete their own file. */
@@ -779,7 +369,7 @@ done:
 
 /* COBEGIN/COEND from the caller (include/h5sf.h): between them each
  * independent transfer call posts its subfile transfers and returns; the
- * outermost COEND waits for all of them (channel.c, the bracket).  Nested
+ * outermost COEND waits for all of them (bracket.c).  Nested
  * brackets count: inner COENDs return at once. */
 static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *input, void **output)
 {
@@ -794,24 +384,7 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
         case H5FD_CTL_GET_MPI_RANK_OPCODE: **((int **)output) = f->rank; break;
         case H5FD_CTL_GET_MPI_SIZE_OPCODE: **((int **)output) = f->size; break;
         case H5FD_CTL_GET_MPI_FILE_SYNC_OPCODE: **((hbool_t **)output) = false; break;
-        case H5FD_H5SF_CTL_GET_STATS: {
-            h5sf_stats_t *st = *(h5sf_stats_t **)output;
-            *st              = f->stats;
-            if (f->ctx) {
-                h5sf_ioc_counters_t c;
-                h5sf_ioc_get_counters(f->ctx, &c);
-                if (c.max_inflight > st->cobegin_max_inflight)
-                    st->cobegin_max_inflight = c.max_inflight;
-                st->ioc_requests    = c.requests_served;
-                st->ioc_merged      = c.merged;
-                st->ioc_merge_waits = c.merge_waits;
-                st->ioc_syscalls    = c.syscalls;
-                st->ioc_open_fds    = c.open_fds;
-                st->ioc_reopens     = c.reopens;
-                st->ioc_slots       = c.slots;
-            }
-            break;
-        }
+        case H5FD_H5SF_CTL_GET_STATS: h5sf_stats_get(f, *(h5sf_stats_t **)output); break;
         case H5FD_H5SF_CTL_GET_LAYOUT: {
             H5FD_h5sf_layout_t *l = *(H5FD_h5sf_layout_t **)output;
             l->stripe_size        = f->layout.stripe_size;
@@ -821,31 +394,24 @@ static herr_t h5sf_ctl(H5FD_t *file, uint64_t op, uint64_t flags, const void *in
             l->inode              = f->layout.inode;
             break;
         }
-        case H5FD_H5SF_CTL_GET_TRANSFER: **(H5FD_h5sf_transfer_t **)output = f->xfer; break;
+        case H5FD_H5SF_CTL_GET_TRANSFER: h5sf_transfer_get(f, *(H5FD_h5sf_transfer_t **)output); break;
         case H5FD_H5SF_CTL_COBEGIN:
-            if (f->co_finalized)
-                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
-                          "COBEGIN on %s: MPI was finalized while a COBEGIN bracket was open on it; nothing but "
-                          "H5FDclose can follow",
-                          f->name);
-            if (f->co_depth == 0 && h5sf_channels_cobegin(f, &eb) < 0)
+            if (h5sf_bracket_begin(f, &eb) < 0)
                 H5SF_GOTO_EB(-1, H5E_VFL, H5E_FCNTL, &eb);
-            f->co_depth++;
             break;
         case H5FD_H5SF_CTL_COEND:
-            if (f->co_depth == 0)
-                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
-            if (f->co_finalized) { /* MPI_Finalize's hook waited for it: report that, once */
-                int bad     = h5sf_channels_coend(f, &eb) < 0;
-                f->co_depth = 0;
-                H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
-                          "COEND on %s after MPI_Finalize: the bracket was left open across MPI_Finalize, which "
-                          "waited for its transfers: %s%s",
-                          f->name, bad ? "one failed: " : "all of them completed", bad ? eb.msg : "");
+            switch (h5sf_bracket_end(f, &eb)) {
+                case 0: break;
+                case H5SF_BRACKET_NONE: H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL, "COEND on %s without a COBEGIN", f->name);
+                case H5SF_BRACKET_FAILED:
+                    H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
+                              f->name, eb.msg);
+                default:
+                    H5SF_GOTO(-1, H5E_VFL, H5E_FCNTL,
+                              "COEND on %s after MPI_Finalize: the bracket was left open across MPI_Finalize, which "
+                              "waited for its transfers: %s%s",
+                              f->name, eb.msg[0] ? "one failed: " : "all of them completed", eb.msg);
             }
-            if (--f->co_depth == 0 && h5sf_channels_coend(f, &eb) < 0)
-                H5SF_GOTO(-1, H5E_IO, H5E_WRITEERROR, "COEND on %s: a transfer posted since COBEGIN failed: %s",
-                          f->name, eb.msg);
             break;
         default:
             if (flags & H5FD_CTL_FAIL_IF_UNKNOWN_FLAG)

@@ -4,22 +4,25 @@
  * Layers; a file calls only files of its own line or lines below it, and
  * within the top line only to the right (docs/architecture.md):
  *
- *   public API, class   fapl.c -> plugin.c -> h5sf.c -> stats.c;  physical.c, finalize.c
+ *   public API, class   fapl.c -> plugin.c -> h5sf.c -> open.c -> stats.c;  physical.c, finalize.c
  *   I/O planning        io.c, mpitype.c, topology.c
- *   channels            channel.c -> samenode.c, ioc_channel.c, threadpool.c
+ *   channels            dispatch.c -> bracket.c -> channel.c -> samenode.c, ioc_channel.c, threadpool.c
  *   (ioc/ client, common/sysio.c)
  *   services            fapl_settings.c, registry.c, solo.c, mpi.c, err.c
  *
  *   fapl.c          H5Pset/get_fapl_h5sf, H5FD_h5sf_config_init, H5FD_h5sf_init
  *   plugin.c        the HDF5 plugin entry points, h5sf_register(), the MPI family check
- *   h5sf.c          the H5FD class: open/close, EOA/EOF, truncate, flush, ctl, superblock
+ *   h5sf.c          the H5FD class: close, EOA/EOF, truncate, flush, delete, ctl, superblock
+ *   open.c          its open callback in five steps
  *   finalize.c      the MPI_Finalize hook: files left open are drained, moved off the IOCs, closed
  *   stats.c         H5SF_STATS / H5SF_LOG output, H5FD_h5sf_get_stats/_layout/_last_transfer
  *   physical.c      H5FD_h5sf_get_files (no open file)
  *   io.c            read/write, vector and selection callbacks: flatten, stripe, dispatch
  *   mpitype.c       flattening of MPI derived datatypes (collective I/O)
  *   topology.c      which ranks are I/O concentrators
- *   channel.c       per-subfile channels (direct = descriptors, or the IOC channel) and COBEGIN/COEND
+ *   dispatch.c      running a plan: a vector call per subfile on the IOC channel, or jobs for the pool
+ *   bracket.c       the caller's COBEGIN/COEND bracket: depth, posted jobs, first failure
+ *   channel.c       per-subfile channels (direct = descriptors, or the IOC channel), which one (pick)
  *   threadpool.c    the thread pool running the subfile transfers h5sf does itself together, and
  *                   the caller's COBEGIN/COEND batch on it (threadpool.h)
  *   samenode.c      IOC channel: the same-node shortcut, I/O of subfiles whose IOC is on this node
@@ -29,7 +32,7 @@
  *   registry.c      the list of open files
  *   solo.c          files without MPI (a serial program that did not start it), the collectives
  *                   that take the local case for them
- *   mpi.c           MPI life cycle (the finalize hook), error agreement
+ *   mpi.c           MPI life cycle (the finalize hook); h5sf_agree is an inline below
  *   err.c           the error class (H5SF_PUSH and H5SF_GOTO are macros, below)
  *   hdf5priv.c      HDF5's private API context (looked up at run time), the version check
  */
@@ -112,8 +115,15 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
 void          h5sf_mpi_on_finalize(void (*fn)(void));
 H5SF_API void h5sf_mpi_finalize_now(void); /* exported: the preload shim's MPI_Finalize */
 /* Collective: if any rank failed, every rank fails with the message of the
- * lowest failing rank (prefixed with its rank).  Returns 0 or -1. */
-int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
+ * lowest failing rank (prefixed with its rank).  Returns 0 or -1.  The one
+ * implementation is ioc/ctx.c's h5sf_ioc_agree: the IOC's collectives need
+ * it too, and ioc/ may not call up into vfd/ (common/ has no MPI).  This
+ * name is the VFD's, for steps that are not the IOC's (open, the direct
+ * channel, close), so a reader of vfd/ sees no IOC where there is none. */
+static inline int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
+{
+    return h5sf_ioc_agree(comm, local_failed, e);
+}
 
 /* ---- files without MPI (solo.c) ---------------------------------------- */
 /* True if an open or delete of fapl_id runs without MPI: MPI is not usable
@@ -170,20 +180,49 @@ int h5sf_channels_direct(h5sf_file_t *f, h5sf_errbuf_t *e);
 int h5sf_channels_truncate(h5sf_file_t *f, haddr_t eoa, h5sf_errbuf_t *e);
 /* fsync (or flush) every channel. */
 int h5sf_channels_sync(h5sf_file_t *f, h5sf_errbuf_t *e);
-/* Send the planned request (f->plan) down the channels.  post: the call
- * may leave its transfers in flight when the caller's bracket is open
- * (f->co; an independent call), else it waits for them. */
+/* dispatch.c: send the planned request (f->plan) down the channels.
+ * post: the call may leave its transfers in flight when the caller's
+ * bracket is open (f->co; an independent call), else it waits for them. */
 int h5sf_channels_dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e);
-/* The caller's H5FD_H5SF_CTL_COBEGIN/COEND (h5sf.c counts the depth):
- * cobegin opens f->co; drain waits for everything posted so far and
- * returns -1 with the first failure's cause if any transfer of the bracket
- * failed (the failure stays the bracket's until coend); coend drains and
- * closes it. */
-/* Free the working space the channels keep with the file (at its free). */
+/* dispatch.c: free the working space kept with the file (at its free). */
 void h5sf_channels_free(h5sf_file_t *f);
-int  h5sf_channels_cobegin(h5sf_file_t *f, h5sf_errbuf_t *e);
-int  h5sf_channels_drain(h5sf_file_t *f, h5sf_errbuf_t *e);
-int  h5sf_channels_coend(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* channel.c: count one finished subfile call (a vector call or a job) of
+ * `bytes` bytes in f->stats; finish job j of subfile s: count it, and
+ * unless `failed` turn its errno into e.  Returns whether the transfers so
+ * far failed. */
+void h5sf_count_subfile_call(h5sf_file_t *f, int s, bool is_write, uint64_t bytes);
+struct h5sf_pio;
+int h5sf_pio_done(h5sf_file_t *f, bool is_write, const struct h5sf_pio *j, int s, uint64_t bytes, int failed,
+                  h5sf_errbuf_t *e);
+/* channel.c: keep the caller's HDF5 error stack across calls into the
+ * stacked IOC channel (an id, or H5I_INVALID_HID: nothing to keep); back
+ * puts it back. */
+hid_t h5sf_stack_keep(void);
+void  h5sf_stack_back(hid_t keep);
+
+/* ---- the caller's COBEGIN/COEND bracket (bracket.c owns it) ------------- */
+/* H5FD_H5SF_CTL_COBEGIN: open f->co or nest one deeper. */
+int h5sf_bracket_begin(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* H5FD_H5SF_CTL_COEND: the outermost waits for all of the bracket and
+ * closes it.  0, or why not (e: the failed transfer's cause, if one did). */
+enum {
+    H5SF_BRACKET_NONE             = -1, /* no bracket open                           */
+    H5SF_BRACKET_FAILED           = -2, /* a transfer of the bracket failed          */
+    H5SF_BRACKET_FINALIZED        = -3, /* left open across MPI_Finalize, which waited */
+    H5SF_BRACKET_FINALIZED_FAILED = -4  /* the same, and a transfer failed           */
+};
+int h5sf_bracket_end(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* Wait for everything posted so far; -1 with the first failure's cause if
+ * any transfer of the bracket failed (the failure stays the bracket's
+ * until it closes).  0 without a bracket. */
+int h5sf_bracket_drain(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* Drain and free the bracket, whatever its depth (close). */
+int h5sf_bracket_close(h5sf_file_t *f, h5sf_errbuf_t *e);
+/* dispatch.c's side: subfile s's IOC channel was left in COBEGIN; jobs
+ * [0..n) of subfiles js run without the caller waiting. */
+void h5sf_bracket_mark(h5sf_file_t *f, int s);
+int  h5sf_bracket_post(h5sf_file_t *f, bool is_write, const struct h5sf_pio *jobs, const int *js, int n,
+                       h5sf_errbuf_t *e);
 
 /* ---- the file --------------------------------------------------------- */
 struct h5sf_file {
@@ -244,13 +283,12 @@ struct h5sf_file {
     struct { /* one call's working space, reused from call to call */
         sf_plan_t           plan;
         struct seq_side    *sides; /* io.c's selection walk                   */
-        struct h5sf_pio    *jobs;  /* channel.c's jobs (stripe_count)         */
+        struct h5sf_pio    *jobs;  /* dispatch.c's jobs (stripe_count)        */
         int                *js;    /* their subfiles                          */
-        struct h5sf_vecbuf *vec;   /* channel.c's vector arrays (IOC channel) */
+        struct h5sf_vecbuf *vec;   /* dispatch.c's vector arrays (IOC channel) */
     };
-    struct {                           /* the caller's COBEGIN/COEND bracket */
-        struct h5sf_bracket *co;       /* open bracket (channel.c), or NULL       */
-        int                  co_depth; /* nested COBEGINs; the outermost COEND waits */
+    struct {                     /* the caller's COBEGIN/COEND bracket */
+        struct h5sf_bracket *co; /* open bracket (bracket.c), or NULL */
         /* The bracket was open at MPI_Finalize, whose hook waited for it
          * (h5sf.c): every later call but close fails, saying so. */
         bool co_finalized;
@@ -273,6 +311,10 @@ struct h5sf_file {
 };
 
 static inline int h5sf_owner(const h5sf_file_t *f, int subfile) { return f->iocs[subfile % f->nioc]; }
+
+/* channel.c: the channel an open of f takes, the one rule (its comment);
+ * *why (may be NULL) says why in H5SF_LOG's words. */
+H5FD_h5sf_channel_t h5sf_channel_pick(const h5sf_file_t *f, int provided, const char **why);
 
 /* The maxaddr of the driver and of its IOC channels (not HADDR_MAX:
  * subfile offsets must fit an off_t). */
@@ -387,6 +429,9 @@ hid_t h5sf_register(void);
  * H5SF_LOG at open.  h5sf_stats_wanted(): this rank's H5SF_STATS. */
 bool h5sf_stats_wanted(void);
 bool h5sf_stats_transfers_wanted(void); /* H5SF_STATS=transfers */
+/* stats.c: H5FD_H5SF_CTL_GET_STATS (out->size bytes at most; include/h5sf.h). */
+void h5sf_stats_get(const h5sf_file_t *f, h5sf_stats_t *out);
+void h5sf_transfer_get(const h5sf_file_t *f, H5FD_h5sf_transfer_t *out); /* _CTL_GET_TRANSFER */
 void h5sf_stats_report(h5sf_file_t *f);
 void h5sf_log_open(h5sf_file_t *f, int provided);
 
@@ -395,6 +440,11 @@ void h5sf_registry_add(h5sf_file_t *f);
 void h5sf_registry_remove(h5sf_file_t *f);
 /* The first open file (then ->next), for walks over all of them. */
 h5sf_file_t *h5sf_registry_first(void);
+
+/* open.c: the class's open callback, and what close and delete share with it. */
+H5FD_t *h5sf_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr);
+void    h5sf_file_free(h5sf_file_t *f);
+void    h5sf_fallback_cfg(hid_t fapl_id, H5FD_h5sf_config_t *cfg);
 
 /* The MPI_Finalize hook (finalize.c): close what is still open while MPI
  * works, and mark the rest. */

@@ -8,7 +8,7 @@
  *   2. cut the extents at stripe boundaries into one piece list per subfile,
  *      merging pieces that continue in both file and memory (stripe.c);
  *   3. hand each subfile's list to its channel as ONE vector call, all of
- *      them in flight together (channel.c).
+ *      them in flight together (dispatch.c).
  * So a strided selection of K blocks costs one message per touched subfile,
  * not K.  Steps 2 and 3 run in rounds: once the plan holds H5SF_MAX_PIECES
  * pieces (common/stripe.h) it is run and emptied, and flattening goes on, so
@@ -121,7 +121,7 @@ static void round_begin(round_t *r, h5sf_file_t *f, bool is_write, bool coll, bo
     *r = (round_t){f, is_write, f->co && !coll, e, round_limit(), 0, raw};
     if (f->co && coll) {
         h5sf_errbuf_t later;
-        h5sf_channels_drain(f, &later); /* a failure stays the bracket's: its COEND reports it */
+        h5sf_bracket_drain(f, &later); /* a failure stays the bracket's: its COEND reports it */
     }
     sf_plan_reset(&f->plan);
     report_begin(f, is_write, coll, raw);

@@ -1,5 +1,7 @@
 /*
- * mpi.c -- MPI life cycle and error agreement.
+ * mpi.c -- MPI life cycle: the communicator a fapl names, the MPI_Finalize
+ * hook, the thread level (the error agreement, h5sf_agree, is internal.h's
+ * inline forwarder to ioc/ctx.c).
  *
  * h5sf never initializes MPI: a serial program that did not (h5dump
  * --vfd-name=h5sf, a child process of an MPI rank) opens without it
@@ -154,5 +156,3 @@ int h5sf_mpi_ensure(int *provided, h5sf_errbuf_t *e)
     }
     return 0;
 }
-
-int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e) { return h5sf_ioc_agree(comm, local_failed, e); }
