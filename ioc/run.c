@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "internal.h"
+#include "../common/runs.h"
 
 #define SEGS_KEEP 4096 /* sort workspace a worker keeps between batches (128 KiB) */
 
@@ -234,40 +235,39 @@ static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
     return ns;
 }
 
-/* Transfer segs[0..ns) (sorted, or one member's own order) as runs of
- * contiguous segments, one pwritev/preadv per run of up to
- * H5SF_SYSIO_BATCH buffers (common/sysio.c).  A failure fails the members
- * with a segment in that run; the segments of failed members are skipped. */
-static void transfer_runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
+/* The segments of one round, as runs.h sees them: a failed member's are
+ * skipped. */
+typedef struct round_segs {
+    const seg_t    *segs;
+    const member_t *mb;
+} round_segs_t;
+
+static bool seg_piece(void *arg, size_t i, h5sf_run_piece_t *p)
 {
-    struct iovec      iov[H5SF_SYSIO_BATCH];
-    h5sf_sysio_xfer_t x = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank, .stuck = true};
-    size_t            s = 0;
-    for (;;) {
-        while (s < ns && mb[segs[s].m].failed)
-            s++;
-        if (s >= ns)
-            break;
-        size_t   first = s, last = s;
-        uint64_t off = segs[s].off, run = 0;
-        int      k = 0;
-        while (s < ns && k < H5SF_SYSIO_BATCH && segs[s].off == off + run && !mb[segs[s].m].failed) {
-            uint64_t done = h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, segs[s].p, segs[s].len);
-            last          = s;
-            run += done;
-            if (done < segs[s].len) { /* batch full inside a segment: resume there */
-                segs[s].off += done;
-                segs[s].p += done;
-                segs[s].len -= done;
-                break;
-            }
-            s++;
-        }
+    const round_segs_t *rs = arg;
+    const seg_t        *g  = &rs->segs[i];
+    p->off                 = g->off;
+    p->len                 = g->len;
+    p->mem                 = g->p;
+    return !rs->mb[g->m].failed;
+}
+
+/* Transfer segs[0..ns) (sorted, or one member's own order) as runs
+ * (common/runs.c), one pwritev/preadv each (common/sysio.c).  A failure
+ * fails the members with a segment in that run; the segments of failed
+ * members are skipped. */
+static void transfer_runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, const seg_t *segs, size_t ns)
+{
+    h5sf_runs_t       r;
+    round_segs_t      rs = {segs, mb};
+    h5sf_sysio_xfer_t x  = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank, .stuck = true};
+    h5sf_runs_init(&r, ns, seg_piece, &rs);
+    while (h5sf_runs_next(&r)) {
         atomic_fetch_add(&ctx->syscalls, 1);
-        if (h5sf_sysio_xferv(&x, iov, k, off) < 0) {
+        if (h5sf_sysio_xferv(&x, r.iov, r.niov, r.off) < 0) {
             int err = errno;
-            for (size_t q = first; q <= last; q++)
-                fail_member(ctx, &mb[segs[q].m], err, run, off);
+            for (size_t q = r.first; q <= r.last; q++)
+                fail_member(ctx, &mb[segs[q].m], err, r.len, r.off);
         }
     }
 }

@@ -7,7 +7,7 @@
  * A call's per-subfile jobs go to a small process-wide pool of plain
  * threads fed by one queue; the calling thread runs the first job itself,
  * then any still queued, and waits for the rest.  Workers only cut the
- * pieces into runs for common/sysio.c's pwritev/preadv loop and leave
+ * pieces into runs (common/runs.c) for common/sysio.c's pwritev/preadv loop and leave
  * errno and the failed range in the job: the caller turns them into HDF5
  * errors.  Workers are started on
  * demand, never more than H5SF_POOL_MAX_THREADS; a call names how many may
@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "threadpool.h"
 #include "../common/alloc.h"
+#include "../common/runs.h"
 #include "../common/sysio.h"
 
 /* One call's jobs in flight; lives on the caller's stack, or on the heap
@@ -53,40 +54,30 @@ static struct {
 
 /* ---- the transfer (any thread; no HDF5) --------------------------------- */
 
-/* Run job j: runs of contiguous pieces, one pwritev/preadv per run of up to
- * H5SF_SYSIO_BATCH buffers (common/sysio.c); stops at the first failure. */
+/* Piece i of job arg (runs.h); a job never skips one. */
+static bool job_piece(void *arg, size_t i, h5sf_run_piece_t *p)
+{
+    const sf_piece_t *v = &((const h5sf_pio_t *)arg)->v[i];
+    p->off              = v->off;
+    p->len              = v->len;
+    p->mem              = (void *)(uintptr_t)v->mem;
+    return true;
+}
+
+/* Run job j: its pieces cut into runs (common/runs.c), one pwritev/preadv
+ * each (common/sysio.c); stops at the first failure. */
 static void transfer(h5sf_pio_t *j)
 {
-    struct iovec      iov[H5SF_SYSIO_BATCH];
-    h5sf_sysio_xfer_t x  = {.fd = j->fd, .is_write = j->is_write, .fault_rank = j->fault_rank};
-    size_t            i  = 0;
-    uint64_t          po = 0; /* bytes of piece i already in a run */
-    for (;;) {
-        while (i < j->n && j->v[i].len == po) {
-            i++;
-            po = 0;
-        }
-        if (i >= j->n)
-            break;
-        uint64_t off = j->v[i].off + po, run = 0;
-        int      k = 0;
-        while (i < j->n && k < H5SF_SYSIO_BATCH && j->v[i].off + po == off + run) {
-            uint64_t m =
-                h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, (char *)(uintptr_t)j->v[i].mem + po, j->v[i].len - po);
-            run += m;
-            if ((po += m) == j->v[i].len) {
-                i++;
-                po = 0;
-            }
-        }
-        int rc = h5sf_sysio_xferv(&x, iov, k, off);
-        if (rc < 0) {
+    h5sf_runs_t       r;
+    h5sf_sysio_xfer_t x = {.fd = j->fd, .is_write = j->is_write, .fault_rank = j->fault_rank};
+    h5sf_runs_init(&r, j->n, job_piece, j);
+    while (h5sf_runs_next(&r))
+        if (h5sf_sysio_xferv(&x, r.iov, r.niov, r.off) < 0) {
             j->err     = errno ? errno : EIO;
-            j->err_off = off;
-            j->err_len = run;
+            j->err_off = r.off;
+            j->err_len = r.len;
             return;
         }
-    }
 }
 
 /* Run one job of call c, counting it as running.  The overlap test hook
