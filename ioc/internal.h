@@ -39,6 +39,7 @@
 #include <uv.h>
 #include "ioc.h"
 #include "../common/alloc.h"
+#include "../common/lru.h"
 #include "../common/sysio.h"
 #include "../common/wire.h"
 
@@ -127,17 +128,17 @@ struct ioc_req {
 
 /* A subfile this rank serves. */
 struct ioc_sf {
-    uint32_t   file_id, subfile;
-    int        fd;              /* -1 while closed by the descriptor cap     */
-    int        flags;           /* open(2) flags for reopening               */
-    uint64_t   last_use;        /* for closing the least recently used       */
-    uint64_t   no_linger_until; /* ioc_now_ns(): no merge waits before this */
-    char      *path;
-    ioc_req_t *root; /* treap of active (arrived, not done) requests */
-    size_t     active;
-    ioc_req_t *barrier;          /* the active barrier, if any                */
-    ioc_req_t *held, *held_tail; /* arrived behind the barrier, in order    */
-    ioc_sf_t  *next;
+    uint32_t        file_id, subfile;
+    int             fd;              /* -1 while closed by the descriptor cap     */
+    int             flags;           /* open(2) flags for reopening               */
+    h5sf_lru_node_t lru;             /* in ctx->lru while fd >= 0 (ctx->lock)      */
+    uint64_t        no_linger_until; /* ioc_now_ns(): no merge waits before this */
+    char           *path;
+    ioc_req_t      *root; /* treap of active (arrived, not done) requests */
+    size_t          active;
+    ioc_req_t      *barrier;          /* the active barrier, if any                */
+    ioc_req_t      *held, *held_tail; /* arrived behind the barrier, in order    */
+    ioc_sf_t       *next;
 };
 
 /* ctx.c: the daemon's environment settings (H5SF_IOC_MEMORY,
@@ -208,9 +209,10 @@ struct h5sf_ioc_ctx {
     atomic_uint_fast64_t qmem;
     /* same-node payloads through shared memory (shm.c); NULL: messages */
     ioc_shm_t *shm;
-    /* descriptors: at most max_fds subfiles open at once (ctx->lock) */
-    int      max_fds, nfds;
-    uint64_t use_clock;
+    /* descriptors: at most max_fds subfiles open at once (ctx->lock);
+     * lru: the open ones, least recently used first (common/lru.c) */
+    int        max_fds, nfds;
+    h5sf_lru_t lru;
     /* counters */
     atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
     atomic_uint_fast64_t batches, merged, merge_waits, syscalls, reopens;

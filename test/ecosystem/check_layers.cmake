@@ -31,7 +31,7 @@ elseif(DIR STREQUAL "ioc")
   set(_forbid "^H5")
   set(_above "vfd")
 elseif(DIR STREQUAL "common")
-  set(_layers "cfgstring|settings iocmap orphans drvlen drvinfo|values layout wire sblock runs|stripe sysio superblock|alloc|options")
+  set(_layers "cfgstring|settings iocmap orphans drvlen drvinfo|values layout wire sblock runs|stripe sysio superblock|alloc lru|options")
   # Open MPI's handles are ompi_* data symbols; MPICH's are constants.
   set(_forbid "^(P?MPIX?_|ompi_|MPIR_|H5)")
   set(_above "ioc vfd")
