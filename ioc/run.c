@@ -9,7 +9,7 @@
  * contiguous bytes (one pwritev each), merged across the batch's members,
  * looped over short transfers and EINTR.  Reads past EOF give zeros, as
  * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI:
- * the worker copies their bytes through a slot (local_copy), so a client
+ * the worker copies their bytes through a slot (self_copy), so a client
  * that times out gets its memory back at once.  The answer goes through
  * ctx->done_cond.  The system calls are common/sysio.c's.
  *
@@ -328,7 +328,7 @@ static bool bounced(const member_t *m) { return m->r->local && m->slot; }
  * (to_client: a read's), advancing m->mc; false, copying nothing, if the
  * client has given up waiting.  Marked busy meanwhile, so that a client
  * timing out waits for a memcpy at most, never for our disk. */
-static bool local_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
+static bool self_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
 {
     ioc_req_t     *r = m->r;
     unsigned char *p = m->slot;
@@ -392,7 +392,7 @@ static size_t round_in(h5sf_ioc_ctx_t *ctx, member_t *m, uint32_t j, int op, seg
     m->n = chunk_len(r->h.total, m->k);
     if (bounced(m)) {
         m->buf = m->slot;
-        if (op == H5SF_WIRE_WRITE && !m->failed && !local_copy(ctx, m, false)) {
+        if (op == H5SF_WIRE_WRITE && !m->failed && !self_copy(ctx, m, false)) {
             mark_client_gone(ctx, m);
             return ns;
         }
@@ -424,7 +424,7 @@ static void round_out(h5sf_ioc_ctx_t *ctx, member_t *m, int op)
 {
     uint64_t k = m->k++;
     if (bounced(m)) {
-        if (op == H5SF_WIRE_READ && !m->failed && !local_copy(ctx, m, true))
+        if (op == H5SF_WIRE_READ && !m->failed && !self_copy(ctx, m, true))
             mark_client_gone(ctx, m);
         return;
     }
@@ -482,7 +482,7 @@ static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 }
 
 /* Truncate, size and fsync: barriers, always alone. */
-static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
+static void run_control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
 {
     ioc_sf_t *sf  = r->sf;
     int       err = 0;
@@ -579,7 +579,7 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
             run_rounds(ctx, mb, nm, *segs);
     }
     else
-        control(ctx, r0, &mb[0].rep);
+        run_control(ctx, r0, &mb[0].rep);
     atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
     atomic_fetch_add(&ctx->served, (uint64_t)nm);
 
