@@ -239,25 +239,19 @@ static void shm_copy_out(h5sf_ioc_req_t *q)
 static int post_self(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
                      const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
-    ioc_req_t *r = h5sf_calloc(1, sizeof *r);
-    if (!r || (count && (!(r->offs = h5sf_malloc(2 * count * sizeof *r->offs)) ||
-                         !(r->mem = h5sf_malloc(count * sizeof *r->mem))))) {
+    /* Its piece list costs the IOC as a received one would. */
+    ioc_req_t *r = ioc_req_new(ctx, h, ctx->rank, ioc_msg_cost(0, count, h->total));
+    if (!r || ioc_req_pieces(r, true) < 0) {
         ioc_req_free(ctx, r);
         return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
     }
-    r->h       = *h;
     r->h.flags = 0;
-    r->source  = ctx->rank;
-    r->lens    = r->offs + count;
     for (size_t i = 0; i < count; i++) {
         r->offs[i] = offs[i];
         r->lens[i] = lens[i];
         r->mem[i]  = bufs[i];
     }
     ioc_req_extent(r);
-    /* Its piece list costs the IOC as a received one would. */
-    r->msg_len = ioc_msg_cost(0, count, h->total);
-    atomic_fetch_add(&ctx->qmem, r->msg_len);
     r->local   = &q->self;
     q->is_self = true;
     if (!ioc_submit(ctx, r)) {

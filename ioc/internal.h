@@ -8,6 +8,7 @@
  *   gate.c      the finalize gate: h5sf's threads and MPI_Finalize take turns
  *               in MPI, one call at a time (IOC_MPI)
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
+ *   request.c   a server request's life: new, pieces, extent, free
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
  *   worker.c    the libuv worker threads, the ready queue, submission, and
  *               releasing what a finished batch held back (calls merge.c
@@ -221,9 +222,18 @@ struct h5sf_ioc_ctx {
 
 int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
 
+/* request.c: a server request's life (no lock).  ioc_req_new: a request
+ * for header h from source, charged `cost` on ctx->qmem until freed; NULL
+ * if out of memory.  ioc_req_pieces: room for its h.count offsets and
+ * lengths (and, with_mem, the client's buffers of a request to this rank
+ * itself); -1 if out of memory.  ioc_req_extent: set r->lo, hi, sorted
+ * and barrier from its header and pieces.  ioc_req_free: its memory and charge back (NULL: none). */
+ioc_req_t *ioc_req_new(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, uint64_t cost);
+int        ioc_req_pieces(ioc_req_t *r, bool with_mem);
+void       ioc_req_extent(ioc_req_t *r);
+void       ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+
 /* sched.c */
-/* Set r->lo, hi, sorted and barrier from its header and pieces (no lock). */
-void ioc_req_extent(ioc_req_t *r);
 /* Piece lists of a and b share a byte (conservatively true unless both are
  * sorted).  Linear-logarithmic in the smaller list. */
 bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b);
@@ -335,7 +345,6 @@ bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* run.c */
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
-void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* Receive and discard the payload of write h from source (error paths), so
  * that the client's sends end and no later request on its tag gets its
  * bytes; -1, with the reason in e, if not all of it came within the timeout

@@ -28,19 +28,6 @@
 
 #define SEGS_KEEP 4096 /* sort workspace a worker keeps between batches (128 KiB) */
 
-void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
-{
-    if (!r)
-        return;
-    if (r->msg_len)
-        atomic_fetch_sub(&ctx->qmem, r->msg_len);
-    h5sf_free(r->msg);
-    h5sf_free(r->offs);
-    h5sf_free(r->mem);
-    h5sf_free(r->dependents);
-    h5sf_free(r);
-}
-
 /* The daemon is stopping and the peer never completed *req: cancel it.  A
  * transfer already under way cannot be cancelled; it may still complete
  * while the peer is in MPI (closing), so wait a little.  If it does not,
