@@ -13,7 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <pthread.h> /* pthread_once: common/ links nothing, libuv neither */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

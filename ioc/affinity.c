@@ -15,7 +15,7 @@
  *
  * The threads are named (h5sf-progress, h5sf-worker) for top -H and gdb.
  */
-#include <pthread.h>
+#include <pthread.h> /* naming and CPU affinity: no primitive in libuv 1.44 */
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  * error, not a hang -- and the caller's memory is ours only until the wait
  * returns: write payloads leave from a copy (payload_copy), read receives
  * are cancelled and completed on a timeout, and requests to this rank's own
- * IOC are detached from the workers (wait_local).  Requests to an IOC on
+ * IOC are detached from the workers (wait_self).  Requests to an IOC on
  * this node move no payload over MPI: it is copied into this rank's
  * shared-memory segment (writes) or out of it after the reply (reads):
  * shm.c.
@@ -46,9 +46,8 @@ struct h5sf_ioc_req {
     uint64_t     *rlens;
     void        **rbufs;
     unsigned char reply[H5SF_WIRE_REPLY_SIZE];
-    ioc_local_t   local; /* requests to ourselves              */
-    ioc_req_t    *lreq;  /* ... and the IOC's copy (until done) */
-    bool          is_local;
+    ioc_local_t   self; /* requests to ourselves              */
+    bool          is_self;
     /* Finished early to free its tag (wait_remote): the outcome, kept for the wait. */
     bool                 finished, abandoned;
     int                  ret;
@@ -236,32 +235,25 @@ static void shm_copy_out(h5sf_ioc_req_t *q)
 
 /* The IOC is this rank: hand the request to our own workers, no MPI.  A
  * worker copies its bytes through a slot of its own, so that a caller that
- * times out gets its memory back at once (run.c: local_copy). */
-static int post_local(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
-                      const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
+ * times out gets its memory back at once (run.c: self_copy). */
+static int post_self(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
+                     const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
-    ioc_req_t *r = h5sf_calloc(1, sizeof *r);
-    if (!r || (count && (!(r->offs = h5sf_malloc(2 * count * sizeof *r->offs)) ||
-                         !(r->mem = h5sf_malloc(count * sizeof *r->mem))))) {
+    /* Its piece list costs the IOC as a received one would. */
+    ioc_req_t *r = ioc_req_new(ctx, h, ctx->rank, ioc_msg_cost(0, count, h->total));
+    if (!r || ioc_req_pieces(r, true) < 0) {
         ioc_req_free(ctx, r);
         return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
     }
-    r->h       = *h;
     r->h.flags = 0;
-    r->source  = ctx->rank;
-    r->lens    = r->offs + count;
     for (size_t i = 0; i < count; i++) {
         r->offs[i] = offs[i];
         r->lens[i] = lens[i];
         r->mem[i]  = bufs[i];
     }
     ioc_req_extent(r);
-    /* Its piece list costs the IOC as a received one would. */
-    r->msg_len = ioc_msg_cost(0, count, h->total);
-    atomic_fetch_add(&ctx->qmem, r->msg_len);
-    r->local    = &q->local;
-    q->lreq     = r;
-    q->is_local = true;
+    r->local   = &q->self;
+    q->is_self = true;
     if (!ioc_submit(ctx, r)) {
         ioc_req_free(ctx, r);
         return h5sf_fail(e, EBADF, "IOC rank %d (this rank) does not serve subfile %u of file %u", ctx->rank,
@@ -393,7 +385,7 @@ static int send_request(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const post_plan_
 
 /* One request to IOC rank ioc: new request, place its payload, encode its
  * header, post it to MPI (or to this rank's own workers).  *out gets it on
- * success; wait for it with wait_remote (or wait_local). */
+ * success; wait for it with wait_remote (or wait_self). */
 static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg, size_t count,
                 const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **out, h5sf_errbuf_t *e)
 {
@@ -416,7 +408,7 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
         goto done;
     }
     if (ioc == ctx->rank && ctx->serving) {
-        if (post_local(ctx, q, &p.h, count, offs, lens, bufs, e) < 0)
+        if (post_self(ctx, q, &p.h, count, offs, lens, bufs, e) < 0)
             goto done;
     }
     else {
@@ -444,7 +436,7 @@ done:
     return ret;
 }
 
-static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
+static int wait_self(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 {
     h5sf_ioc_ctx_t *ctx   = q->ctx;
     uint64_t        limit = (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u, t0 = ioc_now_ns();
@@ -453,26 +445,26 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
     /* A worker runs it, never this thread: a file system call that stalls
      * would hold this thread past any timeout (H5Dwrite, H5Fflush and
      * H5Fclose on the IOC rank).  The hand-off costs a wake-up. */
-    while (!q->local.done) {
+    while (!q->self.done) {
         /* Another request to this IOC timed out meanwhile: its wait was
          * ours too, so that a call's requests add up to one timeout. */
         if (ioc_now_ns() - t0 > limit || ctx->dead[ctx->rank])
             break;
         uv_cond_timedwait(&ctx->done_cond, &ctx->lock, 100u * 1000000u);
     }
-    bool done = q->local.done;
+    bool done = q->self.done;
     if (!done) {
         /* Give up on it: from now on no worker touches our buffers (run.c
          * checks detached before each copy), and a copy under way ends
          * first -- a memcpy, never a stalled pwritev/preadv, since workers
          * do their I/O on slots of their own. */
-        q->local.detached = true;
-        while (q->local.busy)
+        q->self.detached = true;
+        while (q->self.busy)
             uv_cond_wait(&ctx->done_cond, &ctx->lock);
     }
     uv_mutex_unlock(&ctx->lock);
     atomic_fetch_sub(&ctx->inflight, 1);
-    if (!done) /* the worker still owns a pointer to q->local: leak q */ {
+    if (!done) /* the worker still owns a pointer to q->self: leak q */ {
         ctx->dead[ctx->rank] = 1;
         return h5sf_fail(e, ETIMEDOUT,
                          "no answer from IOC rank %d (this rank) to a %s of %llu bytes on subfile %u after %d s "
@@ -480,10 +472,10 @@ static int wait_local(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
                          ctx->rank, opname(q->op), (unsigned long long)q->total, q->subfile,
                          atomic_load(&ctx->timeout_s));
     }
-    if (q->local.rep.status != 0)
-        ret = h5sf_fail(e, q->local.rep.status > 0 ? q->local.rep.status : 0, "%s", q->local.rep.msg);
+    if (q->self.rep.status != 0)
+        ret = h5sf_fail(e, q->self.rep.status > 0 ? q->self.rep.status : 0, "%s", q->self.rep.msg);
     if (value)
-        *value = q->local.rep.value;
+        *value = q->self.rep.value;
     req_free(q);
     return ret;
 }
@@ -524,7 +516,7 @@ static void cancel_reads(h5sf_ioc_req_t *q)
 }
 
 /* wait_remote, step 1: the reply, within the timeout (one per IOC, as in
- * wait_local: an IOC that missed it once is not waited for again). */
+ * wait_self: an IOC that missed it once is not waited for again). */
 static int await_reply(h5sf_ioc_req_t *q, uint64_t t0, uint64_t limit)
 {
     h5sf_ioc_ctx_t *ctx  = q->ctx;
@@ -624,8 +616,8 @@ static int wait_remote(h5sf_ioc_req_t *q)
 
 static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 {
-    if (q->is_local)
-        return wait_local(q, value, e);
+    if (q->is_self)
+        return wait_self(q, value, e);
     if (!q->finished)
         wait_remote(q);
     int ret = q->ret;
@@ -665,7 +657,7 @@ int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, u
     h5sf_ioc_req_t *first = NULL, *last = NULL, *q = NULL;
     uint64_t        most = ioc_max_pieces(ctx->peer_cap);
     size_t          maxp = (size_t)(most < H5SF_MAX_PIECES ? most : H5SF_MAX_PIECES), at = 0;
-    bool            local = ioc_rank == ctx->rank && ctx->serving;
+    bool            to_self = ioc_rank == ctx->rank && ctx->serving;
     uint64_t        bcap = ioc_shm_peer(ctx, ioc_rank) ? ioc_shm_seg_size(ctx) / 2 : 0, po = 0;
     int             ret = 0;
     if (op != H5SF_IOC_OP_WRITE && op != H5SF_IOC_OP_READ)
@@ -692,7 +684,7 @@ int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, u
             ret = -1;
             goto done;
         }
-        if (local && at < count) {
+        if (to_self && at < count) {
             if (wait_value(q, NULL, e) < 0) {
                 ret = -1;
                 goto done;
@@ -717,8 +709,8 @@ done:
 
 int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e) { return wait_parts(req, e); }
 
-static int control(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg,
-                   uint64_t *value, h5sf_errbuf_t *e)
+static int ask_control(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg,
+                       uint64_t *value, h5sf_errbuf_t *e)
 {
     h5sf_ioc_req_t *q;
     if (post(ctx, op, ioc, file_id, subfile, arg, 0, NULL, NULL, NULL, &q, e) < 0)
@@ -729,16 +721,16 @@ static int control(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint3
 int h5sf_ioc_get_size(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile, uint64_t *size,
                       h5sf_errbuf_t *e)
 {
-    return control(ctx, H5SF_WIRE_GET_SIZE, ioc_rank, file_id, subfile, 0, size, e);
+    return ask_control(ctx, H5SF_WIRE_GET_SIZE, ioc_rank, file_id, subfile, 0, size, e);
 }
 
 int h5sf_ioc_truncate(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile, uint64_t size,
                       h5sf_errbuf_t *e)
 {
-    return control(ctx, H5SF_WIRE_TRUNCATE, ioc_rank, file_id, subfile, size, NULL, e);
+    return ask_control(ctx, H5SF_WIRE_TRUNCATE, ioc_rank, file_id, subfile, size, NULL, e);
 }
 
 int h5sf_ioc_fsync(h5sf_ioc_ctx_t *ctx, int ioc_rank, uint32_t file_id, uint32_t subfile, h5sf_errbuf_t *e)
 {
-    return control(ctx, H5SF_WIRE_FSYNC, ioc_rank, file_id, subfile, 0, NULL, e);
+    return ask_control(ctx, H5SF_WIRE_FSYNC, ioc_rank, file_id, subfile, 0, NULL, e);
 }

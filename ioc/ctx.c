@@ -30,7 +30,6 @@
  * with the finalize gate (gate.c).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  * written or read strided in the file -- are one block each: fewer blocks
  * for MPI to walk, and often a plain contiguous message.  Counts the runs
  * and blocks; with bl, also stores the blocks in bl/disp. */
-static size_t blocks(size_t n, void *const *bufs, const uint64_t *lens, int *bl, MPI_Aint *disp, size_t *nrun)
+static size_t mem_blocks(size_t n, void *const *bufs, const uint64_t *lens, int *bl, MPI_Aint *disp, size_t *nrun)
 {
     size_t   nblk = 0;
     char    *a    = NULL;
@@ -54,7 +54,7 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     size_t    nrun;
 
     *dt         = MPI_BYTE;
-    size_t nblk = blocks(n, bufs, lens, NULL, NULL, &nrun);
+    size_t nblk = mem_blocks(n, bufs, lens, NULL, NULL, &nrun);
     if (nblk == 0) {
         *base  = NULL;
         *count = 0;
@@ -80,7 +80,7 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
         h5sf_fail(e, ENOMEM, "out of memory building an MPI datatype over %zu pieces", n);
         goto done;
     }
-    blocks(n, bufs, lens, bl, disp, &nrun);
+    mem_blocks(n, bufs, lens, bl, disp, &nrun);
     /* Displacements from the first piece, not absolute with MPI_BOTTOM:
      * MPICH 4.0's MPI_Pack refuses a null inbuf, and MPI_BOTTOM is null
      * there (unit_payload). */

@@ -18,14 +18,15 @@
  * one.  Owns the gate and those counts; waiting for a context's stretches
  * is ctx.c's.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
 #include "internal.h"
 
 /* Closed once, by the thread that runs MPI_Finalize's callbacks. */
-static atomic_bool     gate_closed;
-static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool gate_closed;
+static uv_mutex_t  gate; /* made by gate_init: libuv has no static initializer */
+static uv_once_t   gate_once = UV_ONCE_INIT;
+static void        gate_init(void) { uv_mutex_init(&gate); }
 /* MPI calls in flight that did not take the gate (it was open). */
 static atomic_int ungated;
 
@@ -37,14 +38,15 @@ bool ioc_call_enter(void)
     if (!atomic_load(&gate_closed))
         return false;
     atomic_fetch_sub(&ungated, 1);
-    pthread_mutex_lock(&gate);
+    uv_once(&gate_once, gate_init);
+    uv_mutex_lock(&gate);
     return true;
 }
 
 void ioc_call_leave(bool gated)
 {
     if (gated)
-        pthread_mutex_unlock(&gate);
+        uv_mutex_unlock(&gate);
     else
         atomic_fetch_sub(&ungated, 1);
 }

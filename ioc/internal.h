@@ -8,6 +8,7 @@
  *   gate.c      the finalize gate: h5sf's threads and MPI_Finalize take turns
  *               in MPI, one call at a time (IOC_MPI)
  *   progress.c  the progress thread: receive, decode, hand to the scheduler
+ *   request.c   a server request's life: new, pieces, extent, free
  *   sched.c     ordering: overlap tracking per subfile (interval treap)
  *   worker.c    the libuv worker threads, the ready queue, submission, and
  *               releasing what a finished batch held back (calls merge.c
@@ -39,6 +40,7 @@
 #include <uv.h>
 #include "ioc.h"
 #include "../common/alloc.h"
+#include "../common/lru.h"
 #include "../common/sysio.h"
 #include "../common/wire.h"
 
@@ -127,17 +129,17 @@ struct ioc_req {
 
 /* A subfile this rank serves. */
 struct ioc_sf {
-    uint32_t   file_id, subfile;
-    int        fd;              /* -1 while closed by the descriptor cap     */
-    int        flags;           /* open(2) flags for reopening               */
-    uint64_t   last_use;        /* for closing the least recently used       */
-    uint64_t   no_linger_until; /* ioc_now_ns(): no merge waits before this */
-    char      *path;
-    ioc_req_t *root; /* treap of active (arrived, not done) requests */
-    size_t     active;
-    ioc_req_t *barrier;          /* the active barrier, if any                */
-    ioc_req_t *held, *held_tail; /* arrived behind the barrier, in order    */
-    ioc_sf_t  *next;
+    uint32_t        file_id, subfile;
+    int             fd;              /* -1 while closed by the descriptor cap     */
+    int             flags;           /* open(2) flags for reopening               */
+    h5sf_lru_node_t lru;             /* in ctx->lru while fd >= 0 (ctx->lock)      */
+    uint64_t        no_linger_until; /* ioc_now_ns(): no merge waits before this */
+    char           *path;
+    ioc_req_t      *root; /* treap of active (arrived, not done) requests */
+    size_t          active;
+    ioc_req_t      *barrier;          /* the active barrier, if any                */
+    ioc_req_t      *held, *held_tail; /* arrived behind the barrier, in order    */
+    ioc_sf_t       *next;
 };
 
 /* ctx.c: the daemon's environment settings (H5SF_IOC_MEMORY,
@@ -208,9 +210,10 @@ struct h5sf_ioc_ctx {
     atomic_uint_fast64_t qmem;
     /* same-node payloads through shared memory (shm.c); NULL: messages */
     ioc_shm_t *shm;
-    /* descriptors: at most max_fds subfiles open at once (ctx->lock) */
-    int      max_fds, nfds;
-    uint64_t use_clock;
+    /* descriptors: at most max_fds subfiles open at once (ctx->lock);
+     * lru: the open ones, least recently used first (common/lru.c) */
+    int        max_fds, nfds;
+    h5sf_lru_t lru;
     /* counters */
     atomic_uint_fast64_t inflight, max_inflight, served, queue_wait_ns, io_ns;
     atomic_uint_fast64_t batches, merged, merge_waits, syscalls, reopens;
@@ -219,9 +222,18 @@ struct h5sf_ioc_ctx {
 
 int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
 
+/* request.c: a server request's life (no lock).  ioc_req_new: a request
+ * for header h from source, charged `cost` on ctx->qmem until freed; NULL
+ * if out of memory.  ioc_req_pieces: room for its h.count offsets and
+ * lengths (and, with_mem, the client's buffers of a request to this rank
+ * itself); -1 if out of memory.  ioc_req_extent: set r->lo, hi, sorted
+ * and barrier from its header and pieces.  ioc_req_free: its memory and charge back (NULL: none). */
+ioc_req_t *ioc_req_new(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, uint64_t cost);
+int        ioc_req_pieces(ioc_req_t *r, bool with_mem);
+void       ioc_req_extent(ioc_req_t *r);
+void       ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+
 /* sched.c */
-/* Set r->lo, hi, sorted and barrier from its header and pieces (no lock). */
-void ioc_req_extent(ioc_req_t *r);
 /* Piece lists of a and b share a byte (conservatively true unless both are
  * sorted).  Linear-logarithmic in the smaller list. */
 bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b);
@@ -333,7 +345,6 @@ bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
 bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* run.c */
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
-void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
 /* Receive and discard the payload of write h from source (error paths), so
  * that the client's sends end and no later request on its tag gets its
  * bytes; -1, with the reason in e, if not all of it came within the timeout

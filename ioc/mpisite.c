@@ -18,7 +18,7 @@
 #include "../common/alloc.h"
 
 /* The site of one call: true when the test fails it. */
-static bool refused(void) { return h5sf_site(H5SF_SITE_MPI) != 0; }
+static bool site_fails(void) { return h5sf_site(H5SF_SITE_MPI) != 0; }
 
 const char *h5sf_mpi_errstr(int rc, char *buf)
 {
@@ -31,7 +31,7 @@ const char *h5sf_mpi_errstr(int rc, char *buf)
 int h5sf_mpi_comm_dup(MPI_Comm comm, MPI_Comm *out)
 {
     int rc = MPI_Comm_dup(comm, out);
-    if (rc == MPI_SUCCESS && refused()) {
+    if (rc == MPI_SUCCESS && site_fails()) {
         MPI_Comm_free(out);
         rc = MPI_ERR_NO_MEM;
     }
@@ -41,7 +41,7 @@ int h5sf_mpi_comm_dup(MPI_Comm comm, MPI_Comm *out)
 int h5sf_mpi_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out)
 {
     int rc = MPI_Comm_split_type(comm, type, key, MPI_INFO_NULL, out);
-    if (rc == MPI_SUCCESS && refused()) {
+    if (rc == MPI_SUCCESS && site_fails()) {
         MPI_Comm_free(out);
         rc = MPI_ERR_NO_MEM;
     }
@@ -51,25 +51,25 @@ int h5sf_mpi_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out)
 int h5sf_mpi_info_dup(MPI_Info info, MPI_Info *out)
 {
     *out = MPI_INFO_NULL;
-    return refused() ? MPI_ERR_NO_MEM : MPI_Info_dup(info, out);
+    return site_fails() ? MPI_ERR_NO_MEM : MPI_Info_dup(info, out);
 }
 
 int h5sf_mpi_info_create(MPI_Info *out)
 {
     *out = MPI_INFO_NULL;
-    return refused() ? MPI_ERR_NO_MEM : MPI_Info_create(out);
+    return site_fails() ? MPI_ERR_NO_MEM : MPI_Info_create(out);
 }
 
 int h5sf_mpi_ibarrier(MPI_Comm comm, MPI_Request *req)
 {
     *req = MPI_REQUEST_NULL;
-    return refused() ? MPI_ERR_NO_MEM : MPI_Ibarrier(comm, req);
+    return site_fails() ? MPI_ERR_NO_MEM : MPI_Ibarrier(comm, req);
 }
 
 int h5sf_mpi_type_hindexed(int n, const int *lens, const MPI_Aint *disp, MPI_Datatype *out)
 {
     *out = MPI_DATATYPE_NULL;
-    if (refused())
+    if (site_fails())
         return MPI_ERR_NO_MEM;
     int rc = MPI_Type_create_hindexed(n, lens, disp, MPI_BYTE, out);
     if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(out)) != MPI_SUCCESS)

@@ -99,26 +99,22 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
         return -1;
     }
     /* Test-only: an allocation failing here (H5SF_FAULT op=nomem-accept). */
-    if (h5sf_fault("nomem-accept", ctx->rank) || !(r = h5sf_calloc(1, sizeof *r))) {
+    if (h5sf_fault("nomem-accept", ctx->rank) ||
+        !(r = ioc_req_new(ctx, &h, source, ioc_msg_cost(len, h.count, h.total)))) {
         refuse(ctx, &h, source, "out of memory");
         h5sf_free(buf);
         return -1;
     }
-    r->h       = h;
-    r->msg     = buf;
-    r->msg_len = ioc_msg_cost(len, r->h.count, r->h.total);
-    r->source  = source;
-    atomic_fetch_add(&ctx->qmem, r->msg_len);
+    r->msg = buf;
     if (r->h.op == H5SF_WIRE_NOP) {
         ioc_req_free(ctx, r);
         return 0;
     }
-    if (r->h.count && !(r->offs = h5sf_malloc(2 * r->h.count * sizeof *r->offs))) {
+    if (ioc_req_pieces(r, false) < 0) {
         refuse(ctx, &r->h, source, "out of memory for the piece list");
         ioc_req_free(ctx, r);
         return -1;
     }
-    r->lens = r->offs + r->h.count;
     for (uint64_t i = 0; i < r->h.count; i++)
         h5sf_wire_pair(pairs, i, &r->offs[i], &r->lens[i]);
     ioc_req_extent(r);

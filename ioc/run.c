@@ -9,7 +9,7 @@
  * contiguous bytes (one pwritev each), merged across the batch's members,
  * looped over short transfers and EINTR.  Reads past EOF give zeros, as
  * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI:
- * the worker copies their bytes through a slot (local_copy), so a client
+ * the worker copies their bytes through a slot (self_copy), so a client
  * that times out gets its memory back at once.  The answer goes through
  * ctx->done_cond.  The system calls are common/sysio.c's.
  *
@@ -24,21 +24,9 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "internal.h"
+#include "../common/runs.h"
 
 #define SEGS_KEEP 4096 /* sort workspace a worker keeps between batches (128 KiB) */
-
-void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
-{
-    if (!r)
-        return;
-    if (r->msg_len)
-        atomic_fetch_sub(&ctx->qmem, r->msg_len);
-    h5sf_free(r->msg);
-    h5sf_free(r->offs);
-    h5sf_free(r->mem);
-    h5sf_free(r->dependents);
-    h5sf_free(r);
-}
 
 /* The daemon is stopping and the peer never completed *req: cancel it.  A
  * transfer already under way cannot be cancelled; it may still complete
@@ -234,40 +222,39 @@ static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
     return ns;
 }
 
-/* Transfer segs[0..ns) (sorted, or one member's own order) as runs of
- * contiguous segments, one pwritev/preadv per run of up to
- * H5SF_SYSIO_BATCH buffers (common/sysio.c).  A failure fails the members
- * with a segment in that run; the segments of failed members are skipped. */
-static void transfer_runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, seg_t *segs, size_t ns)
+/* The segments of one round, as runs.h sees them: a failed member's are
+ * skipped. */
+typedef struct round_segs {
+    const seg_t    *segs;
+    const member_t *mb;
+} round_segs_t;
+
+static bool seg_piece(void *arg, size_t i, h5sf_run_piece_t *p)
 {
-    struct iovec      iov[H5SF_SYSIO_BATCH];
-    h5sf_sysio_xfer_t x = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank, .stuck = true};
-    size_t            s = 0;
-    for (;;) {
-        while (s < ns && mb[segs[s].m].failed)
-            s++;
-        if (s >= ns)
-            break;
-        size_t   first = s, last = s;
-        uint64_t off = segs[s].off, run = 0;
-        int      k = 0;
-        while (s < ns && k < H5SF_SYSIO_BATCH && segs[s].off == off + run && !mb[segs[s].m].failed) {
-            uint64_t done = h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, segs[s].p, segs[s].len);
-            last          = s;
-            run += done;
-            if (done < segs[s].len) { /* batch full inside a segment: resume there */
-                segs[s].off += done;
-                segs[s].p += done;
-                segs[s].len -= done;
-                break;
-            }
-            s++;
-        }
+    const round_segs_t *rs = arg;
+    const seg_t        *g  = &rs->segs[i];
+    p->off                 = g->off;
+    p->len                 = g->len;
+    p->mem                 = g->p;
+    return !rs->mb[g->m].failed;
+}
+
+/* Transfer segs[0..ns) (sorted, or one member's own order) as runs
+ * (common/runs.c), one pwritev/preadv each (common/sysio.c).  A failure
+ * fails the members with a segment in that run; the segments of failed
+ * members are skipped. */
+static void transfer_runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *mb, const seg_t *segs, size_t ns)
+{
+    h5sf_runs_t       r;
+    round_segs_t      rs = {segs, mb};
+    h5sf_sysio_xfer_t x  = {.fd = sf->fd, .is_write = op == H5SF_WIRE_WRITE, .fault_rank = ctx->rank, .stuck = true};
+    h5sf_runs_init(&r, ns, seg_piece, &rs);
+    while (h5sf_runs_next(&r)) {
         atomic_fetch_add(&ctx->syscalls, 1);
-        if (h5sf_sysio_xferv(&x, iov, k, off) < 0) {
+        if (h5sf_sysio_xferv(&x, r.iov, r.niov, r.off) < 0) {
             int err = errno;
-            for (size_t q = first; q <= last; q++)
-                fail_member(ctx, &mb[segs[q].m], err, run, off);
+            for (size_t q = r.first; q <= r.last; q++)
+                fail_member(ctx, &mb[segs[q].m], err, r.len, r.off);
         }
     }
 }
@@ -328,7 +315,7 @@ static bool bounced(const member_t *m) { return m->r->local && m->slot; }
  * (to_client: a read's), advancing m->mc; false, copying nothing, if the
  * client has given up waiting.  Marked busy meanwhile, so that a client
  * timing out waits for a memcpy at most, never for our disk. */
-static bool local_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
+static bool self_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
 {
     ioc_req_t     *r = m->r;
     unsigned char *p = m->slot;
@@ -392,7 +379,7 @@ static size_t round_in(h5sf_ioc_ctx_t *ctx, member_t *m, uint32_t j, int op, seg
     m->n = chunk_len(r->h.total, m->k);
     if (bounced(m)) {
         m->buf = m->slot;
-        if (op == H5SF_WIRE_WRITE && !m->failed && !local_copy(ctx, m, false)) {
+        if (op == H5SF_WIRE_WRITE && !m->failed && !self_copy(ctx, m, false)) {
             mark_client_gone(ctx, m);
             return ns;
         }
@@ -424,7 +411,7 @@ static void round_out(h5sf_ioc_ctx_t *ctx, member_t *m, int op)
 {
     uint64_t k = m->k++;
     if (bounced(m)) {
-        if (op == H5SF_WIRE_READ && !m->failed && !local_copy(ctx, m, true))
+        if (op == H5SF_WIRE_READ && !m->failed && !self_copy(ctx, m, true))
             mark_client_gone(ctx, m);
         return;
     }
@@ -482,7 +469,7 @@ static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 }
 
 /* Truncate, size and fsync: barriers, always alone. */
-static void control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
+static void run_control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
 {
     ioc_sf_t *sf  = r->sf;
     int       err = 0;
@@ -579,7 +566,7 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
             run_rounds(ctx, mb, nm, *segs);
     }
     else
-        control(ctx, r0, &mb[0].rep);
+        run_control(ctx, r0, &mb[0].rep);
     atomic_fetch_add(&ctx->io_ns, ioc_now_ns() - t0);
     atomic_fetch_add(&ctx->served, (uint64_t)nm);
 

@@ -179,27 +179,6 @@ bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b)
     return false;
 }
 
-void ioc_req_extent(ioc_req_t *r)
-{
-    uint64_t end = 0;
-    r->lo        = UINT64_MAX;
-    r->hi        = 0;
-    r->sorted    = true;
-    for (uint64_t i = 0; i < r->h.count; i++) {
-        if (r->offs[i] < end)
-            r->sorted = false;
-        end = r->offs[i] + r->lens[i];
-        if (r->lens[i] == 0)
-            continue;
-        if (r->offs[i] < r->lo)
-            r->lo = r->offs[i];
-        if (end > r->hi)
-            r->hi = end;
-    }
-    if (r->lo > r->hi)
-        r->lo = r->hi = 0;
-    r->barrier = r->h.op != H5SF_WIRE_WRITE && r->h.op != H5SF_WIRE_READ;
-}
 
 static void push(ioc_req_t **head, ioc_req_t **tail, ioc_req_t *r)
 {

@@ -8,7 +8,9 @@
  * at most H5SF_IOC_MAX_FDS stay open: opening one more closes the least
  * recently used idle one, and a worker reopens it when a request comes.
  * A handful to a few hundred entries per context: a list is the right
- * structure, and the scan for the oldest runs only when the cap is hit.
+ * structure.  The open entries are also in ctx->lru, in order of use (common/lru.c,
+ * the same-node shortcut's cap uses it too): the oldest one nobody uses
+ * is nearly always at its front.
  *
  * open(2) and close(2) run without ctx->lock: a close can block for long
  * (NFS writes back dirty pages there), and the progress thread, the local
@@ -105,21 +107,28 @@ ioc_sf_t *ioc_sf_find(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfile)
 
 /* sf->fd while one thread opens it: the others wait (lock dropped). */
 #define SF_OPENING (-2)
-/* Descriptors make_room takes off their entries at most, per call. */
+/* Descriptors sf_make_room takes off their entries at most, per call. */
 #define EVICT_MAX 4
+
+/* An open entry nobody is using (lock held): its descriptor may close. */
+static bool sf_idle(const h5sf_lru_node_t *n, void *arg)
+{
+    const ioc_sf_t *sf = H5SF_LRU_ENTRY(n, ioc_sf_t, lru);
+    (void)arg;
+    return !sf->active && !sf->barrier && !sf->held;
+}
 
 /* Take the descriptor of the least recently used entry nobody is using off
  * it, for the caller to close after dropping the lock; -1 if there is none
  * (all busy or being opened). */
 static int evict_one(h5sf_ioc_ctx_t *ctx)
 {
-    ioc_sf_t *old = NULL;
-    for (ioc_sf_t *sf = ctx->sfs; sf; sf = sf->next)
-        if (sf->fd >= 0 && !sf->active && !sf->barrier && !sf->held && (!old || sf->last_use < old->last_use))
-            old = sf;
-    if (!old)
+    h5sf_lru_node_t *n = h5sf_lru_oldest(&ctx->lru, sf_idle, NULL);
+    if (!n)
         return -1;
-    int fd  = old->fd;
+    ioc_sf_t *old = H5SF_LRU_ENTRY(n, ioc_sf_t, lru);
+    int       fd  = old->fd;
+    h5sf_lru_remove(n);
     old->fd = -1;
     ctx->nfds--;
     return fd;
@@ -129,7 +138,7 @@ static int evict_one(h5sf_ioc_ctx_t *ctx)
  * descriptors to close go to fds[EVICT_MAX], their number is returned.
  * Nothing to close (all busy) lets the count go over the cap for a while
  * rather than stall I/O. */
-static int make_room(h5sf_ioc_ctx_t *ctx, int *fds)
+static int sf_make_room(h5sf_ioc_ctx_t *ctx, int *fds)
 {
     int n = 0;
     while (ctx->nfds >= ctx->max_fds && ctx->nfds > 0 && n < EVICT_MAX) {
@@ -141,7 +150,7 @@ static int make_room(h5sf_ioc_ctx_t *ctx, int *fds)
     return n;
 }
 
-/* Close what make_room took (lock not held).  A failed close of an idle
+/* Close what sf_make_room took (lock not held).  A failed close of an idle
  * descriptor loses nothing: every write on it was answered already. */
 static void close_evicted(const int *fds, int n)
 {
@@ -153,18 +162,19 @@ int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf)
 {
     int err = 0, fds[EVICT_MAX], n, fd;
     uv_mutex_lock(&ctx->lock);
-    sf->last_use = ++ctx->use_clock;
     /* Another thread opens it: wait for that.  (done_cond, not cond: a
      * waiter here must not take the signal meant for an idle worker.) */
     while (sf->fd == SF_OPENING && !atomic_load(&ctx->abandoned))
         uv_cond_wait(&ctx->done_cond, &ctx->lock);
-    if (sf->fd >= 0)
+    if (sf->fd >= 0) {
+        h5sf_lru_touch(&ctx->lru, &sf->lru);
         goto done;
+    }
     if (atomic_load(&ctx->abandoned)) { /* back too late: no more I/O */
         err = ECANCELED;
         goto done;
     }
-    n      = make_room(ctx, fds);
+    n      = sf_make_room(ctx, fds);
     sf->fd = SF_OPENING; /* sf is active: nobody evicts or frees it meanwhile */
     ctx->nfds++;
     uv_mutex_unlock(&ctx->lock);
@@ -178,8 +188,10 @@ int ioc_sf_use(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf)
     sf->fd = fd;
     if (fd < 0)
         ctx->nfds--;
-    else
+    else {
+        h5sf_lru_touch(&ctx->lru, &sf->lru);
         atomic_fetch_add(&ctx->reopens, 1);
+    }
     uv_cond_broadcast(&ctx->done_cond);
 done:
     uv_mutex_unlock(&ctx->lock);
@@ -196,7 +208,7 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
     }
     int fds[EVICT_MAX], n;
     uv_mutex_lock(&ctx->lock);
-    n = make_room(ctx, fds);
+    n = sf_make_room(ctx, fds);
     ctx->nfds++; /* ours, while we open it */
     uv_mutex_unlock(&ctx->lock);
     close_evicted(fds, n);
@@ -219,9 +231,9 @@ int h5sf_ioc_subfile_open(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfil
     sf->file_id = file_id;
     sf->subfile = subfile;
     uv_mutex_lock(&ctx->lock);
-    sf->next     = ctx->sfs;
-    ctx->sfs     = sf;
-    sf->last_use = ++ctx->use_clock;
+    sf->next = ctx->sfs;
+    ctx->sfs = sf;
+    h5sf_lru_touch(&ctx->lru, &sf->lru);
     uv_mutex_unlock(&ctx->lock);
     return 0;
 }
@@ -255,6 +267,7 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
                          sf->path, n, ctx->rank, atomic_load(&ctx->timeout_s));
     }
     *pp = sf->next;
+    h5sf_lru_remove(&sf->lru);
     if (sf->fd >= 0)
         ctx->nfds--;
     uv_mutex_unlock(&ctx->lock);

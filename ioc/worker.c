@@ -10,7 +10,7 @@
  * Must not do I/O or MPI itself, nor decide who merges with whom.
  */
 #include <errno.h>
-#include <pthread.h>
+#include <pthread.h> /* pthread_detach: libuv has no detach */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"

@@ -160,6 +160,7 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
 
 /* ---- channels (channel.c) --------------------------------------------- */
 typedef struct h5sf_file h5sf_file_t;
+typedef struct h5sf_loc  h5sf_loc_t; /* samenode.c's */
 
 /* The IOC channel class (ioc_channel.c) and its fapl info. */
 typedef struct h5sf_ioc_fa {
@@ -270,7 +271,7 @@ struct h5sf_file {
     };
     struct {                     /* same-node shortcut (samenode.c) */
         int           *loc_fd;   /* subfiles on this node, -1               */
-        uint64_t      *loc_used; /* last use, for the descriptor budget     */
+        h5sf_loc_t    *loc_ents; /* per subfile: its place in the use order */
         unsigned char *loc_state;
         int            loc_cap;
         bool           loc_reads;

@@ -36,20 +36,31 @@
  * The node-local descriptors (plain ones, through common/sysio.c) of all
  * files this process has open share one budget, H5SF_IOC_MAX_FDS (the
  * IOC's own cap): beyond it the least recently used one is closed and
- * reopened when needed.  Without it a
- * rank would hold (open files x node-local subfiles) descriptors.
+ * reopened when needed (the use order is common/lru.c's, as the IOC's).
+ * Without it a rank would hold (open files x node-local subfiles)
+ * descriptors.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../common/lru.h"
 
 enum { LOC_NO = 0, LOC_UNTRIED, LOC_OPEN };
 
-static int      loc_nopen; /* local descriptors open, all files */
-static uint64_t loc_clock; /* use counter for the LRU choice */
-static uint64_t loc_pin;   /* descriptors used since: in the running request */
+/* A subfile's place in the use order of all files' descriptors. */
+struct h5sf_loc {
+    h5sf_lru_node_t lru; /* in loc_lru while LOC_OPEN */
+    h5sf_file_t    *f;
+    int             s;
+    uint64_t        used; /* loc_clock at its last use */
+};
+
+static int        loc_nopen; /* local descriptors open, all files */
+static h5sf_lru_t loc_lru;   /* those descriptors, least recently used first */
+static uint64_t   loc_clock; /* use counter */
+static uint64_t   loc_pin;   /* descriptors used since: in the running request */
 
 /* Collective: mark the subfiles whose owner shares this rank's node (the
  * node map topology.c found while choosing the IOCs). */
@@ -68,10 +79,14 @@ int h5sf_samenode_init(h5sf_file_t *f, h5sf_errbuf_t *e)
     f->loc_writes = (f->flags & H5F_ACC_RDWR) ? wr : H5SF_LOCAL_NONE;
     f->loc_cap    = h5sf_ioc_fd_cap();
     if (!(f->loc_fd = h5sf_malloc((size_t)N * sizeof *f->loc_fd)) ||
-        !(f->loc_used = h5sf_calloc((size_t)N, sizeof *f->loc_used)) || !(f->loc_state = h5sf_calloc((size_t)N, 1)))
+        !(f->loc_ents = h5sf_calloc((size_t)N, sizeof *f->loc_ents)) || !(f->loc_state = h5sf_calloc((size_t)N, 1)))
         failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
     for (int s = 0; f->loc_fd && s < N; s++)
         f->loc_fd[s] = -1;
+    for (int s = 0; f->loc_ents && s < N; s++) {
+        f->loc_ents[s].f = f;
+        f->loc_ents[s].s = s;
+    }
     if (!failed && (f->loc_reads || f->loc_writes))
         for (int s = 0; s < N; s++)
             f->loc_state[s] = f->leads[h5sf_owner(f, s)] == f->leads[f->rank] ? LOC_UNTRIED : LOC_NO;
@@ -81,34 +96,30 @@ int h5sf_samenode_init(h5sf_file_t *f, h5sf_errbuf_t *e)
 static void close_local(h5sf_file_t *f, int s)
 {
     h5sf_sysio_close(f->loc_fd[s]); /* read-only or already written: nothing to lose */
+    h5sf_lru_remove(&f->loc_ents[s].lru);
     f->loc_fd[s]    = -1;
     f->loc_state[s] = LOC_UNTRIED;
     loc_nopen--;
 }
 
+/* A descriptor the running request has not used: it may close. */
+static bool loc_idle(const h5sf_lru_node_t *n, void *arg)
+{
+    (void)arg;
+    return H5SF_LRU_ENTRY(n, h5sf_loc_t, lru)->used < loc_pin;
+}
+
 /* Below the budget before one more opens: close the least recently used
- * local descriptor of any open file (f itself may not be registered yet) that
- * the running request does not use.  False if there is none. */
-static bool make_room(h5sf_file_t *f)
+ * local descriptor of any open file that the running request does not
+ * use.  False if there is none. */
+static bool loc_make_room(h5sf_file_t *f)
 {
     while (loc_nopen >= f->loc_cap) {
-        h5sf_file_t *bf   = NULL;
-        int          bs   = -1;
-        uint64_t     best = UINT64_MAX;
-        for (h5sf_file_t *p = h5sf_registry_first();; p = p->next) {
-            h5sf_file_t *q = p ? p : f; /* the registry, then f */
-            for (int s = 0; q->loc_state && s < q->layout.stripe_count; s++)
-                if (q->loc_state[s] == LOC_OPEN && q->loc_used[s] < loc_pin && q->loc_used[s] < best) {
-                    best = q->loc_used[s];
-                    bf   = q;
-                    bs   = s;
-                }
-            if (!p)
-                break;
-        }
-        if (!bf)
+        h5sf_lru_node_t *n = h5sf_lru_oldest(&loc_lru, loc_idle, NULL);
+        if (!n)
             return false;
-        close_local(bf, bs);
+        h5sf_loc_t *ent = H5SF_LRU_ENTRY(n, h5sf_loc_t, lru);
+        close_local(ent->f, ent->s);
     }
     return true;
 }
@@ -122,7 +133,7 @@ static bool open_local(h5sf_file_t *f, int s)
     char          path[2 * H5SF_LAYOUT_PATH_MAX];
     h5sf_errbuf_t eb;
     f->loc_state[s] = LOC_NO;
-    if (!make_room(f)) { /* all in use by this request: the IOC this time */
+    if (!loc_make_room(f)) { /* all in use by this request: the IOC this time */
         f->loc_state[s] = LOC_UNTRIED;
         return false;
     }
@@ -149,7 +160,8 @@ int h5sf_samenode_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, h
         return -1;
     if (f->loc_state[s] == LOC_UNTRIED && !open_local(f, s))
         return -1;
-    f->loc_used[s] = ++loc_clock;
+    f->loc_ents[s].used = ++loc_clock;
+    h5sf_lru_touch(&loc_lru, &f->loc_ents[s].lru);
     return f->loc_fd[s];
 }
 
@@ -159,9 +171,9 @@ void h5sf_samenode_close(h5sf_file_t *f)
         if (f->loc_fd[s] >= 0)
             close_local(f, s);
     h5sf_free(f->loc_fd);
-    h5sf_free(f->loc_used);
+    h5sf_free(f->loc_ents);
     h5sf_free(f->loc_state);
     f->loc_fd    = NULL;
-    f->loc_used  = NULL;
+    f->loc_ents  = NULL;
     f->loc_state = NULL;
 }

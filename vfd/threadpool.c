@@ -7,86 +7,95 @@
  * A call's per-subfile jobs go to a small process-wide pool of plain
  * threads fed by one queue; the calling thread runs the first job itself,
  * then any still queued, and waits for the rest.  Workers only cut the
- * pieces into runs for common/sysio.c's pwritev/preadv loop and leave
+ * pieces into runs (common/runs.c) for common/sysio.c's pwritev/preadv loop and leave
  * errno and the failed range in the job: the caller turns them into HDF5
  * errors.  Workers are started on
  * demand, never more than H5SF_POOL_MAX_THREADS; a call names how many may
  * work on it at once (H5SF_POOL_THREADS), and they are stopped by
  * h5sf_pool_shutdown (driver terminate, MPI_Finalize).  A forked child
  * has none of its parent's workers: the first run there starts afresh.
+ *
+ * Threads, mutexes and condition variables are libuv's, as in ioc/ and
+ * tools/; POSIX calls remain only where libuv 1.44 has no primitive: the
+ * workers' signal mask and their name.
  */
 #include <errno.h>
-#include <pthread.h>
+#include <pthread.h> /* pthread_sigmask, pthread_setname_np: no libuv primitive */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
+#include <uv.h>
 #include "threadpool.h"
 #include "../common/alloc.h"
+#include "../common/runs.h"
 #include "../common/sysio.h"
 
 /* One call's jobs in flight; lives on the caller's stack, or on the heap
  * for a caller's COBEGIN/COEND bracket (h5sf_pool_open). */
 typedef struct call {
-    pthread_mutex_t mu;
-    pthread_cond_t  cv;
-    int             limit;      /* most workers on it at once */
-    int             workers;    /* workers on it now (P.mu)   */
-    size_t          n, pending; /* jobs; not yet finished   */
-    size_t          started;    /* jobs that began          */
-    size_t          running, max_running;
-    long            overlap_ms; /* test hook, below          */
-    bool            open;       /* a bracket: more jobs may come (c->mu) */
+    uv_mutex_t mu;
+    uv_cond_t  cv;
+    int        limit;      /* most workers on it at once */
+    int        workers;    /* workers on it now (P.mu)   */
+    size_t     n, pending; /* jobs; not yet finished   */
+    size_t     started;    /* jobs that began          */
+    size_t     running, max_running;
+    long       overlap_ms; /* test hook, below          */
+    bool       open;       /* a bracket: more jobs may come (c->mu) */
 } call_t;
 
 static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t  cv;
-    h5sf_pio_t     *head, *tail; /* queued jobs */
-    pthread_t       th[H5SF_POOL_MAX_THREADS];
-    int             nthreads;
-    bool            stop;
-    pid_t           pid; /* process that started the workers */
-} P = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    uv_mutex_t  mu; /* made by pool_init: libuv has no static initializer */
+    uv_cond_t   cv;
+    h5sf_pio_t *head, *tail; /* queued jobs */
+    uv_thread_t th[H5SF_POOL_MAX_THREADS];
+    int         nthreads;
+    bool        stop;
+    pid_t       pid; /* process that started the workers */
+} P;
+static uv_once_t pool_once = UV_ONCE_INIT;
+
+static void pool_init(void)
+{
+    uv_mutex_init(&P.mu);
+    uv_cond_init(&P.cv);
+}
+
+/* P.mu, made on first use. */
+static void pool_lock(void)
+{
+    uv_once(&pool_once, pool_init);
+    uv_mutex_lock(&P.mu);
+}
 
 /* ---- the transfer (any thread; no HDF5) --------------------------------- */
 
-/* Run job j: runs of contiguous pieces, one pwritev/preadv per run of up to
- * H5SF_SYSIO_BATCH buffers (common/sysio.c); stops at the first failure. */
+/* Piece i of job arg (runs.h); a job never skips one. */
+static bool job_piece(void *arg, size_t i, h5sf_run_piece_t *p)
+{
+    const sf_piece_t *v = &((const h5sf_pio_t *)arg)->v[i];
+    p->off              = v->off;
+    p->len              = v->len;
+    p->mem              = (void *)(uintptr_t)v->mem;
+    return true;
+}
+
+/* Run job j: its pieces cut into runs (common/runs.c), one pwritev/preadv
+ * each (common/sysio.c); stops at the first failure. */
 static void transfer(h5sf_pio_t *j)
 {
-    struct iovec      iov[H5SF_SYSIO_BATCH];
-    h5sf_sysio_xfer_t x  = {.fd = j->fd, .is_write = j->is_write, .fault_rank = j->fault_rank};
-    size_t            i  = 0;
-    uint64_t          po = 0; /* bytes of piece i already in a run */
-    for (;;) {
-        while (i < j->n && j->v[i].len == po) {
-            i++;
-            po = 0;
-        }
-        if (i >= j->n)
-            break;
-        uint64_t off = j->v[i].off + po, run = 0;
-        int      k = 0;
-        while (i < j->n && k < H5SF_SYSIO_BATCH && j->v[i].off + po == off + run) {
-            uint64_t m =
-                h5sf_sysio_iov_add(iov, &k, H5SF_SYSIO_BATCH, (char *)(uintptr_t)j->v[i].mem + po, j->v[i].len - po);
-            run += m;
-            if ((po += m) == j->v[i].len) {
-                i++;
-                po = 0;
-            }
-        }
-        int rc = h5sf_sysio_xferv(&x, iov, k, off);
-        if (rc < 0) {
+    h5sf_runs_t       r;
+    h5sf_sysio_xfer_t x = {.fd = j->fd, .is_write = j->is_write, .fault_rank = j->fault_rank};
+    h5sf_runs_init(&r, j->n, job_piece, j);
+    while (h5sf_runs_next(&r))
+        if (h5sf_sysio_xferv(&x, r.iov, r.niov, r.off) < 0) {
             j->err     = errno ? errno : EIO;
-            j->err_off = off;
-            j->err_len = run;
+            j->err_off = r.off;
+            j->err_len = r.len;
             return;
         }
-    }
 }
 
 /* Run one job of call c, counting it as running.  The overlap test hook
@@ -96,41 +105,34 @@ static void transfer(h5sf_pio_t *j)
  * without timing anything. */
 static void job_begin(call_t *c)
 {
-    pthread_mutex_lock(&c->mu);
+    uv_mutex_lock(&c->mu);
     c->started++;
     if (++c->running > c->max_running)
         c->max_running = c->running;
     if (c->overlap_ms > 0) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += c->overlap_ms / 1000;
-        until.tv_nsec += (c->overlap_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_broadcast(&c->cv);
-        while ((c->started < c->n || c->open) && pthread_cond_timedwait(&c->cv, &c->mu, &until) != ETIMEDOUT)
-            ;
+        uint64_t until = uv_hrtime() + (uint64_t)c->overlap_ms * 1000000u, now;
+        uv_cond_broadcast(&c->cv);
+        while ((c->started < c->n || c->open) && (now = uv_hrtime()) < until)
+            uv_cond_timedwait(&c->cv, &c->mu, until - now);
     }
-    pthread_mutex_unlock(&c->mu);
+    uv_mutex_unlock(&c->mu);
 }
 
 /* The job's transfer is over (no longer in flight). */
 static void job_stop(call_t *c)
 {
-    pthread_mutex_lock(&c->mu);
+    uv_mutex_lock(&c->mu);
     c->running--;
-    pthread_mutex_unlock(&c->mu);
+    uv_mutex_unlock(&c->mu);
 }
 
 /* The job is done: once the last one is, the caller may return. */
 static void job_done(call_t *c)
 {
-    pthread_mutex_lock(&c->mu);
+    uv_mutex_lock(&c->mu);
     if (--c->pending == 0)
-        pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu); /* c may be gone after this */
+        uv_cond_broadcast(&c->cv);
+    uv_mutex_unlock(&c->mu); /* c may be gone after this */
 }
 
 static void run_job(call_t *c, h5sf_pio_t *j)
@@ -169,34 +171,33 @@ static h5sf_pio_t *dequeue(const call_t *c)
     return j;
 }
 
-static void *worker(void *arg)
+static void worker(void *arg)
 {
     (void)arg;
-    pthread_mutex_lock(&P.mu);
+    uv_mutex_lock(&P.mu);
     for (;;) {
         h5sf_pio_t *j;
         while (!(j = dequeue(NULL)) && !P.stop)
-            pthread_cond_wait(&P.cv, &P.mu);
+            uv_cond_wait(&P.cv, &P.mu);
         if (!j)
             break;
         call_t *c = j->call;
         c->workers++;
-        pthread_mutex_unlock(&P.mu);
+        uv_mutex_unlock(&P.mu);
         job_begin(c);
         transfer(j);
         job_stop(c);
         /* Off the call before the job counts as done (c lives until then);
          * a job held back by the limit may go now. */
-        pthread_mutex_lock(&P.mu);
+        uv_mutex_lock(&P.mu);
         c->workers--;
         if (P.head)
-            pthread_cond_broadcast(&P.cv);
-        pthread_mutex_unlock(&P.mu);
+            uv_cond_broadcast(&P.cv);
+        uv_mutex_unlock(&P.mu);
         job_done(c);
-        pthread_mutex_lock(&P.mu);
+        uv_mutex_lock(&P.mu);
     }
-    pthread_mutex_unlock(&P.mu);
-    return NULL;
+    uv_mutex_unlock(&P.mu);
 }
 
 /* In a forked child the parent's workers do not exist, and P.mu may have
@@ -205,8 +206,8 @@ static void forget_if_forked(void)
 {
     if (P.nthreads == 0 || P.pid == getpid())
         return;
-    pthread_mutex_init(&P.mu, NULL);
-    pthread_cond_init(&P.cv, NULL);
+    uv_mutex_init(&P.mu);
+    uv_cond_init(&P.cv);
     P.head = P.tail = NULL;
     P.nthreads      = 0;
     P.stop          = false;
@@ -223,7 +224,7 @@ static void grow(int want)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    while (P.nthreads < want && pthread_create(&P.th[P.nthreads], NULL, worker, NULL) == 0)
+    while (P.nthreads < want && uv_thread_create(&P.th[P.nthreads], worker, NULL) == 0)
         pthread_setname_np(P.th[P.nthreads++], "h5sf-pool"); /* for top -H, gdb, and tests that look for ours */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     P.pid = getpid();
@@ -245,8 +246,8 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
         return;
     }
     call_t c = {.n = n, .pending = n, .limit = threads};
-    pthread_mutex_init(&c.mu, NULL);
-    pthread_cond_init(&c.cv, NULL);
+    uv_mutex_init(&c.mu);
+    uv_cond_init(&c.cv);
     for (size_t i = 0; i < n; i++) {
         jobs[i].err  = 0;
         jobs[i].call = &c;
@@ -254,7 +255,7 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
     }
     c.overlap_ms = h5sf_fault_ms("overlap");
     forget_if_forked();
-    pthread_mutex_lock(&P.mu);
+    pool_lock();
     for (size_t i = 1; i < n; i++) {
         if (P.tail)
             P.tail->next = &jobs[i];
@@ -263,26 +264,26 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
         P.tail = &jobs[i];
     }
     grow((int)(n - 1) < threads ? (int)(n - 1) : threads);
-    pthread_cond_broadcast(&P.cv);
-    pthread_mutex_unlock(&P.mu);
+    uv_cond_broadcast(&P.cv);
+    uv_mutex_unlock(&P.mu);
 
     /* The first job here, then whatever no worker took yet. */
     run_job(&c, &jobs[0]);
     for (;;) {
-        pthread_mutex_lock(&P.mu);
+        pool_lock();
         h5sf_pio_t *j = dequeue(&c);
-        pthread_mutex_unlock(&P.mu);
+        uv_mutex_unlock(&P.mu);
         if (!j)
             break;
         run_job(&c, j);
     }
-    pthread_mutex_lock(&c.mu);
+    uv_mutex_lock(&c.mu);
     while (c.pending > 0)
-        pthread_cond_wait(&c.cv, &c.mu);
+        uv_cond_wait(&c.cv, &c.mu);
     *max_inflight = c.max_running;
-    pthread_mutex_unlock(&c.mu);
-    pthread_cond_destroy(&c.cv);
-    pthread_mutex_destroy(&c.mu);
+    uv_mutex_unlock(&c.mu);
+    uv_cond_destroy(&c.cv);
+    uv_mutex_destroy(&c.mu);
 }
 
 /* ---- a bracket: jobs of several calls, waited for together ------------- */
@@ -299,8 +300,8 @@ h5sf_pool_batch_t *h5sf_pool_open(int threads)
     b->c.limit      = threads;
     b->c.open       = threads > 0; /* without workers every job has run when posted */
     b->c.overlap_ms = threads > 0 ? h5sf_fault_ms("overlap") : 0;
-    pthread_mutex_init(&b->c.mu, NULL);
-    pthread_cond_init(&b->c.cv, NULL);
+    uv_mutex_init(&b->c.mu);
+    uv_cond_init(&b->c.cv);
     return b;
 }
 
@@ -314,17 +315,17 @@ void h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n)
         jobs[i].call = c;
         jobs[i].next = NULL;
     }
-    pthread_mutex_lock(&c->mu);
+    uv_mutex_lock(&c->mu);
     c->n += n;
     c->pending += n;
-    pthread_mutex_unlock(&c->mu);
+    uv_mutex_unlock(&c->mu);
     if (c->limit <= 0) {
         for (size_t i = 0; i < n; i++)
             run_job(c, &jobs[i]);
         return;
     }
     forget_if_forked();
-    pthread_mutex_lock(&P.mu);
+    pool_lock();
     for (size_t i = 0; i < n; i++) {
         if (P.tail)
             P.tail->next = &jobs[i];
@@ -333,55 +334,55 @@ void h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n)
         P.tail = &jobs[i];
     }
     grow(c->n < (size_t)c->limit ? (int)c->n : c->limit); /* only this thread changes c->n */
-    pthread_cond_broadcast(&P.cv);
-    pthread_mutex_unlock(&P.mu);
+    uv_cond_broadcast(&P.cv);
+    uv_mutex_unlock(&P.mu);
 }
 
 void h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight)
 {
     call_t *c = &b->c;
-    pthread_mutex_lock(&c->mu);
+    uv_mutex_lock(&c->mu);
     c->open = false; /* the overlap hook stops waiting for more jobs */
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
+    uv_cond_broadcast(&c->cv);
+    uv_mutex_unlock(&c->mu);
     for (;;) { /* what no worker took yet (none could be made) */
-        pthread_mutex_lock(&P.mu);
+        pool_lock();
         h5sf_pio_t *j = dequeue(c);
-        pthread_mutex_unlock(&P.mu);
+        uv_mutex_unlock(&P.mu);
         if (!j)
             break;
         run_job(c, j);
     }
-    pthread_mutex_lock(&c->mu);
+    uv_mutex_lock(&c->mu);
     while (c->pending > 0)
-        pthread_cond_wait(&c->cv, &c->mu);
+        uv_cond_wait(&c->cv, &c->mu);
     *max_inflight = c->max_running;
-    pthread_mutex_unlock(&c->mu);
-    pthread_cond_destroy(&c->cv);
-    pthread_mutex_destroy(&c->mu);
+    uv_mutex_unlock(&c->mu);
+    uv_cond_destroy(&c->cv);
+    uv_mutex_destroy(&c->mu);
     h5sf_free(b);
 }
 
 void h5sf_pool_shutdown(void)
 {
     forget_if_forked();
-    pthread_mutex_lock(&P.mu);
+    pool_lock();
     P.stop = true;
-    pthread_cond_broadcast(&P.cv);
+    uv_cond_broadcast(&P.cv);
     int n = P.nthreads;
-    pthread_mutex_unlock(&P.mu);
+    uv_mutex_unlock(&P.mu);
     for (int i = 0; i < n; i++)
-        pthread_join(P.th[i], NULL);
-    pthread_mutex_lock(&P.mu);
+        uv_thread_join(&P.th[i]);
+    pool_lock();
     P.nthreads = 0;
     P.stop     = false;
-    pthread_mutex_unlock(&P.mu);
+    uv_mutex_unlock(&P.mu);
 }
 
 int h5sf_pool_threads(void)
 {
-    pthread_mutex_lock(&P.mu);
+    pool_lock();
     int n = P.nthreads;
-    pthread_mutex_unlock(&P.mu);
+    uv_mutex_unlock(&P.mu);
     return n;
 }
