@@ -26,7 +26,7 @@
 #include <string.h>
 #include "internal.h"
 
-struct h5sf_ioc_req {
+struct h5sf_ioc_client_req {
     h5sf_ioc_ctx_t *ctx;
     uint64_t        id; /* the reply must carry it back       */
     int             op, ioc, tag;
@@ -46,18 +46,18 @@ struct h5sf_ioc_req {
     uint64_t     *rlens;
     void        **rbufs;
     unsigned char reply[H5SF_WIRE_REPLY_SIZE];
-    ioc_local_t   self; /* requests to ourselves              */
+    ioc_self_t    self; /* requests to ourselves              */
     bool          is_self;
     /* Finished early to free its tag (wait_remote): the outcome, kept for the wait. */
-    bool                 finished, abandoned;
-    int                  ret;
-    uint64_t             value;
-    h5sf_errbuf_t        err;
-    struct h5sf_ioc_req *prev, *next; /* ctx->posted list */
-    struct h5sf_ioc_req *part;        /* the next part of a split request */
+    bool                        finished, abandoned;
+    int                         ret;
+    uint64_t                    value;
+    h5sf_errbuf_t               err;
+    struct h5sf_ioc_client_req *prev, *next; /* ctx->posted list */
+    struct h5sf_ioc_client_req *part;        /* the next part of a split request */
 };
 
-static void posted_add(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
+static void posted_add(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q)
 {
     q->prev = ctx->posted_tail;
     q->next = NULL;
@@ -69,7 +69,7 @@ static void posted_add(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
     ctx->nposted++;
 }
 
-static void posted_remove(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
+static void posted_remove(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q)
 {
     if (q->prev)
         q->prev->next = q->next;
@@ -83,7 +83,7 @@ static void posted_remove(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q)
     ctx->nposted--;
 }
 
-static int wait_remote(h5sf_ioc_req_t *q);
+static int wait_remote(h5sf_ioc_client_req_t *q);
 
 static const char *opname(int op)
 {
@@ -97,7 +97,7 @@ static const char *opname(int op)
     }
 }
 
-static void req_free(h5sf_ioc_req_t *q)
+static void req_free(h5sf_ioc_client_req_t *q)
 {
     for (uint64_t k = 0; k < q->ndata; k++)
         ioc_dtype_free(&q->dts[k]);
@@ -119,7 +119,7 @@ static void count_inflight(h5sf_ioc_ctx_t *ctx)
 
 /* The payload's messages, chunk by chunk (payload.c): one per part for a
  * chunk of a few large parts, else one with a datatype over the parts. */
-static int payload_msgs(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
+static int payload_msgs(h5sf_ioc_client_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
                         int *counts, h5sf_errbuf_t *e)
 {
     ioc_cursor_t  c   = {0, 0};
@@ -162,7 +162,7 @@ done:
  * them, and the caller's memory is then no longer ours (freed, or reused
  * with other bytes the late write would put into the file).  The copy is
  * the price: one memcpy and `total` bytes per write in flight. */
-static int payload_copy(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
+static int payload_copy(h5sf_ioc_client_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
                         int *counts, h5sf_errbuf_t *e)
 {
     ioc_cursor_t c  = {0, 0};
@@ -191,12 +191,12 @@ static int payload_copy(h5sf_ioc_req_t *q, size_t count, const uint64_t *lens, v
  * note where a read's goes), waiting for older requests to give their
  * regions back if need be.  0 when placed; -1 leaves the request to MPI
  * messages (no room: a region given up after a timeout blocks the ring). */
-static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h, size_t count, const uint64_t *lens,
-                     void *const *bufs)
+static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, h5sf_wire_hdr_t *h, size_t count,
+                     const uint64_t *lens, void *const *bufs)
 {
     uint64_t off;
     while (ioc_shm_take(ctx, q, q->total, &off) < 0) {
-        h5sf_ioc_req_t *old = ioc_shm_oldest(ctx);
+        h5sf_ioc_client_req_t *old = ioc_shm_oldest(ctx);
         if (!old)
             return -1;
         wait_remote(old); /* gives its region back, or keeps it for good */
@@ -225,7 +225,7 @@ static int shm_place(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, h5sf_wire_hdr_t *h,
 }
 
 /* A read's bytes from our segment to the caller's pieces (reply in). */
-static void shm_copy_out(h5sf_ioc_req_t *q)
+static void shm_copy_out(h5sf_ioc_client_req_t *q)
 {
     const unsigned char *p = ioc_shm_own(q->ctx, q->shm_off);
     for (size_t i = 0; i < q->rcount; p += q->rlens[i], i++)
@@ -236,14 +236,14 @@ static void shm_copy_out(h5sf_ioc_req_t *q)
 /* The IOC is this rank: hand the request to our own workers, no MPI.  A
  * worker copies its bytes through a slot of its own, so that a caller that
  * times out gets its memory back at once (run.c: self_copy). */
-static int post_self(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
+static int post_self(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, const h5sf_wire_hdr_t *h, size_t count,
                      const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
     /* Its piece list costs the IOC as a received one would. */
-    ioc_req_t *r = ioc_req_new(ctx, h, ctx->rank, ioc_msg_cost(0, count, h->total));
+    ioc_server_req_t *r = ioc_req_new(ctx, h, ctx->rank, ioc_msg_cost(0, count, h->total));
     if (!r || ioc_req_pieces(r, true) < 0) {
         ioc_req_free(ctx, r);
-        return h5sf_fail(e, ENOMEM, "out of memory posting a local IOC request");
+        return h5sf_fail(e, ENOMEM, "out of memory posting a request to this rank's own IOC");
     }
     r->h.flags = 0;
     for (size_t i = 0; i < count; i++) {
@@ -252,7 +252,7 @@ static int post_self(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const h5sf_wire_hdr
         r->mem[i]  = bufs[i];
     }
     ioc_req_extent(r);
-    r->local   = &q->self;
+    r->self    = &q->self;
     q->is_self = true;
     if (!ioc_submit(ctx, r)) {
         ioc_req_free(ctx, r);
@@ -273,12 +273,12 @@ typedef struct {
 
 /* post, step 1: a request with a fresh id and tag, and its header.  Old
  * posted requests whose tag the id would reuse are finished first. */
-static h5sf_ioc_req_t *new_request(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile,
-                                   uint64_t arg, size_t count, const uint64_t *lens, h5sf_wire_hdr_t *h,
-                                   h5sf_errbuf_t *e)
+static h5sf_ioc_client_req_t *new_request(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile,
+                                          uint64_t arg, size_t count, const uint64_t *lens, h5sf_wire_hdr_t *h,
+                                          h5sf_errbuf_t *e)
 {
-    h5sf_ioc_req_t *q     = h5sf_calloc(1, sizeof *q);
-    uint64_t        total = 0;
+    h5sf_ioc_client_req_t *q     = h5sf_calloc(1, sizeof *q);
+    uint64_t               total = 0;
     if (!q) {
         h5sf_fail(e, ENOMEM, "out of memory posting an IOC request");
         return NULL;
@@ -313,8 +313,8 @@ static h5sf_ioc_req_t *new_request(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_
 /* post, step 2: where the payload goes -- inline in the header message (small
  * writes), the shared-memory segment (same-node IOC), or messages of its
  * own (set up here: q->data, q->dts, p->bases, p->counts). */
-static int place_payload(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, post_plan_t *p, size_t count, const uint64_t *lens,
-                         void *const *bufs, h5sf_errbuf_t *e)
+static int place_payload(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, post_plan_t *p, size_t count,
+                         const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
     int      op    = q->op;
     uint64_t total = p->h.total;
@@ -344,8 +344,8 @@ static int place_payload(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, post_plan_t *p,
 }
 
 /* post, step 3: the header message (piece list, and an inline payload). */
-static int encode_header(h5sf_ioc_req_t *q, post_plan_t *p, size_t count, const uint64_t *offs, const uint64_t *lens,
-                         void *const *bufs, h5sf_errbuf_t *e)
+static int encode_header(h5sf_ioc_client_req_t *q, post_plan_t *p, size_t count, const uint64_t *offs,
+                         const uint64_t *lens, void *const *bufs, h5sf_errbuf_t *e)
 {
     p->msz = h5sf_wire_msg_size(&p->h);
     if (p->msz > (size_t)INT_MAX || !(q->hdr = h5sf_malloc(p->msz)))
@@ -362,7 +362,7 @@ static int encode_header(h5sf_ioc_req_t *q, post_plan_t *p, size_t count, const 
 
 /* post, step 4: hand it to MPI, receives first, so the IOC never waits for
  * us to post them.  From here on q belongs to MPI (see post). */
-static int send_request(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const post_plan_t *p, h5sf_errbuf_t *e)
+static int send_request(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, const post_plan_t *p, h5sf_errbuf_t *e)
 {
     int rc = MPI_SUCCESS, ioc = q->ioc, tag = p->h.tag;
     if (q->op == H5SF_WIRE_READ)
@@ -387,12 +387,13 @@ static int send_request(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, const post_plan_
  * header, post it to MPI (or to this rank's own workers).  *out gets it on
  * success; wait for it with wait_remote (or wait_self). */
 static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg, size_t count,
-                const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **out, h5sf_errbuf_t *e)
+                const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_client_req_t **out,
+                h5sf_errbuf_t *e)
 {
-    post_plan_t     p    = {0};
-    bool            sent = false; /* handed to MPI: q and its region cannot be taken back */
-    int             ret  = -1;
-    h5sf_ioc_req_t *q    = new_request(ctx, op, ioc, file_id, subfile, arg, count, lens, &p.h, e);
+    post_plan_t            p    = {0};
+    bool                   sent = false; /* handed to MPI: q and its region cannot be taken back */
+    int                    ret  = -1;
+    h5sf_ioc_client_req_t *q    = new_request(ctx, op, ioc, file_id, subfile, arg, count, lens, &p.h, e);
     if (!q)
         goto done;
     if (ctx->dead[ioc]) {
@@ -436,7 +437,7 @@ done:
     return ret;
 }
 
-static int wait_self(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
+static int wait_self(h5sf_ioc_client_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 {
     h5sf_ioc_ctx_t *ctx   = q->ctx;
     uint64_t        limit = (uint64_t)atomic_load(&ctx->timeout_s) * 1000000000u, t0 = ioc_now_ns();
@@ -484,7 +485,7 @@ static int wait_self(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
  * taken the payload, which it does before it answers, even for a write it
  * refused (ioc_refuse).  Bounded all the same: false if they have not
  * ended by the deadline (or MPI failed). */
-static bool sends_done(h5sf_ioc_req_t *q, uint64_t deadline)
+static bool sends_done(h5sf_ioc_client_req_t *q, uint64_t deadline)
 {
     unsigned idle = 0;
     int      flag = 0;
@@ -504,7 +505,7 @@ static bool sends_done(h5sf_ioc_req_t *q, uint64_t deadline)
  * MPI_Wait on a cancelled receive is local, and returns once the receive
  * is either cancelled or (if its message had begun to arrive) complete, so
  * nothing lands in the caller's memory after this returns. */
-static void cancel_reads(h5sf_ioc_req_t *q)
+static void cancel_reads(h5sf_ioc_client_req_t *q)
 {
     if (q->op != H5SF_WIRE_READ)
         return;
@@ -517,7 +518,7 @@ static void cancel_reads(h5sf_ioc_req_t *q)
 
 /* wait_remote, step 1: the reply, within the timeout (one per IOC, as in
  * wait_self: an IOC that missed it once is not waited for again). */
-static int await_reply(h5sf_ioc_req_t *q, uint64_t t0, uint64_t limit)
+static int await_reply(h5sf_ioc_client_req_t *q, uint64_t t0, uint64_t limit)
 {
     h5sf_ioc_ctx_t *ctx  = q->ctx;
     unsigned        idle = 0;
@@ -547,7 +548,7 @@ static int await_reply(h5sf_ioc_req_t *q, uint64_t t0, uint64_t limit)
  * reply and a read's receives are cancelled (nothing lands in the caller's
  * memory later); sends leave from h5sf's own copy (payload_copy), so they
  * and q stay alive, leaked, rather than free what MPI may still use. */
-static int abandon(h5sf_ioc_req_t *q)
+static int abandon(h5sf_ioc_client_req_t *q)
 {
     if (q->reply_req != MPI_REQUEST_NULL) {
         IOC_MPI(MPI_Cancel(&q->reply_req));
@@ -567,7 +568,7 @@ static int abandon(h5sf_ioc_req_t *q)
  * read, never will), its sends, its data.  The outcome stays in q (ret,
  * err, value) and q leaves the posted list; a request given up on (timeout,
  * MPI failure) is marked abandoned: MPI may still use it. */
-static int wait_remote(h5sf_ioc_req_t *q)
+static int wait_remote(h5sf_ioc_client_req_t *q)
 {
     h5sf_ioc_ctx_t   *ctx = q->ctx;
     h5sf_errbuf_t    *e   = &q->err;
@@ -614,7 +615,7 @@ static int wait_remote(h5sf_ioc_req_t *q)
     return ret;
 }
 
-static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
+static int wait_value(h5sf_ioc_client_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 {
     if (q->is_self)
         return wait_self(q, value, e);
@@ -631,12 +632,12 @@ static int wait_value(h5sf_ioc_req_t *q, uint64_t *value, h5sf_errbuf_t *e)
 }
 
 /* Wait for every part of a request from q on; the first error is kept. */
-static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
+static int wait_parts(h5sf_ioc_client_req_t *q, h5sf_errbuf_t *e)
 {
     int ret = 0;
     while (q) {
-        h5sf_ioc_req_t *next = q->part;
-        h5sf_errbuf_t   tmp;
+        h5sf_ioc_client_req_t *next = q->part;
+        h5sf_errbuf_t          tmp;
         if (wait_value(q, NULL, ret < 0 ? &tmp : e) < 0)
             ret = -1;
         q = next;
@@ -652,14 +653,15 @@ static int wait_parts(h5sf_ioc_req_t *q, h5sf_errbuf_t *e)
  * writes the one before.  Parts to this rank's own IOC are queued without
  * back-pressure, so all but the last are waited for here. */
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
-                  const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req, h5sf_errbuf_t *e)
+                  const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_client_req_t **req,
+                  h5sf_errbuf_t *e)
 {
-    h5sf_ioc_req_t *first = NULL, *last = NULL, *q = NULL;
-    uint64_t        most = ioc_max_pieces(ctx->peer_cap);
-    size_t          maxp = (size_t)(most < H5SF_MAX_PIECES ? most : H5SF_MAX_PIECES), at = 0;
-    bool            to_self = ioc_rank == ctx->rank && ctx->serving;
-    uint64_t        bcap = ioc_shm_peer(ctx, ioc_rank) ? ioc_shm_seg_size(ctx) / 2 : 0, po = 0;
-    int             ret = 0;
+    h5sf_ioc_client_req_t *first = NULL, *last = NULL, *q = NULL;
+    uint64_t               most = ioc_max_pieces(ctx->peer_cap);
+    size_t                 maxp = (size_t)(most < H5SF_MAX_PIECES ? most : H5SF_MAX_PIECES), at = 0;
+    bool                   to_self = ioc_rank == ctx->rank && ctx->serving;
+    uint64_t               bcap = ioc_shm_peer(ctx, ioc_rank) ? ioc_shm_seg_size(ctx) / 2 : 0, po = 0;
+    int                    ret = 0;
     if (op != H5SF_IOC_OP_WRITE && op != H5SF_IOC_OP_READ)
         return h5sf_fail(e, EINVAL, "unknown IOC operation %d", op);
     do {
@@ -707,12 +709,12 @@ done:
     return ret;
 }
 
-int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e) { return wait_parts(req, e); }
+int h5sf_ioc_wait(h5sf_ioc_client_req_t *req, h5sf_errbuf_t *e) { return wait_parts(req, e); }
 
 static int ask_control(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t subfile, uint64_t arg,
                        uint64_t *value, h5sf_errbuf_t *e)
 {
-    h5sf_ioc_req_t *q;
+    h5sf_ioc_client_req_t *q;
     if (post(ctx, op, ioc, file_id, subfile, arg, 0, NULL, NULL, NULL, &q, e) < 0)
         return -1;
     return wait_value(q, value, e);

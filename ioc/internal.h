@@ -56,10 +56,10 @@
 #define H5SF_TAG_WDATA(t) ((t) + 1)
 #define H5SF_TAG_RDATA(t) ((t) + 2)
 
-typedef struct ioc_req   ioc_req_t;
-typedef struct ioc_sf    ioc_sf_t;
-typedef struct ioc_claim ioc_claim_t;
-typedef struct ioc_shm   ioc_shm_t;
+typedef struct ioc_server_req ioc_server_req_t;
+typedef struct ioc_sf         ioc_sf_t;
+typedef struct ioc_claim      ioc_claim_t;
+typedef struct ioc_shm        ioc_shm_t;
 
 /* Payloads larger than one chunk move in chunks of this size: the IOC
  * receives (or reads) one chunk at a time into its worker's own buffer, so an
@@ -96,14 +96,15 @@ size_t ioc_chunk_plan(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uin
  * client's bytes by memcpy through a slot, marked busy while it copies; a
  * client that times out sets detached, waits out a copy under way, and
  * returns: its buffers are never touched again (run.c). */
-typedef struct ioc_local {
+typedef struct ioc_self {
     bool              done;
     bool              detached, busy;
     h5sf_wire_reply_t rep;
-} ioc_local_t;
+} ioc_self_t;
 
-/* One request at the IOC. */
-struct ioc_req {
+/* A server request: one client request as the IOC holds it (the client
+ * side is h5sf_ioc_client_req_t, ioc/client.c). */
+struct ioc_server_req {
     h5sf_wire_hdr_t h;
     int             source; /* client rank                         */
     ioc_sf_t       *sf;
@@ -112,34 +113,34 @@ struct ioc_req {
     unsigned char  *msg;         /* the received header message         */
     size_t          msg_len;     /* its cost (ioc_msg_cost), in ctx->qmem */
     bool            sorted;      /* pieces ascending and disjoint        */
-    void          **mem;         /* local requests: the client's buffers */
-    ioc_local_t    *local;       /* local requests: where to report      */
+    void          **mem;         /* own requests: the client's buffers   */
+    ioc_self_t     *self;        /* own requests: where to report        */
     uint64_t        lo, hi;      /* extent on the subfile               */
     bool            barrier;     /* truncate/size/fsync: orders with all */
     /* scheduling */
-    unsigned    ndeps; /* earlier conflicting requests left   */
-    ioc_req_t **dependents;
-    size_t      ndependents, capdependents;
-    ioc_req_t  *tl, *tr; /* treap children                      */
-    uint64_t    tmax;    /* max hi in the subtree               */
-    uint32_t    prio;
-    ioc_req_t  *next; /* ready queue / held behind a barrier */
-    uint64_t    t_arrive;
+    unsigned           ndeps; /* earlier conflicting requests left   */
+    ioc_server_req_t **dependents;
+    size_t             ndependents, capdependents;
+    ioc_server_req_t  *tl, *tr; /* treap children                      */
+    uint64_t           tmax;    /* max hi in the subtree               */
+    uint32_t           prio;
+    ioc_server_req_t  *next; /* ready queue / held behind a barrier */
+    uint64_t           t_arrive;
 };
 
 /* A subfile this rank serves. */
 struct ioc_sf {
-    uint32_t        file_id, subfile;
-    int             fd;              /* -1 while closed by the descriptor cap     */
-    int             flags;           /* open(2) flags for reopening               */
-    h5sf_lru_node_t lru;             /* in ctx->lru while fd >= 0 (ctx->lock)      */
-    uint64_t        no_linger_until; /* ioc_now_ns(): no merge waits before this */
-    char           *path;
-    ioc_req_t      *root; /* treap of active (arrived, not done) requests */
-    size_t          active;
-    ioc_req_t      *barrier;          /* the active barrier, if any                */
-    ioc_req_t      *held, *held_tail; /* arrived behind the barrier, in order    */
-    ioc_sf_t       *next;
+    uint32_t          file_id, subfile;
+    int               fd;              /* -1 while closed by the descriptor cap     */
+    int               flags;           /* open(2) flags for reopening               */
+    h5sf_lru_node_t   lru;             /* in ctx->lru while fd >= 0 (ctx->lock)      */
+    uint64_t          no_linger_until; /* ioc_now_ns(): no merge waits before this */
+    char             *path;
+    ioc_server_req_t *root; /* treap of active (arrived, not done) requests */
+    size_t            active;
+    ioc_server_req_t *barrier;          /* the active barrier, if any                */
+    ioc_server_req_t *held, *held_tail; /* arrived behind the barrier, in order    */
+    ioc_sf_t         *next;
 };
 
 /* ctx.c: the daemon's environment settings (H5SF_IOC_MEMORY,
@@ -175,14 +176,14 @@ struct h5sf_ioc_ctx {
     atomic_uint_fast64_t next_id; /* client request ids                  */
     /* Remote requests posted and not yet finished, oldest first (client
      * side, the application's thread only): fewer than the tag span. */
-    struct h5sf_ioc_req *posted_head, *posted_tail;
-    uint64_t             nposted;
-    int                  tag_ub;
-    MPI_Request          fin_req; /* its barrier at MPI_Finalize (ctx.c)    */
-    uv_mutex_t           lock;
-    uv_cond_t            cond;      /* workers: ready queue non-empty; close: sf idle */
-    uv_cond_t            done_cond; /* local requests completed             */
-    ioc_sf_t            *sfs;
+    struct h5sf_ioc_client_req *posted_head, *posted_tail;
+    uint64_t                    nposted;
+    int                         tag_ub;
+    MPI_Request                 fin_req; /* its barrier at MPI_Finalize (ctx.c)    */
+    uv_mutex_t                  lock;
+    uv_cond_t                   cond;      /* workers: ready queue non-empty; close: sf idle */
+    uv_cond_t                   done_cond; /* local requests completed             */
+    ioc_sf_t                   *sfs;
     /* daemon */
     bool         serving;
     atomic_bool  stop;
@@ -193,13 +194,13 @@ struct h5sf_ioc_ctx {
     /* Workers did not stop within the timeout (stuck in a system call):
      * they were detached and the context is leaked, since they still use
      * it.  Set under lock; a worker seeing it touches nothing more. */
-    atomic_bool  abandoned;
-    bool         close_stuck; /* a subfile close timed out (lock)     */
-    ioc_req_t   *ready, *ready_tail;
-    ioc_claim_t *claims;         /* workers waiting for requests to merge */
-    uint64_t     merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
-    bool         merge_wait_set; /* given explicitly: no per-piece bound  */
-    bool         affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
+    atomic_bool       abandoned;
+    bool              close_stuck; /* a subfile close timed out (lock)     */
+    ioc_server_req_t *ready, *ready_tail;
+    ioc_claim_t      *claims;         /* workers waiting for requests to merge */
+    uint64_t          merge_wait_ns;  /* H5SF_IOC_MERGE_WAIT                  */
+    bool              merge_wait_set; /* given explicitly: no per-piece bound  */
+    bool              affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
     /* memory: transfer slots for workers, received messages for the queue;
      * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
     uint64_t             mem_cap;
@@ -228,21 +229,21 @@ int ioc_read_env(ioc_env_t *env, h5sf_errbuf_t *e);
  * lengths (and, with_mem, the client's buffers of a request to this rank
  * itself); -1 if out of memory.  ioc_req_extent: set r->lo, hi, sorted
  * and barrier from its header and pieces.  ioc_req_free: its memory and charge back (NULL: none). */
-ioc_req_t *ioc_req_new(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, uint64_t cost);
-int        ioc_req_pieces(ioc_req_t *r, bool with_mem);
-void       ioc_req_extent(ioc_req_t *r);
-void       ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+ioc_server_req_t *ioc_req_new(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, uint64_t cost);
+int               ioc_req_pieces(ioc_server_req_t *r, bool with_mem);
+void              ioc_req_extent(ioc_server_req_t *r);
+void              ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *r);
 
 /* sched.c */
 /* Piece lists of a and b share a byte (conservatively true unless both are
  * sorted).  Linear-logarithmic in the smaller list. */
-bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b);
+bool ioc_pieces_overlap(const ioc_server_req_t *a, const ioc_server_req_t *b);
 /* The rest with ctx->lock held. */
 /* Register an arrived request; returns true if it may run now. */
-bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r);
+bool ioc_sched_arrive(ioc_sf_t *sf, ioc_server_req_t *r);
 /* A request finished: unregister it and append those now runnable to *ready
  * (the caller checks payload_pending before running them). */
-void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **ready_tail);
+void ioc_sched_done(ioc_sf_t *sf, ioc_server_req_t *r, ioc_server_req_t **ready, ioc_server_req_t **ready_tail);
 
 /* ---- batches: formed by merge.c, run by run.c ----------------------------
  *
@@ -254,7 +255,7 @@ void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **r
  * instead of one per piece per rank.
  *
  * The batch moves in rounds: in round k every member's chunk k is in memory
- * (its own slot, its inline payload, or for local requests the client's
+ * (its own slot, its inline payload, or for own requests the client's
  * buffers), the pieces of those chunks are sorted into runs, and the runs go
  * to the disk.  Equal-sized requests of an interleaved pattern thus meet
  * chunk by chunk.  A lone request is a batch of one, in its own piece order.
@@ -262,7 +263,7 @@ void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **r
 #define BATCH_MAX 16 /* members of one batch                      */
 
 typedef struct member {
-    ioc_req_t        *r;
+    ioc_server_req_t *r;
     uint64_t          i, po;                 /* cursor: piece i, byte po within it       */
     ioc_cursor_t      mc;                    /* cursor of the next chunk's messages      */
     uint64_t          k, nk;                 /* next round, rounds in all                */
@@ -303,23 +304,23 @@ static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
     return b > fixed + 16 ? (b - fixed) / 16 : 1;
 }
 
-/* Bytes of r can be addressed without a slot: local, inline, or empty.
+/* Bytes of r can be addressed without a slot: own, inline, or empty.
  * (Local requests still get a slot when a worker runs them: merge.c.) */
-static inline bool     ioc_addressable(const ioc_req_t *r) { return r->local || r->data || r->h.total == 0; }
+static inline bool     ioc_addressable(const ioc_server_req_t *r) { return r->self || r->data || r->h.total == 0; }
 static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
 
 /* merge.c (lock held) */
 /* The first ready request no lingering worker has claimed, unlinked; NULL
  * if there is none. */
-ioc_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx);
+ioc_server_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx);
 /* q could join the batch a waiting worker has claimed. */
-bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q);
+bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_server_req_t *q);
 /* Unlink q (after prev; NULL: the head) from the ready queue. */
-void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q);
+void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *prev, ioc_server_req_t *q);
 /* Form a batch around r (unlinked) in mb[0..BATCH_MAX); returns its size.
- * May wait on ctx->cond for companions.  Each local member gets a slot (see
- * ioc_local_t). */
-int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r);
+ * May wait on ctx->cond for companions.  Each own member gets a slot (see
+ * ioc_self_t). */
+int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_server_req_t *r);
 
 /* run.c (lock not held), for a worker: the batch's I/O, leaving each
  * member's answer in mb[j].rep (*segs, capacity *cap, is the worker's
@@ -342,7 +343,7 @@ bool ioc_workers_stop(h5sf_ioc_ctx_t *ctx);
 /* Admit r in arrival order; queue it if it may run now.  Returns false if
  * the subfile is unknown (r untouched).  After a true return r belongs to
  * the workers: the caller must not touch it. */
-bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r);
+bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *r);
 /* run.c */
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg);
 /* Receive and discard the payload of write h from source (error paths), so
@@ -375,10 +376,10 @@ unsigned char *ioc_shm_region(const h5sf_ioc_ctx_t *ctx, int rank, uint64_t off,
  * (-1: no room now), the address of offset off, the oldest request holding
  * a region (NULL if none or it was given up), and give q's region back --
  * for reuse, or (reuse false: the request was given up) never. */
-int             ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *off);
-unsigned char  *ioc_shm_own(const h5sf_ioc_ctx_t *ctx, uint64_t off);
-h5sf_ioc_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx);
-void            ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, bool reuse);
+int                    ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, uint64_t n, uint64_t *off);
+unsigned char         *ioc_shm_own(const h5sf_ioc_ctx_t *ctx, uint64_t off);
+h5sf_ioc_client_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx);
+void                   ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, bool reuse);
 /* Doorbells.  Progress thread: arm this rank's bell (false: it has none, or
  * a rank of the context is on another node: keep polling), then, if a
  * probe finds nothing, sleep until rung (or a while); disarm if the probe

@@ -20,8 +20,8 @@
 #include "../common/errbuf.h"
 #include "../common/wire.h"
 
-typedef struct h5sf_ioc_ctx h5sf_ioc_ctx_t;
-typedef struct h5sf_ioc_req h5sf_ioc_req_t;
+typedef struct h5sf_ioc_ctx        h5sf_ioc_ctx_t;
+typedef struct h5sf_ioc_client_req h5sf_ioc_client_req_t;
 
 /* Request operations are the wire's (common/wire.h), so a request's op
  * goes into its header as it is. */
@@ -76,10 +76,10 @@ int h5sf_ioc_subfile_close(h5sf_ioc_ctx_t *ctx, uint32_t file_id, uint32_t subfi
  * (small ones inline in the request); read data lands in the caller's
  * buffers (MPI derived datatypes, no unpacking copy). */
 int h5sf_ioc_post(h5sf_ioc_ctx_t *ctx, int op, int ioc_rank, uint32_t file_id, uint32_t subfile, size_t count,
-                  const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_req_t **req,
+                  const uint64_t *offs, const uint64_t *lens, void *const *bufs, h5sf_ioc_client_req_t **req,
                   h5sf_errbuf_t *e);
 /* Wait for one request and free it; returns the IOC's error if it failed. */
-int h5sf_ioc_wait(h5sf_ioc_req_t *req, h5sf_errbuf_t *e);
+int h5sf_ioc_wait(h5sf_ioc_client_req_t *req, h5sf_errbuf_t *e);
 
 /* Synchronous control requests to the IOC that owns the subfile.  They are
  * ordering barriers on that subfile. */

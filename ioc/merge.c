@@ -19,7 +19,7 @@
 #define SCAN_MAX          64                /* ready requests looked at when forming one */
 #define LINGER_BACKOFF_NS (100u * 1000000u) /* after a wait nobody joined */
 
-static bool batchable(const ioc_req_t *r)
+static bool batchable(const ioc_server_req_t *r)
 {
     return (r->h.op == H5SF_WIRE_WRITE || r->h.op == H5SF_WIRE_READ) && r->sorted && r->h.total > 0;
 }
@@ -34,8 +34,8 @@ static bool batchable(const ioc_req_t *r)
  * per-piece calls into runs.  (A few large pieces with gaps, like one block
  * of each of 16 datasets, cost one call per piece anyway, a negligible
  * overhead.) */
-static bool sparse(const ioc_req_t *r) { return h5sf_sparse(r->h.count, r->hi - r->lo, r->h.total); }
-static bool mergeable(const ioc_req_t *r) { return batchable(r) && (sparse(r) || r->h.total <= MERGE_SMALL); }
+static bool sparse(const ioc_server_req_t *r) { return h5sf_sparse(r->h.count, r->hi - r->lo, r->h.total); }
+static bool mergeable(const ioc_server_req_t *r) { return batchable(r) && (sparse(r) || r->h.total <= MERGE_SMALL); }
 
 /* A worker waiting for companions of its request claims requests that
  * could join it; other workers leave those alone. */
@@ -46,12 +46,12 @@ struct ioc_claim {
     ioc_claim_t    *next;
 };
 
-static bool joins(const ioc_req_t *q, const ioc_sf_t *sf, int op, uint64_t lo, uint64_t hi)
+static bool joins(const ioc_server_req_t *q, const ioc_sf_t *sf, int op, uint64_t lo, uint64_t hi)
 {
     return q->sf == sf && q->h.op == op && mergeable(q) && q->lo <= hi && q->hi >= lo;
 }
 
-bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q)
+bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_server_req_t *q)
 {
     for (const ioc_claim_t *c = ctx->claims; c; c = c->next)
         if (joins(q, c->sf, c->op, c->lo, c->hi))
@@ -59,7 +59,7 @@ bool ioc_merge_claimed(const h5sf_ioc_ctx_t *ctx, const ioc_req_t *q)
     return false;
 }
 
-void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q)
+void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *prev, ioc_server_req_t *q)
 {
     if (prev)
         prev->next = q->next;
@@ -72,10 +72,10 @@ void ioc_ready_unlink(h5sf_ioc_ctx_t *ctx, ioc_req_t *prev, ioc_req_t *q)
 
 /* The first ready request no lingering worker has claimed, unlinked; NULL
  * if there is none (lock held). */
-ioc_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx)
+ioc_server_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx)
 {
-    ioc_req_t *prev = NULL;
-    for (ioc_req_t *q = ctx->ready; q; prev = q, q = q->next)
+    ioc_server_req_t *prev = NULL;
+    for (ioc_server_req_t *q = ctx->ready; q; prev = q, q = q->next)
         if (!ctx->claims || !ioc_merge_claimed(ctx, q)) {
             ioc_ready_unlink(ctx, prev, q);
             return q;
@@ -83,19 +83,19 @@ ioc_req_t *ioc_merge_pick(h5sf_ioc_ctx_t *ctx)
     return NULL;
 }
 
-/* q needs a transfer slot: remote and not inline, or local with bytes (a
+/* q needs a transfer slot: remote and not inline, or own with bytes (a
  * client that times out takes its buffers back, and a stalled
- * pwritev/preadv must not be holding them then; ioc_local_t). */
-static bool needs_slot(const ioc_req_t *q) { return !ioc_addressable(q) || (q->local && q->h.total > 0); }
+ * pwritev/preadv must not be holding them then; ioc_self_t). */
+static bool needs_slot(const ioc_server_req_t *q) { return !ioc_addressable(q) || (q->self && q->h.total > 0); }
 
 /* Move the ready requests that can join the batch mb[0..*nm) into it. */
 static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uint64_t *hi, uint64_t *bytes)
 {
-    const ioc_req_t *r    = mb[0].r;
-    ioc_req_t       *prev = NULL, *q = ctx->ready;
+    const ioc_server_req_t *r    = mb[0].r;
+    ioc_server_req_t       *prev = NULL, *q = ctx->ready;
     for (int seen = 0; q && seen < SCAN_MAX && *nm < BATCH_MAX; seen++) {
-        ioc_req_t     *next = q->next;
-        unsigned char *slot = NULL;
+        ioc_server_req_t *next = q->next;
+        unsigned char    *slot = NULL;
         /* Same subfile and kind, extents touching: merging gains runs.
          * Disjoint far-apart requests are better left to other workers. */
         if (joins(q, r->sf, r->h.op, *lo, *hi) && (!needs_slot(q) || (slot = ioc_slot_get(ctx, false)))) {
@@ -103,7 +103,7 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
             memset(&mb[*nm], 0, sizeof mb[*nm]);
             mb[*nm].r    = q;
             mb[*nm].slot = slot;
-            if (slot && !q->local && ioc_nchunks(q->h.total) > 1)
+            if (slot && !q->self && ioc_nchunks(q->h.total) > 1)
                 mb[*nm].slot2 = ioc_slot_get(ctx, false);
             *lo = q->lo < *lo ? q->lo : *lo;
             *hi = q->hi > *hi ? q->hi : *hi;
@@ -120,7 +120,7 @@ static void gather(h5sf_ioc_ctx_t *ctx, member_t *mb, int *nm, uint64_t *lo, uin
  * held).  A sparse request waits up to ctx->merge_wait_ns for requests that
  * fill its gaps, and stops waiting as soon as they are filled.  Returns the
  * number of members. */
-int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
+int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_server_req_t *r)
 {
     memset(mb, 0, sizeof *mb);
     mb[0].r = r;
@@ -136,7 +136,7 @@ int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_req_t *r)
             snprintf(mb[0].rep.msg, sizeof mb[0].rep.msg, "IOC rank %d: no memory for a transfer buffer", ctx->rank);
         mb[0].failed = true;
     }
-    else if (mb[0].slot && !r->local && ioc_nchunks(r->h.total) > 1)
+    else if (mb[0].slot && !r->self && ioc_nchunks(r->h.total) > 1)
         mb[0].slot2 = ioc_slot_get(ctx, false);
     int nm = 1;
     if (!mergeable(r) || mb[0].failed)

@@ -72,7 +72,7 @@ static void refuse(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, co
     ioc_refuse(ctx, h, source, ENOMEM, msg);
 }
 
-static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+static void reply_no_subfile(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *r)
 {
     char msg[H5SF_WIRE_REPLY_MSG];
     snprintf(msg, sizeof msg, "IOC rank %d does not serve subfile %u of file %u (closed or never opened)", ctx->rank,
@@ -91,7 +91,7 @@ static int accept_msg(progress_t *pg, unsigned char *buf, size_t len, int source
     h5sf_errbuf_t        eb;
     h5sf_wire_hdr_t      h;
     const unsigned char *pairs, *payload;
-    ioc_req_t           *r;
+    ioc_server_req_t    *r;
 
     if (h5sf_wire_decode(buf, len, &h, &pairs, &payload, &eb) < 0) {
         reject(ctx, buf, len, source, eb.msg);

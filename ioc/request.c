@@ -1,5 +1,5 @@
 /*
- * request.c -- the life of a server request (ioc_req_t), one verb each:
+ * request.c -- the life of a server request (ioc_server_req_t), one verb each:
  * ioc_req_new (from a received message, progress.c, or from this rank's
  * own client, client.c), ioc_req_pieces (its piece list), ioc_req_extent
  * (the range it covers, for ordering), ioc_req_free (once answered, run.c,
@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include "internal.h"
 
-ioc_req_t *ioc_req_new(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, uint64_t cost)
+ioc_server_req_t *ioc_req_new(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, uint64_t cost)
 {
-    ioc_req_t *r = h5sf_calloc(1, sizeof *r);
+    ioc_server_req_t *r = h5sf_calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->h       = *h;
@@ -25,7 +25,7 @@ ioc_req_t *ioc_req_new(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source
     return r;
 }
 
-int ioc_req_pieces(ioc_req_t *r, bool with_mem)
+int ioc_req_pieces(ioc_server_req_t *r, bool with_mem)
 {
     uint64_t n = r->h.count;
     if (n && (!(r->offs = h5sf_malloc(2 * n * sizeof *r->offs)) ||
@@ -35,7 +35,7 @@ int ioc_req_pieces(ioc_req_t *r, bool with_mem)
     return 0;
 }
 
-void ioc_req_extent(ioc_req_t *r)
+void ioc_req_extent(ioc_server_req_t *r)
 {
     uint64_t end = 0;
     r->lo        = UINT64_MAX;
@@ -57,7 +57,7 @@ void ioc_req_extent(ioc_req_t *r)
     r->barrier = r->h.op != H5SF_WIRE_WRITE && r->h.op != H5SF_WIRE_READ;
 }
 
-void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+void ioc_req_free(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *r)
 {
     if (!r)
         return;

@@ -170,7 +170,8 @@ void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, 
 
 /* ---- file I/O ----------------------------------------------------------- */
 
-static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_req_t *r, h5sf_wire_reply_t *rep, int err, uint64_t n, uint64_t off)
+static void io_error(h5sf_ioc_ctx_t *ctx, const ioc_server_req_t *r, h5sf_wire_reply_t *rep, int err, uint64_t n,
+                     uint64_t off)
 {
     rep->status = err ? err : EIO;
     snprintf(rep->msg, sizeof rep->msg,
@@ -197,9 +198,9 @@ static void fail_member(h5sf_ioc_ctx_t *ctx, member_t *m, int err, uint64_t n, u
 /* Append member j's pieces for its m->n bytes of this round to segs. */
 static size_t cut(member_t *m, uint32_t j, seg_t *segs, size_t ns)
 {
-    ioc_req_t     *r = m->r;
-    unsigned char *p = m->buf;
-    uint64_t       n = m->n;
+    ioc_server_req_t *r = m->r;
+    unsigned char    *p = m->buf;
+    uint64_t          n = m->n;
     while (n > 0 && m->i < r->h.count) {
         uint64_t len = r->lens[m->i] - m->po;
         if (len > n)
@@ -268,11 +269,11 @@ static int            round_ix(const member_t *m, uint64_t k) { return (k & 1) &
  * payload, sends of a read's (payload.c decides how many). */
 static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
 {
-    ioc_req_t     *r  = m->r;
-    int            ix = round_ix(m, k);
-    unsigned char *p  = round_buf(m, k);
-    uint64_t       plen[IOC_SPLIT_MAX];
-    size_t         np = ioc_chunk_plan(r->lens, r->h.count, &m->mc, chunk_len(r->h.total, k), plen);
+    ioc_server_req_t *r  = m->r;
+    int               ix = round_ix(m, k);
+    unsigned char    *p  = round_buf(m, k);
+    uint64_t          plen[IOC_SPLIT_MAX];
+    size_t            np = ioc_chunk_plan(r->lens, r->h.count, &m->mc, chunk_len(r->h.total, k), plen);
     for (size_t j = 0; j < np; p += plen[j], j++) {
         MPI_Request *q  = &m->req[ix][m->nreq[ix]];
         int          rc = r->h.op == H5SF_WIRE_WRITE
@@ -308,8 +309,8 @@ static int settle(h5sf_ioc_ctx_t *ctx, member_t *m, int i)
     return rc;
 }
 
-/* A local request run by a worker: its bytes pass through m->slot. */
-static bool bounced(const member_t *m) { return m->r->local && m->slot; }
+/* An own request run by a worker: its bytes pass through m->slot. */
+static bool bounced(const member_t *m) { return m->r->self && m->slot; }
 
 /* Copy this round's m->n bytes between the client's buffers and m->slot
  * (to_client: a read's), advancing m->mc; false, copying nothing, if the
@@ -317,12 +318,12 @@ static bool bounced(const member_t *m) { return m->r->local && m->slot; }
  * timing out waits for a memcpy at most, never for our disk. */
 static bool self_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
 {
-    ioc_req_t     *r = m->r;
-    unsigned char *p = m->slot;
-    uint64_t       n = m->n;
+    ioc_server_req_t *r = m->r;
+    unsigned char    *p = m->slot;
+    uint64_t          n = m->n;
     uv_mutex_lock(&ctx->lock);
-    bool gone      = r->local->detached;
-    r->local->busy = !gone;
+    bool gone     = r->self->detached;
+    r->self->busy = !gone;
     uv_mutex_unlock(&ctx->lock);
     if (gone)
         return false;
@@ -340,7 +341,7 @@ static bool self_copy(h5sf_ioc_ctx_t *ctx, member_t *m, bool to_client)
         }
     }
     uv_mutex_lock(&ctx->lock);
-    r->local->busy = false;
+    r->self->busy = false;
     uv_cond_broadcast(&ctx->done_cond);
     uv_mutex_unlock(&ctx->lock);
     return true;
@@ -357,7 +358,7 @@ static void mark_peer_lost(h5sf_ioc_ctx_t *ctx, member_t *m, const char *what)
     snprintf(m->rep.msg, sizeof m->rep.msg, "IOC rank %d: lost the %s rank %d", ctx->rank, what, m->r->source);
 }
 
-/* The client of a local request stopped waiting (timeout): stop. */
+/* The client of an own request stopped waiting (timeout): stop. */
 static void mark_client_gone(h5sf_ioc_ctx_t *ctx, member_t *m)
 {
     m->lost = true;
@@ -372,8 +373,8 @@ static void mark_client_gone(h5sf_ioc_ctx_t *ctx, member_t *m)
  * Returns the new ns; a member that cannot go on is marked and skipped. */
 static size_t round_in(h5sf_ioc_ctx_t *ctx, member_t *m, uint32_t j, int op, seg_t *segs, size_t ns)
 {
-    ioc_req_t *r = m->r;
-    /* Every member moves one chunk per round, local and inline ones too, so
+    ioc_server_req_t *r = m->r;
+    /* Every member moves one chunk per round, own and inline ones too, so
      * the members' rounds cover the same stretch of an interleaved pattern
      * and their pieces meet in runs. */
     m->n = chunk_len(r->h.total, m->k);
@@ -385,7 +386,7 @@ static size_t round_in(h5sf_ioc_ctx_t *ctx, member_t *m, uint32_t j, int op, seg
         }
     }
     else if (ioc_addressable(r))
-        m->buf = r->local ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
+        m->buf = r->self ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
     else {
         m->buf = round_buf(m, m->k);
         /* Writes: this round's chunk must be in; reads: the send that last
@@ -469,7 +470,7 @@ static void run_rounds(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t *segs)
 }
 
 /* Truncate, size and fsync: barriers, always alone. */
-static void run_control(h5sf_ioc_ctx_t *ctx, ioc_req_t *r, h5sf_wire_reply_t *rep)
+static void run_control(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *r, h5sf_wire_reply_t *rep)
 {
     ioc_sf_t *sf  = r->sf;
     int       err = 0;
@@ -523,9 +524,9 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
 {
     uint64_t t0 = ioc_now_ns(), npieces = 0, maxk = 0;
     for (int j = 0; j < nm; j++) {
-        ioc_req_t *r = mb[j].r;
-        mb[j].rep.id = r->h.id;
-        mb[j].nk     = ioc_nchunks(r->h.total);
+        ioc_server_req_t *r = mb[j].r;
+        mb[j].rep.id        = r->h.id;
+        mb[j].nk            = ioc_nchunks(r->h.total);
         npieces += r->h.count;
         maxk = mb[j].nk > maxk ? mb[j].nk : maxk;
         atomic_fetch_add(&ctx->queue_wait_ns, t0 - r->t_arrive);
@@ -533,10 +534,10 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
     atomic_fetch_add(&ctx->batches, 1);
     atomic_fetch_add(&ctx->merged, (uint64_t)(nm - 1));
     ioc_fault_delay(ctx);
-    ioc_req_t  *r0  = mb[0].r;
-    bool        io  = r0->h.op == H5SF_WIRE_WRITE || r0->h.op == H5SF_WIRE_READ;
-    int         err = ioc_sf_use(ctx, r0->sf);
-    const char *why = "cannot reopen subfile";
+    ioc_server_req_t *r0  = mb[0].r;
+    bool              io  = r0->h.op == H5SF_WIRE_WRITE || r0->h.op == H5SF_WIRE_READ;
+    int               err = ioc_sf_use(ctx, r0->sf);
+    const char       *why = "cannot reopen subfile";
     /* Pieces split at chunk borders: at most one extra per member per round. */
     size_t need = (size_t)(npieces + (uint64_t)nm * maxk);
     if (!err && io && need > *cap) {
@@ -582,7 +583,7 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
 void ioc_run_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
 {
     for (int j = 0; j < nm; j++) {
-        if (!mb[j].r->local)
+        if (!mb[j].r->self)
             send_reply(ctx, mb[j].r->source, mb[j].r->h.tag, &mb[j].rep);
         ioc_req_free(ctx, mb[j].r);
     }

@@ -35,12 +35,12 @@ static uint32_t         next_prio(void)
     return x;
 }
 
-static bool before(const ioc_req_t *a, const ioc_req_t *b)
+static bool before(const ioc_server_req_t *a, const ioc_server_req_t *b)
 {
     return a->lo < b->lo || (a->lo == b->lo && (uintptr_t)a < (uintptr_t)b);
 }
 
-static void fix(ioc_req_t *n)
+static void fix(ioc_server_req_t *n)
 {
     n->tmax = n->hi;
     if (n->tl && n->tl->tmax > n->tmax)
@@ -49,27 +49,27 @@ static void fix(ioc_req_t *n)
         n->tmax = n->tr->tmax;
 }
 
-static ioc_req_t *rot_right(ioc_req_t *n)
+static ioc_server_req_t *rot_right(ioc_server_req_t *n)
 {
-    ioc_req_t *l = n->tl;
-    n->tl        = l->tr;
-    l->tr        = n;
+    ioc_server_req_t *l = n->tl;
+    n->tl               = l->tr;
+    l->tr               = n;
     fix(n);
     fix(l);
     return l;
 }
 
-static ioc_req_t *rot_left(ioc_req_t *n)
+static ioc_server_req_t *rot_left(ioc_server_req_t *n)
 {
-    ioc_req_t *r = n->tr;
-    n->tr        = r->tl;
-    r->tl        = n;
+    ioc_server_req_t *r = n->tr;
+    n->tr               = r->tl;
+    r->tl               = n;
     fix(n);
     fix(r);
     return r;
 }
 
-static ioc_req_t *insert(ioc_req_t *t, ioc_req_t *r)
+static ioc_server_req_t *insert(ioc_server_req_t *t, ioc_server_req_t *r)
 {
     if (!t) {
         r->tl = r->tr = NULL;
@@ -90,7 +90,7 @@ static ioc_req_t *insert(ioc_req_t *t, ioc_req_t *r)
     return t;
 }
 
-static ioc_req_t *erase(ioc_req_t *t, ioc_req_t *r)
+static ioc_server_req_t *erase(ioc_server_req_t *t, ioc_server_req_t *r)
 {
     if (!t)
         return NULL;
@@ -116,11 +116,11 @@ static ioc_req_t *erase(ioc_req_t *t, ioc_req_t *r)
     return t;
 }
 
-static void add_dependent(ioc_req_t *q, ioc_req_t *r)
+static void add_dependent(ioc_server_req_t *q, ioc_server_req_t *r)
 {
     if (q->ndependents == q->capdependents) {
-        size_t      cap = q->capdependents ? 2 * q->capdependents : 4;
-        ioc_req_t **p   = h5sf_realloc(q->dependents, cap * sizeof *p);
+        size_t             cap = q->capdependents ? 2 * q->capdependents : 4;
+        ioc_server_req_t **p   = h5sf_realloc(q->dependents, cap * sizeof *p);
         if (!p)
             abort(); /* a lost edge would reorder writes: refuse to go on */
         q->dependents    = p;
@@ -131,7 +131,7 @@ static void add_dependent(ioc_req_t *q, ioc_req_t *r)
 }
 
 /* Every active request overlapping [r->lo, r->hi) that conflicts with r. */
-static void link_overlaps(ioc_req_t *t, ioc_req_t *r)
+static void link_overlaps(ioc_server_req_t *t, ioc_server_req_t *r)
 {
     if (!t || t->tmax <= r->lo)
         return;
@@ -146,7 +146,7 @@ static void link_overlaps(ioc_req_t *t, ioc_req_t *r)
 }
 
 /* First piece of b (sorted) ending after `off`: piece ends are ascending. */
-static uint64_t first_ending_after(const ioc_req_t *b, uint64_t off)
+static uint64_t first_ending_after(const ioc_server_req_t *b, uint64_t off)
 {
     uint64_t lo = 0, hi = b->h.count;
     while (lo < hi) {
@@ -159,14 +159,14 @@ static uint64_t first_ending_after(const ioc_req_t *b, uint64_t off)
     return lo;
 }
 
-bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b)
+bool ioc_pieces_overlap(const ioc_server_req_t *a, const ioc_server_req_t *b)
 {
     if (!a->sorted || !b->sorted)
         return true;
     if (a->h.count > b->h.count) {
-        const ioc_req_t *t = a;
-        a                  = b;
-        b                  = t;
+        const ioc_server_req_t *t = a;
+        a                         = b;
+        b                         = t;
     }
     for (uint64_t i = 0; i < a->h.count; i++) {
         uint64_t lo = a->offs[i], hi = lo + a->lens[i];
@@ -180,7 +180,7 @@ bool ioc_pieces_overlap(const ioc_req_t *a, const ioc_req_t *b)
 }
 
 
-static void push(ioc_req_t **head, ioc_req_t **tail, ioc_req_t *r)
+static void push(ioc_server_req_t **head, ioc_server_req_t **tail, ioc_server_req_t *r)
 {
     r->next = NULL;
     if (*tail)
@@ -191,7 +191,7 @@ static void push(ioc_req_t **head, ioc_req_t **tail, ioc_req_t *r)
 }
 
 /* Admit r (nothing held before it); true if it may run now. */
-static bool admit(ioc_sf_t *sf, ioc_req_t *r)
+static bool admit(ioc_sf_t *sf, ioc_server_req_t *r)
 {
     r->ndeps = 0;
     if (r->barrier) {
@@ -206,7 +206,7 @@ static bool admit(ioc_sf_t *sf, ioc_req_t *r)
     return r->ndeps == 0;
 }
 
-bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r)
+bool ioc_sched_arrive(ioc_sf_t *sf, ioc_server_req_t *r)
 {
     if (sf->barrier || sf->held) {
         push(&sf->held, &sf->held_tail, r);
@@ -215,14 +215,14 @@ bool ioc_sched_arrive(ioc_sf_t *sf, ioc_req_t *r)
     return admit(sf, r);
 }
 
-void ioc_sched_done(ioc_sf_t *sf, ioc_req_t *r, ioc_req_t **ready, ioc_req_t **ready_tail)
+void ioc_sched_done(ioc_sf_t *sf, ioc_server_req_t *r, ioc_server_req_t **ready, ioc_server_req_t **ready_tail)
 {
     if (r->barrier) {
         sf->barrier = NULL;
         /* Let the held requests in, in arrival order, up to the next barrier. */
         while (sf->held && !sf->barrier) {
-            ioc_req_t *h = sf->held;
-            sf->held     = h->next;
+            ioc_server_req_t *h = sf->held;
+            sf->held            = h->next;
             if (!sf->held)
                 sf->held_tail = NULL;
             if (admit(sf, h))

@@ -99,9 +99,9 @@ struct ioc_shm {
     int            reserved; /* 0: not yet, 1: done, -1: failed: unused  */
     /* The ring over `own`: regions in the order they were taken. */
     struct {
-        uint64_t        off, len;
-        bool            busy; /* request not finished (or given up)  */
-        h5sf_ioc_req_t *q;
+        uint64_t               off, len;
+        bool                   busy; /* request not finished (or given up)  */
+        h5sf_ioc_client_req_t *q;
     } r[SHM_RING_MAX];
     int first, n;
 };
@@ -422,13 +422,13 @@ static uint64_t ring_fit(const ioc_shm_t *s, uint64_t n)
     return head - tail >= n ? tail : UINT64_MAX;
 }
 
-h5sf_ioc_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx)
+h5sf_ioc_client_req_t *ioc_shm_oldest(const h5sf_ioc_ctx_t *ctx)
 {
     const ioc_shm_t *s = ctx->shm;
     return s && s->n > 0 && s->r[s->first].q ? s->r[s->first].q : NULL;
 }
 
-int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *off)
+int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, uint64_t n, uint64_t *off)
 {
     ioc_shm_t *s = ctx->shm;
     if (!s || !s->seg)
@@ -453,7 +453,7 @@ int ioc_shm_take(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, uint64_t n, uint64_t *o
 
 unsigned char *ioc_shm_own(const h5sf_ioc_ctx_t *ctx, uint64_t off) { return ctx->shm->own + off; }
 
-void ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_req_t *q, bool reuse)
+void ioc_shm_give(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, bool reuse)
 {
     ioc_shm_t *s = ctx->shm;
     for (int k = 0; s && k < s->n; k++) {

@@ -16,7 +16,7 @@
 #include "internal.h"
 
 /* Append r to the ready queue and wake a worker (lock held). */
-static void enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+static void enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *r)
 {
     r->next = NULL;
     if (ctx->ready_tail)
@@ -31,30 +31,30 @@ static void enqueue_locked(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
         uv_cond_signal(&ctx->cond);
 }
 
-/* A batch has run (lock not held): give back its slots, complete its local
- * members, and queue the requests that waited for its members.  False if
+/* A batch has run (lock not held): give back its slots, complete the members
+ * this rank made itself, and queue the requests that waited for its members.  False if
  * the context was given up meanwhile (leaked, MPI may be gone): then
  * nothing is touched and nobody is answered. */
 static bool release(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm)
 {
-    ioc_req_t *now = NULL, *now_tail = NULL;
+    ioc_server_req_t *now = NULL, *now_tail = NULL;
     uv_mutex_lock(&ctx->lock);
     if (atomic_load(&ctx->abandoned)) {
         uv_mutex_unlock(&ctx->lock);
         return false;
     }
     for (int j = 0; j < nm; j++) {
-        ioc_req_t *r = mb[j].r;
+        ioc_server_req_t *r = mb[j].r;
         ioc_slot_put(ctx, mb[j].slot);
         ioc_slot_put(ctx, mb[j].slot2);
         ioc_sched_done(r->sf, r, &now, &now_tail);
-        if (r->local) {
-            r->local->rep  = mb[j].rep;
-            r->local->done = true;
+        if (r->self) {
+            r->self->rep  = mb[j].rep;
+            r->self->done = true;
         }
     }
     while (now) {
-        ioc_req_t *n = now->next;
+        ioc_server_req_t *n = now->next;
         enqueue_locked(ctx, now);
         now = n;
     }
@@ -80,7 +80,7 @@ static void worker_main(void *arg)
     seg_t          *segs = NULL;
     size_t          cap  = 0;
     for (;;) {
-        ioc_req_t *r = NULL;
+        ioc_server_req_t *r = NULL;
         uv_mutex_lock(&ctx->lock);
         if (atomic_load(&ctx->abandoned)) { /* back from a stuck call, too late */
             uv_mutex_unlock(&ctx->lock);
@@ -113,7 +113,7 @@ static void worker_main(void *arg)
 }
 
 
-bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_req_t *r)
+bool ioc_submit(h5sf_ioc_ctx_t *ctx, ioc_server_req_t *r)
 {
     r->t_arrive = ioc_now_ns();
     uv_mutex_lock(&ctx->lock);

@@ -48,14 +48,14 @@ int main(int argc, char **argv)
     printf("bytes_per_subfile,op,inorder_us,together_us\n");
     for (size_t b = 4096; b <= maxb; b *= 2)
         for (int w = 1; w >= 0; w--) {
-            sf_piece_t pc[NF];
-            h5sf_pio_t j[NF];
+            sf_piece_t      pc[NF];
+            h5sf_pool_job_t j[NF];
             for (int r = 0; r < reps; r++)
                 for (int mode = 0; mode < 2; mode++) {
                     memset(j, 0, sizeof j);
                     for (int f = 0; f < NF; f++) {
                         pc[f] = (sf_piece_t){(uint64_t)(r % 8) * b, b, (uint64_t)(uintptr_t)(buf + (size_t)f * maxb)};
-                        j[f]  = (h5sf_pio_t){.fd = fds[f], .is_write = w, .v = &pc[f], .n = 1, .fault_rank = -1};
+                        j[f]  = (h5sf_pool_job_t){.fd = fds[f], .is_write = w, .v = &pc[f], .n = 1, .fault_rank = -1};
                     }
                     uint64_t inflight;
                     double   t0 = t_now_s() * 1e6;

@@ -126,11 +126,11 @@ int main(int argc, char **argv)
 
     /* Rung: a request after pauses of every length up to 30 ms. */
     for (int k = 0; k < ROUNDS; k++) {
-        size_t          n   = block_len(k);
-        unsigned char  *mem = malloc(n);
-        uint64_t        off = block_off(t_rank, k), len = n;
-        void           *buf = mem;
-        h5sf_ioc_req_t *q;
+        size_t                 n   = block_len(k);
+        unsigned char         *mem = malloc(n);
+        uint64_t               off = block_off(t_rank, k), len = n;
+        void                  *buf = mem;
+        h5sf_ioc_client_req_t *q;
         t_fill(mem, n, 1, off);
         pause_ms((k * 7 + t_rank * 3) % 31);
         CHECK(h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, 0, file_id, 0, 1, &off, &len, &buf, &q, &e) == 0 &&

@@ -52,10 +52,10 @@ static long long status_bytes(const char *key)
 /* Rank 1: one request over all pieces, waited for. */
 static void vector(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned char *mem)
 {
-    uint64_t       *offs = malloc(NPIECES * sizeof *offs), *lens = malloc(NPIECES * sizeof *lens);
-    void          **bufs = malloc(NPIECES * sizeof *bufs);
-    h5sf_errbuf_t   e;
-    h5sf_ioc_req_t *q;
+    uint64_t              *offs = malloc(NPIECES * sizeof *offs), *lens = malloc(NPIECES * sizeof *lens);
+    void                 **bufs = malloc(NPIECES * sizeof *bufs);
+    h5sf_errbuf_t          e;
+    h5sf_ioc_client_req_t *q;
     for (size_t i = 0; i < NPIECES; i++) {
         offs[i] = 2 * (uint64_t)i;
         lens[i] = 1;

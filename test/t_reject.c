@@ -50,9 +50,9 @@ static void nap_barrier(void)
 /* Rank 1: write LEN bytes of pattern p at off; 0 or -1 (message in *e). */
 static int write_one(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int p, uint64_t off, unsigned char *buf, h5sf_errbuf_t *e)
 {
-    h5sf_ioc_req_t *q   = NULL;
-    uint64_t        len = LEN;
-    void           *b   = buf;
+    h5sf_ioc_client_req_t *q   = NULL;
+    uint64_t               len = LEN;
+    void                  *b   = buf;
     for (size_t o = 0; o < LEN; o++)
         buf[o] = t_pat(p, o);
     if (h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, 0, file_id, 0, 1, &off, &len, &b, &q, e) < 0)

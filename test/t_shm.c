@@ -67,11 +67,11 @@ static uint64_t file_off(int r, uint64_t i)
 /* This rank's pieces over mem, one request, waited for. */
 static void transfer(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned char *mem)
 {
-    size_t          n    = NBLOCKS + 1;
-    uint64_t       *offs = malloc(n * sizeof *offs), *lens = malloc(n * sizeof *lens);
-    void          **bufs = malloc(n * sizeof *bufs);
-    h5sf_errbuf_t   e;
-    h5sf_ioc_req_t *q;
+    size_t                 n    = NBLOCKS + 1;
+    uint64_t              *offs = malloc(n * sizeof *offs), *lens = malloc(n * sizeof *lens);
+    void                 **bufs = malloc(n * sizeof *bufs);
+    h5sf_errbuf_t          e;
+    h5sf_ioc_client_req_t *q;
     for (uint64_t b = 0; b < NBLOCKS; b++) {
         offs[b] = file_off(t_rank, b * BLOCK);
         lens[b] = BLOCK;

@@ -74,9 +74,9 @@ static h5sf_ioc_ctx_t *new_ctx(void)
  * reads it where the IOC would. */
 static void check_regions(h5sf_ioc_ctx_t *ctx, const char *what)
 {
-    uint64_t        off = UINT64_MAX, n = 8192, peer_off = 0;
-    h5sf_ioc_req_t *q  = (h5sf_ioc_req_t *)&n; /* a tag for the region only */
-    int             ok = ioc_shm_take(ctx, q, n, &off) == 0;
+    uint64_t               off = UINT64_MAX, n = 8192, peer_off = 0;
+    h5sf_ioc_client_req_t *q  = (h5sf_ioc_client_req_t *)&n; /* a tag for the region only */
+    int                    ok = ioc_shm_take(ctx, q, n, &off) == 0;
     CHECK(ok, "%s: cannot take a region of this rank's segment (%llu bytes)", what,
           (unsigned long long)ioc_shm_seg_size(ctx));
     if (ok)

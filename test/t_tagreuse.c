@@ -53,8 +53,8 @@ static void subfile_path(const char *dir, int s, char *out, size_t n)
 /* Rank 1: post the writes of `subs` in order, then wait for all of them. */
 static void write_together(h5sf_ioc_ctx_t *ctx, uint32_t file_id, const int *subs, int n, unsigned char **bufs)
 {
-    h5sf_ioc_req_t *q[NSUB] = {0};
-    h5sf_errbuf_t   e;
+    h5sf_ioc_client_req_t *q[NSUB] = {0};
+    h5sf_errbuf_t          e;
     for (int i = 0; i < n; i++) {
         uint64_t off = 0, len = LEN;
         void    *b = bufs[subs[i]];

@@ -45,10 +45,10 @@ static void nap_ms(long ms)
 /* Rank 1: the request times out. */
 static void timed_out(h5sf_ioc_ctx_t *ctx, int op, uint32_t file_id, unsigned char *buf)
 {
-    uint64_t        offs[NPIECE], lens[NPIECE];
-    void           *bufs[NPIECE];
-    h5sf_errbuf_t   e;
-    h5sf_ioc_req_t *q;
+    uint64_t               offs[NPIECE], lens[NPIECE];
+    void                  *bufs[NPIECE];
+    h5sf_errbuf_t          e;
+    h5sf_ioc_client_req_t *q;
     for (int i = 0; i < NPIECE; i++) {
         offs[i] = (uint64_t)(NPIECE - 1 - i) * PIECE;
         lens[i] = PIECE;

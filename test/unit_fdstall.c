@@ -87,7 +87,8 @@ static bool wait_entered(void)
 
 static void release_by_guard(void) { release(true); }
 
-static int post_write(h5sf_ioc_ctx_t *ctx, uint32_t file, unsigned char *buf, h5sf_ioc_req_t **q, h5sf_errbuf_t *e)
+static int post_write(h5sf_ioc_ctx_t *ctx, uint32_t file, unsigned char *buf, h5sf_ioc_client_req_t **q,
+                      h5sf_errbuf_t *e)
 {
     uint64_t off = 0, len = LEN;
     void    *b = buf;
@@ -112,10 +113,10 @@ static void check_file(const char *path, uint32_t file)
 
 int main(int argc, char **argv)
 {
-    h5sf_errbuf_t        e = {0};
-    char                 pa[4200], pb[4200];
-    static unsigned char ba[LEN], bb[LEN];
-    h5sf_ioc_req_t      *qa = NULL, *qb = NULL;
+    h5sf_errbuf_t          e = {0};
+    char                   pa[4200], pb[4200];
+    static unsigned char   ba[LEN], bb[LEN];
+    h5sf_ioc_client_req_t *qa = NULL, *qb = NULL;
     t_start("unit_fdstall");
     if (argc != 2) {
         fprintf(stderr, "usage: unit_fdstall DIR\n");

@@ -52,10 +52,10 @@ static void wait_served(uint64_t n)
 /* Post one request of NPIECE pieces over buf and expect it to time out. */
 static void timed_out(int op, unsigned char *buf)
 {
-    uint64_t        offs[NPIECE], lens[NPIECE];
-    void           *bufs[NPIECE];
-    h5sf_errbuf_t   e;
-    h5sf_ioc_req_t *q;
+    uint64_t               offs[NPIECE], lens[NPIECE];
+    void                  *bufs[NPIECE];
+    h5sf_errbuf_t          e;
+    h5sf_ioc_client_req_t *q;
     for (int i = 0; i < NPIECE; i++) {
         /* Backwards in the file, so the pieces are not one run. */
         offs[i] = (uint64_t)(NPIECE - 1 - i) * PIECE;

@@ -122,9 +122,9 @@ static void run_case(const char *dir, const char *call)
     double t0 = t_now_s();
     int    rc;
     if (!strcmp(call, "pwritev") || !strcmp(call, "preadv")) {
-        h5sf_ioc_req_t *q   = NULL;
-        uint64_t        off = 0, len = LEN;
-        void           *b = buf;
+        h5sf_ioc_client_req_t *q   = NULL;
+        uint64_t               off = 0, len = LEN;
+        void                  *b = buf;
         memset(buf, 0x5a, LEN);
         rc = h5sf_ioc_post(ctx, !strcmp(call, "pwritev") ? H5SF_IOC_OP_WRITE : H5SF_IOC_OP_READ, 0, 1, 0, 1, &off, &len,
                            &b, &q, &e);

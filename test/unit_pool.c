@@ -55,7 +55,7 @@ static void layout(void)
     }
 }
 
-static void jobs_for(h5sf_pio_t *j, bool is_write, int nfiles)
+static void jobs_for(h5sf_pool_job_t *j, bool is_write, int nfiles)
 {
     memset(j, 0, (size_t)nfiles * sizeof *j);
     for (int f = 0; f < nfiles; f++) {
@@ -109,7 +109,7 @@ static void check_mem(const char *what)
  * caller (0: in order on the caller); most in flight. */
 static void round_trip(int threads, const char *what, uint64_t *w_inflight, uint64_t *r_inflight)
 {
-    h5sf_pio_t j[NF];
+    h5sf_pool_job_t j[NF];
     fill_mem();
     for (int f = 0; f < NF; f++)
         CHECK(ftruncate(fds[f], 0) == 0, "ftruncate");
@@ -129,8 +129,8 @@ static void round_trip(int threads, const char *what, uint64_t *w_inflight, uint
 /* Reads past the end fill zeros: cut file 1 inside its third run. */
 static void past_eof(void)
 {
-    uint64_t   inflight;
-    h5sf_pio_t j[NF];
+    uint64_t        inflight;
+    h5sf_pool_job_t j[NF];
     round_trip(ALL, "before eof", &inflight, &inflight);
     uint64_t cut = pieces[1][1200].off + 5;
     CHECK(ftruncate(fds[1], (off_t)cut) == 0, "ftruncate");
@@ -152,8 +152,8 @@ static void past_eof(void)
 /* A bad descriptor fails its own job only, and says where. */
 static void bad_fd(void)
 {
-    uint64_t   inflight;
-    h5sf_pio_t j[NF];
+    uint64_t        inflight;
+    h5sf_pool_job_t j[NF];
     fill_mem();
     jobs_for(j, true, NF);
     j[2].fd = -1;
@@ -171,8 +171,8 @@ static void bad_fd(void)
 static void many_jobs(void)
 {
     enum { NJ = H5SF_POOL_MAX_THREADS + 5 };
-    static h5sf_pio_t j[NJ];
-    uint64_t          inflight;
+    static h5sf_pool_job_t j[NJ];
+    uint64_t               inflight;
     fill_mem();
     jobs_for(j, true, NJ); /* the same files several times: same bytes */
     h5sf_pool_run(j, NJ, ALL, &inflight);
@@ -212,8 +212,8 @@ int main(int argc, char **argv)
     uint64_t w = 0, r = 0;
 
     if (!strcmp(mode, "enospc")) {
-        h5sf_pio_t j[NF];
-        int        failed = 0;
+        h5sf_pool_job_t j[NF];
+        int             failed = 0;
         fill_mem();
         jobs_for(j, true, NF);
         h5sf_pool_run(j, NF, ALL, &w);

@@ -34,9 +34,9 @@ static int fds[NF];
 
 /* Jobs and their pieces on the heap, as the bracket's. */
 typedef struct {
-    h5sf_pio_t    j[NF];
-    sf_piece_t    p[NF];
-    unsigned char mem[NF][LEN];
+    h5sf_pool_job_t j[NF];
+    sf_piece_t      p[NF];
+    unsigned char   mem[NF][LEN];
 } set_t;
 
 static set_t *make(bool is_write, int pass)
@@ -46,7 +46,7 @@ static set_t *make(bool is_write, int pass)
         for (size_t i = 0; i < LEN; i++)
             s->mem[f][i] = is_write ? t_pat((uint64_t)(pass * NF + f), i) : 0xee;
         s->p[f] = (sf_piece_t){(uint64_t)f * 4096, LEN, (uint64_t)(uintptr_t)s->mem[f]};
-        s->j[f] = (h5sf_pio_t){.fd = fds[f], .is_write = is_write, .v = &s->p[f], .n = 1, .fault_rank = -1};
+        s->j[f] = (h5sf_pool_job_t){.fd = fds[f], .is_write = is_write, .v = &s->p[f], .n = 1, .fault_rank = -1};
     }
     return s;
 }

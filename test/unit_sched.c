@@ -16,9 +16,9 @@
 
 
 typedef struct {
-    ioc_req_t r;
-    int       seq;
-    int       state; /* 0 waiting, 1 runnable/running, 2 done */
+    ioc_server_req_t r;
+    int              seq;
+    int              state; /* 0 waiting, 1 runnable/running, 2 done */
 } node_t;
 
 static bool conflict(const node_t *a, const node_t *b)
@@ -80,9 +80,9 @@ static void run_case(int n, uint64_t space, int barrier_pct, bool check)
         running[k] = running[--nrun];
         x->state   = 2;
         done++;
-        ioc_req_t *ready = NULL, *tail = NULL;
+        ioc_server_req_t *ready = NULL, *tail = NULL;
         ioc_sched_done(&sf, &x->r, &ready, &tail);
-        for (ioc_req_t *r = ready; r; r = r->next) {
+        for (ioc_server_req_t *r = ready; r; r = r->next) {
             node_t *y = (node_t *)r;
             if (check)
                 became_runnable(all, n, y);
@@ -101,7 +101,7 @@ static void run_case(int n, uint64_t space, int barrier_pct, bool check)
 
 /* Requests with piece lists: interleaved pieces are independent, a shared
  * byte or an unsorted list orders them. */
-static void make(ioc_req_t *r, int op, uint64_t *offs, uint64_t *lens, uint64_t n)
+static void make(ioc_server_req_t *r, int op, uint64_t *offs, uint64_t *lens, uint64_t n)
 {
     memset(r, 0, sizeof *r);
     r->h.op    = (uint16_t)op;
@@ -116,10 +116,10 @@ static void make(ioc_req_t *r, int op, uint64_t *offs, uint64_t *lens, uint64_t 
 static void pieces_case(void)
 {
     /* a: [0,4) [8,12) [16,20)   b: [4,8) [12,16)   c: [11,13)   d unsorted */
-    uint64_t  ao[] = {0, 8, 16}, al[] = {4, 4, 4}, bo[] = {4, 12}, bl[] = {4, 4}, co[] = {11}, cl[] = {2};
-    uint64_t  dofs[] = {12, 4}, dl[] = {4, 4}, zo[] = {0, 6, 6}, zl[] = {4, 0, 2};
-    ioc_req_t a, b, c, d, z, *ready = NULL, *tail = NULL;
-    ioc_sf_t  sf;
+    uint64_t         ao[] = {0, 8, 16}, al[] = {4, 4, 4}, bo[] = {4, 12}, bl[] = {4, 4}, co[] = {11}, cl[] = {2};
+    uint64_t         dofs[] = {12, 4}, dl[] = {4, 4}, zo[] = {0, 6, 6}, zl[] = {4, 0, 2};
+    ioc_server_req_t a, b, c, d, z, *ready = NULL, *tail = NULL;
+    ioc_sf_t         sf;
     memset(&sf, 0, sizeof sf);
     make(&a, H5SF_WIRE_WRITE, ao, al, 3);
     make(&b, H5SF_WIRE_WRITE, bo, bl, 2);

@@ -7,11 +7,11 @@
  * progress thread) each run three libuv workers serving two subfiles, so
  * two context locks and six workers are busy at once; context 1 may keep
  * one descriptor open, so its workers reopen subfiles.  Client threads post
- * reads and writes to their own rank's IOC through client.c's local path
+ * reads and writes to their own rank's IOC through client.c's self path
  * (h5sf_ioc_post/wait): the real ioc_submit, scheduler, ready queue, request
  * merging and workers run under ctx->lock exactly as in production.
  * Barriers (truncate, size query, fsync) are submitted as client.c's
- * post_local does, but awaited outside the model's lock, so that requests
+ * post_self does, but awaited outside the model's lock, so that requests
  * arrive behind them.  A churn thread opens and closes more subfiles.
  *
  * Checks, each of which fails if the scheduler lets a request run early:
@@ -151,7 +151,7 @@ static h5sf_ioc_ctx_t *ctx_new(void)
         fprintf(stderr, "unit_sched_mt: %s\n", e.msg);
         exit(1);
     }
-    ctx->serving = true; /* requests to rank 0 take client.c's local path */
+    ctx->serving = true; /* requests to rank 0 take client.c's self path */
     return ctx;
 }
 
@@ -195,14 +195,14 @@ static void sub_close(sub_t *s)
 /* ---- requests ------------------------------------------------------------ */
 
 typedef struct {
-    h5sf_ioc_req_t *q;
-    sub_t          *s;
-    int             op;
-    uint64_t        seq;
-    size_t          n;
-    uint64_t        offs[MAXPIECE], lens[MAXPIECE];
-    void           *bufs[MAXPIECE];
-    unsigned char   mem[MAXPIECE][1024], want[MAXPIECE][1024];
+    h5sf_ioc_client_req_t *q;
+    sub_t                 *s;
+    int                    op;
+    uint64_t               seq;
+    size_t                 n;
+    uint64_t               offs[MAXPIECE], lens[MAXPIECE];
+    void                  *bufs[MAXPIECE];
+    unsigned char          mem[MAXPIECE][1024], want[MAXPIECE][1024];
 } pend_t;
 
 static atomic_ulong next_seq = 1;
@@ -284,10 +284,10 @@ static void finish_rw(pend_t *p)
  * requests of other clients can queue up behind it (sf->held). */
 static void barrier(sub_t *s, int op, uint64_t arg)
 {
-    h5sf_ioc_ctx_t *ctx  = s->ctx;
-    ioc_local_t     done = {0};
-    ioc_req_t      *r    = calloc(1, sizeof *r);
-    uint64_t        want = 0;
+    h5sf_ioc_ctx_t   *ctx  = s->ctx;
+    ioc_self_t        done = {0};
+    ioc_server_req_t *r    = calloc(1, sizeof *r);
+    uint64_t          want = 0;
     if (!r)
         abort();
     r->h.op      = (uint16_t)op;
@@ -296,7 +296,7 @@ static void barrier(sub_t *s, int op, uint64_t arg)
     r->h.subfile = s->subfile;
     r->h.arg     = arg;
     r->barrier   = true;
-    r->local     = &done;
+    r->self      = &done;
     uv_mutex_lock(&s->order);
     if (op == H5SF_WIRE_GET_SIZE)
         want = s->size;

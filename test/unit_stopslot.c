@@ -16,9 +16,9 @@ int main(void)
     h5sf_errbuf_t   e   = {0};
     h5sf_ioc_ctx_t *ctx = ioc_ctx_new(0, 1, 5, &e);
     VRFY(ctx, "ioc_ctx_new: %s", e.msg);
-    ioc_req_t r = {0}; /* a remote write whose payload needs a buffer */
-    r.h.op      = H5SF_WIRE_WRITE;
-    r.h.total   = (uint64_t)1 << 20;
+    ioc_server_req_t r = {0}; /* a remote write whose payload needs a buffer */
+    r.h.op             = H5SF_WIRE_WRITE;
+    r.h.total          = (uint64_t)1 << 20;
     member_t mb[BATCH_MAX];
     uv_mutex_lock(&ctx->lock);
     ctx->nslots_max = ctx->nslots_made; /* every buffer in use elsewhere */

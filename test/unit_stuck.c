@@ -53,10 +53,10 @@ int main(int argc, char **argv)
          "setup: %s", e.msg);
     ctx->serving = true; /* requests to rank 0 take the local path */
 
-    static unsigned char data[4096];
-    uint64_t             off = 0, len = sizeof data, t0 = ioc_now_ns();
-    void                *buf = data;
-    h5sf_ioc_req_t      *q   = NULL;
+    static unsigned char   data[4096];
+    uint64_t               off = 0, len = sizeof data, t0 = ioc_now_ns();
+    void                  *buf = data;
+    h5sf_ioc_client_req_t *q   = NULL;
     CHECK(h5sf_ioc_post(ctx, H5SF_IOC_OP_WRITE, 0, 7, 0, 1, &off, &len, &buf, &q, &e) == 0, "post: %s", e.msg);
     if (q)
         CHECK(h5sf_ioc_wait(q, &e) < 0 && strstr(e.msg, "stalled"), "the stuck write did not time out: %s", e.msg);

@@ -19,13 +19,13 @@
  * pieces are copied, and each job holds a duplicate of its descriptor
  * (samenode.c may close a node-local channel that a later call does not use). */
 typedef struct posted {
-    struct posted *next;
-    bool           is_write;
-    int            n;
-    int           *subfile; /* of each job        */
-    uint64_t      *bytes;   /* of each job        */
-    sf_piece_t    *pieces;  /* the jobs' pieces   */
-    h5sf_pio_t     jobs[];
+    struct posted  *next;
+    bool            is_write;
+    int             n;
+    int            *subfile; /* of each job        */
+    uint64_t       *bytes;   /* of each job        */
+    sf_piece_t     *pieces;  /* the jobs' pieces   */
+    h5sf_pool_job_t jobs[];
 } posted_t;
 
 struct h5sf_bracket {
@@ -48,7 +48,8 @@ static void posted_free(posted_t *p)
 
 /* Copy jobs[0..n) (subfiles js) to the heap and hand them to the
  * bracket's batch, which runs them without the caller waiting. */
-int h5sf_bracket_post(h5sf_file_t *f, bool is_write, const h5sf_pio_t *jobs, const int *js, int n, h5sf_errbuf_t *e)
+int h5sf_bracket_post(h5sf_file_t *f, bool is_write, const h5sf_pool_job_t *jobs, const int *js, int n,
+                      h5sf_errbuf_t *e)
 {
     struct h5sf_bracket *b  = f->co;
     size_t               np = 0, at = 0;

@@ -421,7 +421,7 @@ void h5sf_count_subfile_call(h5sf_file_t *f, int s, bool is_write, uint64_t byte
 /* One finished job of subfile s (`bytes` bytes): count it
  * (h5sf_count_subfile_call); unless `failed`, turn its errno into e.  Returns
  * whether the transfers so far failed. */
-int h5sf_pio_done(h5sf_file_t *f, bool is_write, const h5sf_pio_t *j, int s, uint64_t bytes, int failed,
+int h5sf_pio_done(h5sf_file_t *f, bool is_write, const h5sf_pool_job_t *j, int s, uint64_t bytes, int failed,
                   h5sf_errbuf_t *e)
 {
     int err = j->err;

@@ -77,7 +77,7 @@ static int vec_run(h5sf_file_t *f, int s, H5FD_t *ch, bool is_write, const sf_li
 /* Subfile s's list on descriptor fd as a job for the pool (threadpool.c).
  * Direct-channel jobs honour H5SF_FAULT pwrite/pread (rank: this rank),
  * same-node shortcuts do not: there it names an IOC. */
-static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pio_t *j)
+static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pool_job_t *j)
 {
     memset(j, 0, sizeof *j);
     j->fd         = fd;
@@ -110,7 +110,7 @@ static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile
 }
 
 /* Run the jobs (together or not: run_together); count them and report the first failure. */
-static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
+static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pool_job_t *jobs, const int *subfile, int n, h5sf_errbuf_t *e)
 {
     uint64_t inflight = 0;
     int      failed   = 0;
@@ -124,16 +124,16 @@ static int pio_run(h5sf_file_t *f, bool is_write, h5sf_pio_t *jobs, const int *s
 
 /* Rotate jobs[0..n) and their subfile numbers left by r, in place: three
  * reversals, O(n) (a call may touch thousands of subfiles). */
-static void reverse_jobs(h5sf_pio_t *jobs, int *js, int a, int b)
+static void reverse_jobs(h5sf_pool_job_t *jobs, int *js, int a, int b)
 {
     for (; a < --b; a++) {
-        h5sf_pio_t j = jobs[a];
-        int        s = js[a];
+        h5sf_pool_job_t j = jobs[a];
+        int             s = js[a];
         jobs[a] = jobs[b], js[a] = js[b];
         jobs[b] = j, js[b] = s;
     }
 }
-static void rotate_jobs(h5sf_pio_t *jobs, int *js, int n, int r)
+static void rotate_jobs(h5sf_pool_job_t *jobs, int *js, int n, int r)
 {
     if (r <= 0 || r >= n)
         return;
@@ -175,8 +175,8 @@ static int dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
 
     h5sf_samenode_begin();
     /* IOC requests are posted here; the rest become jobs, run below. */
-    h5sf_pio_t *jobs = f->jobs; /* made at open: small calls pay no malloc */
-    int        *js   = f->js;
+    h5sf_pool_job_t *jobs = f->jobs; /* made at open: small calls pay no malloc */
+    int             *js   = f->js;
     for (int k = 0; k < nt && !failed; k++) {
         int        s   = p->touched[k];
         sf_list_t *l   = &p->lists[s];

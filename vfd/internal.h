@@ -192,8 +192,8 @@ void h5sf_channels_free(h5sf_file_t *f);
  * unless `failed` turn its errno into e.  Returns whether the transfers so
  * far failed. */
 void h5sf_count_subfile_call(h5sf_file_t *f, int s, bool is_write, uint64_t bytes);
-struct h5sf_pio;
-int h5sf_pio_done(h5sf_file_t *f, bool is_write, const struct h5sf_pio *j, int s, uint64_t bytes, int failed,
+struct h5sf_pool_job;
+int h5sf_pio_done(h5sf_file_t *f, bool is_write, const struct h5sf_pool_job *j, int s, uint64_t bytes, int failed,
                   h5sf_errbuf_t *e);
 /* channel.c: keep the caller's HDF5 error stack across calls into the
  * stacked IOC channel (an id, or H5I_INVALID_HID: nothing to keep); back
@@ -222,7 +222,7 @@ int h5sf_bracket_close(h5sf_file_t *f, h5sf_errbuf_t *e);
 /* dispatch.c's side: subfile s's IOC channel was left in COBEGIN; jobs
  * [0..n) of subfiles js run without the caller waiting. */
 void h5sf_bracket_mark(h5sf_file_t *f, int s);
-int  h5sf_bracket_post(h5sf_file_t *f, bool is_write, const struct h5sf_pio *jobs, const int *js, int n,
+int  h5sf_bracket_post(h5sf_file_t *f, bool is_write, const struct h5sf_pool_job *jobs, const int *js, int n,
                        h5sf_errbuf_t *e);
 
 /* ---- the file --------------------------------------------------------- */
@@ -282,11 +282,11 @@ struct h5sf_file {
         int  pool_threads; /* H5SF_POOL_THREADS                       */
     };
     struct { /* one call's working space, reused from call to call */
-        sf_plan_t           plan;
-        struct seq_side    *sides; /* io.c's selection walk                   */
-        struct h5sf_pio    *jobs;  /* dispatch.c's jobs (stripe_count)        */
-        int                *js;    /* their subfiles                          */
-        struct h5sf_vecbuf *vec;   /* dispatch.c's vector arrays (IOC channel) */
+        sf_plan_t             plan;
+        struct seq_side      *sides; /* io.c's selection walk                   */
+        struct h5sf_pool_job *jobs;  /* dispatch.c's jobs (stripe_count)        */
+        int                  *js;    /* their subfiles                          */
+        struct h5sf_vecbuf   *vec;   /* dispatch.c's vector arrays (IOC channel) */
     };
     struct {                     /* the caller's COBEGIN/COEND bracket */
         struct h5sf_bracket *co; /* open bracket (bracket.c), or NULL */

@@ -15,12 +15,12 @@
 #include "internal.h"
 
 typedef struct ioc_chan {
-    H5FD_t           pub;
-    h5sf_ioc_fa_t    fa;
-    haddr_t          eoa;
-    bool             co;      /* inside COBEGIN/COEND             */
-    h5sf_ioc_req_t **pending; /* posted, not yet waited           */
-    size_t           npending, cap;
+    H5FD_t                  pub;
+    h5sf_ioc_fa_t           fa;
+    haddr_t                 eoa;
+    bool                    co;      /* inside COBEGIN/COEND             */
+    h5sf_ioc_client_req_t **pending; /* posted, not yet waited           */
+    size_t                  npending, cap;
 } ioc_chan_t;
 
 static hid_t ioc_id = H5I_INVALID_HID;
@@ -101,10 +101,10 @@ done:
 
 static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], size_t sizes[], void *bufs[])
 {
-    h5sf_errbuf_t   eb   = {0};
-    h5sf_ioc_req_t *req  = NULL;
-    uint64_t       *offs = NULL, *lens = NULL;
-    herr_t          ret_value = 0;
+    h5sf_errbuf_t          eb   = {0};
+    h5sf_ioc_client_req_t *req  = NULL;
+    uint64_t              *offs = NULL, *lens = NULL;
+    herr_t                 ret_value = 0;
 
     if (count == 0)
         goto done;
@@ -118,8 +118,8 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
         lens[i] = sizes[i];
     }
     if (c->co && c->npending == c->cap) {
-        size_t           cap = c->cap ? 2 * c->cap : 8;
-        h5sf_ioc_req_t **p   = h5sf_realloc(c->pending, cap * sizeof *p);
+        size_t                  cap = c->cap ? 2 * c->cap : 8;
+        h5sf_ioc_client_req_t **p   = h5sf_realloc(c->pending, cap * sizeof *p);
         if (!p)
             H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
         c->pending = p;

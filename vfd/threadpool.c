@@ -47,13 +47,13 @@ typedef struct call {
 } call_t;
 
 static struct {
-    uv_mutex_t  mu; /* made by pool_init: libuv has no static initializer */
-    uv_cond_t   cv;
-    h5sf_pio_t *head, *tail; /* queued jobs */
-    uv_thread_t th[H5SF_POOL_MAX_THREADS];
-    int         nthreads;
-    bool        stop;
-    pid_t       pid; /* process that started the workers */
+    uv_mutex_t       mu; /* made by pool_init: libuv has no static initializer */
+    uv_cond_t        cv;
+    h5sf_pool_job_t *head, *tail; /* queued jobs */
+    uv_thread_t      th[H5SF_POOL_MAX_THREADS];
+    int              nthreads;
+    bool             stop;
+    pid_t            pid; /* process that started the workers */
 } P;
 static uv_once_t pool_once = UV_ONCE_INIT;
 
@@ -75,7 +75,7 @@ static void pool_lock(void)
 /* Piece i of job arg (runs.h); a job never skips one. */
 static bool job_piece(void *arg, size_t i, h5sf_run_piece_t *p)
 {
-    const sf_piece_t *v = &((const h5sf_pio_t *)arg)->v[i];
+    const sf_piece_t *v = &((const h5sf_pool_job_t *)arg)->v[i];
     p->off              = v->off;
     p->len              = v->len;
     p->mem              = (void *)(uintptr_t)v->mem;
@@ -84,7 +84,7 @@ static bool job_piece(void *arg, size_t i, h5sf_run_piece_t *p)
 
 /* Run job j: its pieces cut into runs (common/runs.c), one pwritev/preadv
  * each (common/sysio.c); stops at the first failure. */
-static void transfer(h5sf_pio_t *j)
+static void transfer(h5sf_pool_job_t *j)
 {
     h5sf_runs_t       r;
     h5sf_sysio_xfer_t x = {.fd = j->fd, .is_write = j->is_write, .fault_rank = j->fault_rank};
@@ -135,7 +135,7 @@ static void job_done(call_t *c)
     uv_mutex_unlock(&c->mu); /* c may be gone after this */
 }
 
-static void run_job(call_t *c, h5sf_pio_t *j)
+static void run_job(call_t *c, h5sf_pool_job_t *j)
 {
     job_begin(c);
     transfer(j);
@@ -147,21 +147,21 @@ static void run_job(call_t *c, h5sf_pio_t *j)
 
 /* Under P.mu: j may be taken by its own caller c, or (c NULL) by a worker
  * while fewer than its call's limit of workers are on that call. */
-static bool takeable(const h5sf_pio_t *j, const call_t *c)
+static bool takeable(const h5sf_pool_job_t *j, const call_t *c)
 {
     const call_t *jc = j->call;
     return c ? jc == c : jc->workers < jc->limit;
 }
 
 /* Under P.mu: the first queued job takeable by c, unlinked, or NULL. */
-static h5sf_pio_t *dequeue(const call_t *c)
+static h5sf_pool_job_t *dequeue(const call_t *c)
 {
-    h5sf_pio_t **pp = &P.head, *prev = NULL;
+    h5sf_pool_job_t **pp = &P.head, *prev = NULL;
     while (*pp && !takeable(*pp, c)) {
         prev = *pp;
         pp   = &(*pp)->next;
     }
-    h5sf_pio_t *j = *pp;
+    h5sf_pool_job_t *j = *pp;
     if (j) {
         *pp = j->next;
         if (P.tail == j)
@@ -176,7 +176,7 @@ static void worker(void *arg)
     (void)arg;
     uv_mutex_lock(&P.mu);
     for (;;) {
-        h5sf_pio_t *j;
+        h5sf_pool_job_t *j;
         while (!(j = dequeue(NULL)) && !P.stop)
             uv_cond_wait(&P.cv, &P.mu);
         if (!j)
@@ -230,7 +230,7 @@ static void grow(int want)
     P.pid = getpid();
 }
 
-void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflight)
+void h5sf_pool_run(h5sf_pool_job_t *jobs, size_t n, int threads, uint64_t *max_inflight)
 {
     *max_inflight = 0;
     if (n == 0)
@@ -271,7 +271,7 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
     run_job(&c, &jobs[0]);
     for (;;) {
         pool_lock();
-        h5sf_pio_t *j = dequeue(&c);
+        h5sf_pool_job_t *j = dequeue(&c);
         uv_mutex_unlock(&P.mu);
         if (!j)
             break;
@@ -305,7 +305,7 @@ h5sf_pool_batch_t *h5sf_pool_open(int threads)
     return b;
 }
 
-void h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n)
+void h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pool_job_t *jobs, size_t n)
 {
     call_t *c = &b->c;
     if (n == 0)
@@ -347,7 +347,7 @@ void h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight)
     uv_mutex_unlock(&c->mu);
     for (;;) { /* what no worker took yet (none could be made) */
         pool_lock();
-        h5sf_pio_t *j = dequeue(c);
+        h5sf_pool_job_t *j = dequeue(c);
         uv_mutex_unlock(&P.mu);
         if (!j)
             break;

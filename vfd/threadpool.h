@@ -16,7 +16,7 @@
 #include "../common/stripe.h"
 
 /* One subfile's share of a transfer. */
-typedef struct h5sf_pio {
+typedef struct h5sf_pool_job {
     /* in */
     int               fd;
     bool              is_write;
@@ -28,9 +28,9 @@ typedef struct h5sf_pio {
     uint64_t err_off; /* its subfile offset and length */
     uint64_t err_len;
     /* threadpool.c's */
-    struct h5sf_pio *next;
-    void            *call;
-} h5sf_pio_t;
+    struct h5sf_pool_job *next;
+    void                 *call;
+} h5sf_pool_job_t;
 
 /* Calls moving fewer bytes than this per subfile, on average, run their
  * jobs one after another on the caller: below it, waking workers costs
@@ -45,7 +45,7 @@ typedef struct h5sf_pio {
  * caller, or, with threads 0 (or n 1), in order on the caller.  Every job
  * runs to its end; failures are left in the jobs.  *max_inflight: most
  * jobs that were running at once. */
-void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflight);
+void h5sf_pool_run(h5sf_pool_job_t *jobs, size_t n, int threads, uint64_t *max_inflight);
 
 /* A caller's COBEGIN/COEND bracket: jobs posted by several calls, run as
  * they come, waited for together.  h5sf_pool_open: NULL if out of memory;
@@ -56,7 +56,7 @@ void h5sf_pool_run(h5sf_pio_t *jobs, size_t n, int threads, uint64_t *max_inflig
  * the bracket, sets *max_inflight as h5sf_pool_run does, and frees b. */
 typedef struct h5sf_pool_batch h5sf_pool_batch_t;
 h5sf_pool_batch_t             *h5sf_pool_open(int threads);
-void                           h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pio_t *jobs, size_t n);
+void                           h5sf_pool_post(h5sf_pool_batch_t *b, h5sf_pool_job_t *jobs, size_t n);
 void                           h5sf_pool_close(h5sf_pool_batch_t *b, uint64_t *max_inflight);
 
 /* Stop and join the workers (library close, MPI_Finalize).  In a forked
