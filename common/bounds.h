@@ -16,7 +16,7 @@
 #define H5SF_DEFAULT_THREADS     4
 /* Subfiles per IOC of a new file when stripe_count is left at 0, at most
  * (common/iocmap.h, h5sf_iocmap_default_count; measured:
- * docs/performance.md, Figures behind constants, default subfile count). */
+ * docs/performance-history.md, Figures behind constants, default subfile count). */
 #define H5SF_DEFAULT_SUBFILES_PER_IOC 4
 #define H5SF_DEFAULT_TIMEOUT          300
 /* Subfile descriptors an IOC, and a rank's same-node shortcut, keep open

@@ -6,7 +6,7 @@
  * process's binding.  The progress thread and the workers of an IOC would
  * then share one core with their rank's main thread -- which spins inside
  * MPI whenever it waits -- and run only when the scheduler's tick preempts
- * it (measured: docs/performance.md, Figures behind constants, IOC thread
+ * it (measured: docs/performance-history.md, Figures behind constants, IOC thread
  * affinity).  So by default they
  * may run on every CPU this process is allowed to use on the node (the
  * kernel intersects the request with the job's cpuset), and go where a core

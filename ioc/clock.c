@@ -38,7 +38,7 @@ void ioc_backoff(unsigned *idle)
  * IOC_IDLE_POLLS polls (~30 ms), up to 1 ms.  Ranks on the IOC's node do most of
  * their I/O themselves (vfd/samenode.c), so the IOC sits idle through whole
  * phases, and 5000 wake-ups a second then cost the ranks sharing its cores
- * (measured: docs/performance.md, Figures behind constants, idle
+ * (measured: docs/performance-history.md, Figures behind constants, idle
  * back-off).  The
  * price: at most 1 ms more for the first request after such a pause. */
 void ioc_backoff_idle(unsigned *idle)

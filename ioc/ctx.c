@@ -14,7 +14,7 @@
  * fresh ones cost page faults), and the next file opened on those ranks
  * skips the communicator duplication and the start and stop of five
  * threads, which a code writing a file per time step pays every step
- * (measured: docs/performance.md, Figures behind constants, parked slots).  A parked context ends at MPI_Finalize,
+ * (measured: docs/performance-history.md, Figures behind constants, parked slots).  A parked context ends at MPI_Finalize,
  * when HDF5 closes the driver, or at the next open if the H5SF_IOC_*
  * settings changed meanwhile.  Contexts of other communicators, and any
  * that saw a failure, end with their last file as before.

@@ -146,7 +146,7 @@ int ioc_merge_take(h5sf_ioc_ctx_t *ctx, member_t *mb, ioc_server_req_t *r)
     uint64_t t0 = ioc_now_ns();
     /* With one rank on the communicator nobody can fill the gaps (HDF5's
      * metadata flushes at 1 rank paid for this wait; measured:
-     * docs/performance.md, Figures behind constants, lone rank). */
+     * docs/performance-history.md, Figures behind constants, lone rank). */
     if (!sparse(r) || ctx->merge_wait_ns == 0 || ctx->size == 1 || t0 < r->sf->no_linger_until)
         return nm;
     /* Waiting pays only if it saves calls: at most ~2 us per piece. */

@@ -12,7 +12,7 @@
  * over the parts, forces Open MPI's ob1 onto its pipelined protocol: the
  * sender packs fragments, the receiver unpacks them, and every fragment
  * waits for both sides to call into MPI.  A client that sleeps between
- * polls then stalls the transfer (measured: docs/performance.md, Figures
+ * polls then stalls the transfer (measured: docs/performance-history.md, Figures
  * behind constants, one message per part).  A chunk of many small parts
  * (a strided selection) still
  * moves as one datatype message: thousands of messages would cost more.

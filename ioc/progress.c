@@ -28,7 +28,7 @@
 /* Idle polls before it sleeps on its doorbell, where it has one: the point
  * where ioc_backoff_idle's sleeps grow past 200 us (~30 ms idle).  Sooner
  * costs strided writes, whose requests then ring an IOC that sleeps
- * between them (measured: docs/performance.md, Figures behind constants,
+ * between them (measured: docs/performance-history.md, Figures behind constants,
  * doorbell). */
 #define IOC_BELL_AFTER IOC_IDLE_POLLS
 

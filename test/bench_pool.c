@@ -3,7 +3,7 @@
  * (vfd/threadpool.c) starts to pay: one call = one contiguous transfer of B bytes
  * to each of 4 files, in order on the caller vs together on the pool,
  * alternated, median of R calls per size.  The break-even sets
- * H5SF_POOL_MIN_BYTES (docs/performance.md, Figures behind constants, pool
+ * H5SF_POOL_MIN_BYTES (docs/performance-history.md, Figures behind constants, pool
  * threshold).
  *
  * usage: bench_pool DIR [reps]   (prints size,op,inorder_us,together_us)

@@ -92,7 +92,7 @@ static void pio_fill(h5sf_file_t *f, int s, int fd, bool is_write, h5sf_pool_job
  * copies into the page cache; every rank writing every subfile at once
  * puts all of them on each file's lock (local file systems serialize
  * buffered writes to one file), and one subfile after another, each rank
- * starting at a different one, was faster (measured: docs/performance.md,
+ * starting at a different one, was faster (measured: docs/performance-history.md,
  * Figures behind constants, sparse writes in turn). */
 static bool run_together(const h5sf_file_t *f, bool is_write, const int *subfile, int n)
 {

@@ -404,13 +404,13 @@ static int add_selection(round_t *r, hid_t mspace, hid_t fspace, haddr_t base, s
     /* Both sides one run (H5S_ALL, or one hyperslab block such as IOR's
      * and most small transfers): one extent, so no iterators -- making and
      * closing two cost a small call about as much as the rest of h5sf's
-     * path (measured: docs/performance.md, Figures behind constants, one
+     * path (measured: docs/performance-history.md, Figures behind constants, one
      * run). */
     uint64_t moff, foff;
     if (one_run(mspace, nm, esize, &moff) && one_run(fspace, nf, esize, &foff))
         return round_add(r, base + foff, (uint64_t)nf * esize, (uint64_t)(uintptr_t)buf + moff);
     /* 32 KiB of sequence lists: kept with the file, not zeroed per call
-     * (measured: docs/performance.md, Figures behind constants, sequence
+     * (measured: docs/performance-history.md, Figures behind constants, sequence
      * lists). */
     if (!r->f->sides && !(r->f->sides = h5sf_malloc(2 * sizeof *r->f->sides)))
         return h5sf_fail(e, ENOMEM, "out of memory");

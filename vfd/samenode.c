@@ -16,11 +16,11 @@
  *           with gaps, a strided selection, h5sf_sparse() -- still meet at
  *           the IOC, which merges many ranks' pieces into contiguous runs;
  *           dense writes go direct all the same: a round trip to the IOC
- *           costs more than their pwritev; measured: docs/performance.md,
+ *           costs more than their pwritev; measured: docs/performance-history.md,
  *           Figures behind constants, dense same-node writes).  On one
  *           node that merge gains the file system nothing (its page cache
  *           sees the same bytes either way) and costs a second copy and a
- *           queue every rank waits in (measured: docs/performance.md,
+ *           queue every rank waits in (measured: docs/performance-history.md,
  *           Figures behind constants, same-node strided writes).
  *
  * What the IOC gives the file system is unchanged: one node's writers per

@@ -35,7 +35,7 @@ typedef struct h5sf_pool_job {
 /* Calls moving fewer bytes than this per subfile, on average, run their
  * jobs one after another on the caller: below it, waking workers costs
  * more than the overlap gains (measured with test/bench_pool.c:
- * docs/performance.md, Figures behind constants, pool threshold). */
+ * docs/performance-history.md, Figures behind constants, pool threshold). */
 #define H5SF_POOL_MIN_BYTES ((uint64_t)64 * 1024)
 /* Most workers (H5SF_POOL_THREADS, its default and upper bound); with the
  * caller, at most this + 1 subfiles in flight. */

@@ -8,7 +8,7 @@
  * rep 2 of all, ...), so slow drift of the machine hits all of them alike.
  * Within a workload the configurations take turns going first (repetition
  * r starts at the r-th): the first run after another workload pays for
- * the switch (measured: docs/performance.md, Figures behind constants,
+ * the switch (measured: docs/performance-history.md, Figures behind constants,
  * benchmark rotation), which a fixed order would charge to one driver
  * every time.
  * Each run writes, closes, reopens, reads and verifies; a run whose data
