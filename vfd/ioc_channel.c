@@ -99,11 +99,19 @@ done:
     return ret_value;
 }
 
+/* The request takes offsets and lengths as uint64_t, which haddr_t and
+ * size_t are on LP64 systems: there HDF5's arrays go to the IOC client as
+ * they are (it copies them into the request before it returns), and a piece
+ * costs no copy here; elsewhere they are converted. */
+#define ADDRS_ARE_U64 _Generic((haddr_t)0, uint64_t : 1, default : 0)
+#define SIZES_ARE_U64 _Generic((size_t)0, uint64_t : 1, default : 0)
+
 static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], size_t sizes[], void *bufs[])
 {
     h5sf_errbuf_t          eb   = {0};
     h5sf_ioc_client_req_t *req  = NULL;
-    uint64_t              *offs = NULL, *lens = NULL;
+    uint64_t              *offs = NULL, *lens = NULL; /* copies, where the types differ */
+    const uint64_t        *o = (const uint64_t *)(const void *)addrs, *l = (const uint64_t *)(const void *)sizes;
     herr_t                 ret_value = 0;
 
     if (count == 0)
@@ -111,11 +119,19 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
     if (h5sf_mpi_finalizing())
         H5SF_GOTO(-1, H5E_IO, op == H5SF_IOC_OP_WRITE ? H5E_WRITEERROR : H5E_READERROR,
                   "MPI has been finalized: the I/O concentrators of subfile %u are gone", c->fa.subfile);
-    if (!(offs = h5sf_malloc(count * sizeof *offs)) || !(lens = h5sf_malloc(count * sizeof *lens)))
-        H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
-    for (uint32_t i = 0; i < count; i++) {
-        offs[i] = addrs[i];
-        lens[i] = sizes[i];
+    if (!ADDRS_ARE_U64) {
+        if (!(offs = h5sf_malloc(count * sizeof *offs)))
+            H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
+        for (uint32_t i = 0; i < count; i++)
+            offs[i] = addrs[i];
+        o = offs;
+    }
+    if (!SIZES_ARE_U64) {
+        if (!(lens = h5sf_malloc(count * sizeof *lens)))
+            H5SF_GOTO(-1, H5E_RESOURCE, H5E_NOSPACE, "out of memory");
+        for (uint32_t i = 0; i < count; i++)
+            lens[i] = sizes[i];
+        l = lens;
     }
     if (c->co && c->npending == c->cap) {
         size_t                  cap = c->cap ? 2 * c->cap : 8;
@@ -125,8 +141,7 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
         c->pending = p;
         c->cap     = cap;
     }
-    if (h5sf_ioc_post(c->fa.ctx, op, c->fa.ioc_rank, c->fa.file_id, c->fa.subfile, count, offs, lens, bufs, &req, &eb) <
-        0)
+    if (h5sf_ioc_post(c->fa.ctx, op, c->fa.ioc_rank, c->fa.file_id, c->fa.subfile, count, o, l, bufs, &req, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_IO, op == H5SF_IOC_OP_WRITE ? H5E_WRITEERROR : H5E_READERROR, &eb);
     if (c->co)
         c->pending[c->npending++] = req;
