@@ -301,8 +301,8 @@ static int ctx_create(MPI_Comm comm, int timeout_s, h5sf_ioc_ctx_t **out, h5sf_e
     MPI_Comm        dup;
     int            *ub, flag = 0, rank, size, cmp, rc;
     char            why[MPI_MAX_ERROR_STRING];
-    if ((rc = h5sf_mpi_comm_dup(comm, &dup)) != MPI_SUCCESS)
-        h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator: %s", h5sf_mpi_errstr(rc, why));
+    if ((rc = h5sf_mpisite_comm_dup(comm, &dup)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "MPI_Comm_dup failed creating the IOC communicator: %s", h5sf_mpisite_errstr(rc, why));
     /* Agreed on comm: a rank without the duplicate would leave the others
      * in the collectives on theirs. */
     if (h5sf_ioc_agree(comm, rc != MPI_SUCCESS, e) < 0) {
@@ -543,7 +543,7 @@ static void barrier_start(h5sf_ioc_ctx_t *c)
     int      rc;
     for (unsigned idle = 0;; ioc_backoff(&idle)) {
         c->fin_req = MPI_REQUEST_NULL;
-        if ((rc = IOC_MPI(h5sf_mpi_ibarrier(c->comm, &c->fin_req))) == MPI_SUCCESS)
+        if ((rc = IOC_MPI(h5sf_mpisite_ibarrier(c->comm, &c->fin_req))) == MPI_SUCCESS)
             return;
         if (ioc_now_ns() - t0 > limit)
             break;
@@ -551,7 +551,7 @@ static void barrier_start(h5sf_ioc_ctx_t *c)
     char why[MPI_MAX_ERROR_STRING];
     c->fin_req = MPI_REQUEST_NULL;
     fprintf(stderr, "h5sf: rank %d: MPI_Ibarrier at MPI_Finalize failed for %d s (%s); the other ranks may wait\n",
-            c->rank, atomic_load(&c->timeout_s), h5sf_mpi_errstr(rc, why));
+            c->rank, atomic_load(&c->timeout_s), h5sf_mpisite_errstr(rc, why));
 }
 
 /* Every IOC of every context with files open gets here too (MPI_Finalize

@@ -92,11 +92,11 @@ int ioc_dtype_make(size_t n, void *const *bufs, const uint64_t *lens, void **bas
     for (size_t k = 0; k < nblk; k++)
         disp[k] = MPI_Aint_diff(disp[k], origin);
     /* Two local calls (create, commit) under one turn of the gate. */
-    int rc = IOC_MPI(h5sf_mpi_type_hindexed((int)nblk, bl, disp, dt));
+    int rc = IOC_MPI(h5sf_mpisite_type_hindexed((int)nblk, bl, disp, dt));
     if (rc != MPI_SUCCESS) {
         char why[MPI_MAX_ERROR_STRING];
         *dt = MPI_BYTE;
-        h5sf_fail(e, 0, "MPI_Type_create_hindexed failed for %zu pieces: %s", n, h5sf_mpi_errstr(rc, why));
+        h5sf_fail(e, 0, "MPI_Type_create_hindexed failed for %zu pieces: %s", n, h5sf_mpisite_errstr(rc, why));
         goto done;
     }
     *base  = bufs[first];

@@ -126,15 +126,16 @@ void h5sf_ioc_end_parked(void);
 /* ---- MPI calls that can fail on one rank alone (mpisite.c) --------------
  * As MPI's own, each a fault site of the sweep (common/alloc.h): a failing
  * site returns MPI_ERR_NO_MEM with nothing made (a communicator made
- * collectively is freed again).  The handle is the null one on failure. */
-int h5sf_mpi_comm_dup(MPI_Comm comm, MPI_Comm *out);
-int h5sf_mpi_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);
-int h5sf_mpi_info_dup(MPI_Info info, MPI_Info *out);
-int h5sf_mpi_info_create(MPI_Info *out);
-int h5sf_mpi_ibarrier(MPI_Comm comm, MPI_Request *req);
+ * collectively is freed again).  The handle is the null one on failure.
+ * Prefix h5sf_mpisite_, apart from vfd/mpi.c's h5sf_mpi_* (MPI's life cycle). */
+int h5sf_mpisite_comm_dup(MPI_Comm comm, MPI_Comm *out);
+int h5sf_mpisite_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);
+int h5sf_mpisite_info_dup(MPI_Info info, MPI_Info *out);
+int h5sf_mpisite_info_create(MPI_Info *out);
+int h5sf_mpisite_ibarrier(MPI_Comm comm, MPI_Request *req);
 /* MPI_Type_create_hindexed over MPI_BYTE, committed. */
-int h5sf_mpi_type_hindexed(int n, const int *lens, const MPI_Aint *disp, MPI_Datatype *out);
+int h5sf_mpisite_type_hindexed(int n, const int *lens, const MPI_Aint *disp, MPI_Datatype *out);
 /* MPI_Error_string of rc in buf (MPI_MAX_ERROR_STRING bytes). */
-const char *h5sf_mpi_errstr(int rc, char *buf);
+const char *h5sf_mpisite_errstr(int rc, char *buf);
 
 #endif

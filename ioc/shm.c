@@ -192,11 +192,11 @@ static void setup_alone(h5sf_ioc_ctx_t *ctx)
  * nor then has anyone (the others would wait for it). */
 static int split_node(h5sf_ioc_ctx_t *ctx, MPI_Comm *node, h5sf_errbuf_t *e)
 {
-    int  all = 0, rc = h5sf_mpi_comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, node);
+    int  all = 0, rc = h5sf_mpisite_comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, node);
     int  bad = rc != MPI_SUCCESS;
     char why[MPI_MAX_ERROR_STRING];
     if (MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS || all)
-        return bad ? h5sf_fail(e, 0, "MPI_Comm_split_type failed: %s", h5sf_mpi_errstr(rc, why))
+        return bad ? h5sf_fail(e, 0, "MPI_Comm_split_type failed: %s", h5sf_mpisite_errstr(rc, why))
                    : h5sf_fail(e, 0, "another rank could not split the communicator by node");
     return 0;
 }

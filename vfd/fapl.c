@@ -55,9 +55,9 @@ H5SF_API herr_t H5Pget_fapl_h5sf(hid_t fapl_id, H5FD_h5sf_config_t *config)
     if (h5sf_fapl_resolve(fapl_id, config, &eb) < 0)
         H5SF_GOTO_EB(-1, H5E_PLIST, H5E_BADVALUE, &eb);
     /* The fapl keeps its handles; the caller gets its own. */
-    if (config->comm != MPI_COMM_NULL && h5sf_mpi_comm_dup(config->comm, &config->comm) != MPI_SUCCESS)
+    if (config->comm != MPI_COMM_NULL && h5sf_mpisite_comm_dup(config->comm, &config->comm) != MPI_SUCCESS)
         H5SF_GOTO(-1, H5E_PLIST, H5E_CANTCOPY, "cannot duplicate the fapl's communicator");
-    if (config->info != MPI_INFO_NULL && h5sf_mpi_info_dup(config->info, &config->info) != MPI_SUCCESS)
+    if (config->info != MPI_INFO_NULL && h5sf_mpisite_info_dup(config->info, &config->info) != MPI_SUCCESS)
         H5SF_GOTO(-1, H5E_PLIST, H5E_CANTCOPY, "cannot duplicate the fapl's MPI info");
 done:
     return ret_value;

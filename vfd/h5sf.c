@@ -495,9 +495,9 @@ static void *config_dup(const H5FD_h5sf_config_t *src, MPI_Comm comm, MPI_Info i
     *c      = *src;
     c->comm = MPI_COMM_NULL;
     c->info = MPI_INFO_NULL;
-    if (comm != MPI_COMM_NULL && h5sf_mpi_usable() && h5sf_mpi_comm_dup(comm, &c->comm) != MPI_SUCCESS)
+    if (comm != MPI_COMM_NULL && h5sf_mpi_usable() && h5sf_mpisite_comm_dup(comm, &c->comm) != MPI_SUCCESS)
         c->comm = MPI_COMM_NULL;
-    if (info != MPI_INFO_NULL && h5sf_mpi_usable() && h5sf_mpi_info_dup(info, &c->info) != MPI_SUCCESS)
+    if (info != MPI_INFO_NULL && h5sf_mpi_usable() && h5sf_mpisite_info_dup(info, &c->info) != MPI_SUCCESS)
         c->info = MPI_INFO_NULL;
     return c;
 }

@@ -71,11 +71,12 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
     if (c == MPI_COMM_NULL)
         c = MPI_COMM_SELF;
     char why[MPI_MAX_ERROR_STRING];
-    int  rc = h5sf_mpi_comm_dup(c, comm);
+    int  rc = h5sf_mpisite_comm_dup(c, comm);
     if (rc != MPI_SUCCESS)
-        h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator: %s", h5sf_mpi_errstr(rc, why));
-    else if (i != MPI_INFO_NULL && (rc = h5sf_mpi_info_dup(i, info)) != MPI_SUCCESS)
-        h5sf_fail(e, 0, "cannot duplicate the file access property list's MPI info: %s", h5sf_mpi_errstr(rc, why));
+        h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator: %s",
+                  h5sf_mpisite_errstr(rc, why));
+    else if (i != MPI_INFO_NULL && (rc = h5sf_mpisite_info_dup(i, info)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "cannot duplicate the file access property list's MPI info: %s", h5sf_mpisite_errstr(rc, why));
     /* Agreed on c itself: a rank whose duplicate failed has nothing else
      * to agree on, and must not leave the others in the first collective
      * on theirs. */

@@ -359,8 +359,8 @@ static int settings_share(h5sf_file_t *f, hid_t fapl_id, bool solo, int *provide
     f->cfg.info = MPI_INFO_NULL;
     /* HDF5 insists on a real info object (H5Fget_access_plist fails on
      * MPI_INFO_NULL), so keep an empty one when none was given. */
-    if (!solo && f->info == MPI_INFO_NULL && (rc = h5sf_mpi_info_create(&f->info)) != MPI_SUCCESS && !failed)
-        failed = h5sf_fail(&oe->eb, 0, "cannot create an MPI info object: %s", h5sf_mpi_errstr(rc, why)) < 0;
+    if (!solo && f->info == MPI_INFO_NULL && (rc = h5sf_mpisite_info_create(&f->info)) != MPI_SUCCESS && !failed)
+        failed = h5sf_fail(&oe->eb, 0, "cannot create an MPI info object: %s", h5sf_mpisite_errstr(rc, why)) < 0;
     h5sf_coll_rank_size(f->comm, &f->rank, &f->size);
     if (h5sf_agree(f->comm, failed, &oe->eb) < 0 || settings_agree(f, provided, &oe->eb) < 0)
         return open_fail(oe, H5E_VFL, H5E_CANTOPENFILE);

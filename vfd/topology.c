@@ -21,8 +21,8 @@ static int node_leads(MPI_Comm comm, int rank, int *leads, h5sf_errbuf_t *e)
     MPI_Comm node;
     int      lead, rc;
     char     why[MPI_MAX_ERROR_STRING];
-    if ((rc = h5sf_mpi_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &node)) != MPI_SUCCESS)
-        h5sf_fail(e, 0, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed: %s", h5sf_mpi_errstr(rc, why));
+    if ((rc = h5sf_mpisite_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &node)) != MPI_SUCCESS)
+        h5sf_fail(e, 0, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed: %s", h5sf_mpisite_errstr(rc, why));
     /* Agreed: a rank without its node's communicator would leave the
      * others in the collectives on theirs. */
     if (h5sf_agree(comm, rc != MPI_SUCCESS, e) < 0) {
