@@ -7,6 +7,10 @@
  * node.  Subfile s is owned by iocs[s mod nioc], so with the same order the
  * two drivers put every subfile on the same node, which is what lets each
  * read the other's files on node-local storage.
+ *
+ * Why two files: the choice is pure arithmetic on node numbers, so it lives
+ * in common/ (no MPI) where unit_topology checks it against the built-in
+ * driver's order without an MPI job; this file only gathers the nodes.
  */
 #include <errno.h>
 #include <stdlib.h>
