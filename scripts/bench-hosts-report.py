@@ -51,6 +51,8 @@ def best(vals, i):
     return max(vals, key=lambda v: v[i]) if vals else None
 
 
+ns = sorted({v[2] for v in med.values()})
+reps = str(ns[0]) if len(ns) == 1 else f"{ns[0]}-{ns[-1]}" if ns else "0"
 lines = [f"Run: median of {reps} interleaved repetitions, {mib} MiB per rank; MiB/s "
          f"(metadata: datasets/s). h5sf columns: collective transfers (small: independent, one "
          f"H5Dwrite/H5Dread per piece). Runs that failed verification: {bad}.", ""]

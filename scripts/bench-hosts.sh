@@ -7,7 +7,7 @@
 #   scripts/bench-hosts.sh [--hosts 2] [--ppn 2] [--mib 8] [--reps 5]
 #       [--workloads contiguous,strided,multi,metadata,small] [--ndsets 500]
 #       [--xfer-size 4096] [--stripe-size BYTES] [--dir DIR] [--out DIR]
-#       [--no-local] [--no-account] [--timeout SEC]
+#       [--no-local] [--no-account] [--timeout SEC] [--budget SEC]
 #
 # Configurations (collective transfers unless named): h5sf at channel=auto,
 # ioc and direct; MPI-IO independent; MPI-IO collective with OMPIO and with
@@ -37,6 +37,10 @@
 # calls of the phase, with their count).  The account's barriers are its
 # own: it is never mixed with the timed runs.
 #
+# --budget SEC: start no repetition that would, at the pace so far, end
+# after SEC seconds (the medians are then of fewer; the report says how
+# many).  --timeout: the most one mpiexec may take (default 300 s).
+#
 # Output in <out> (default bench-hosts-out/): performance-hosts.csv (every
 # run: mpi,hosts,ppn,io,storage and h5sf-bench's columns; appended to, so
 # one <out> can hold both MPIs), account.csv, and bench-hosts-results.md
@@ -49,7 +53,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 hosts=2 ppn=2 mib=8 reps=5 workloads=contiguous,strided,multi,metadata,small ndsets=500 xs=4096
-stripe=$((4 << 20)) dir=/dev/shm out="$root/bench-hosts-out" local=1 account=1 tmo=900
+stripe=$((4 << 20)) dir=/dev/shm out="$root/bench-hosts-out" local=1 account=1 tmo=300 budget=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --hosts) hosts="$2"; shift 2 ;;
@@ -65,7 +69,8 @@ while [ $# -gt 0 ]; do
         --no-local) local=0; shift ;;
         --no-account) account=0; shift ;;
         --timeout) tmo="$2"; shift 2 ;;
-        -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
+        --budget) budget="$2"; shift 2 ;;
+        -h|--help) sed -n '2,55p' "$0"; exit 0 ;;
         *) echo "bench-hosts.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -107,7 +112,13 @@ run() {
 }
 h5sf=h5sf-auto:collective,h5sf-ioc:collective,h5sf-direct:collective
 echo "bench-hosts.sh: $H5SF_MPI, $hosts hosts x $ppn ranks, $mib MiB per rank, $reps reps ($workloads)" >&2
+start=$SECONDS
 for r in $(seq 1 "$reps"); do
+    if [ "$budget" -gt 0 ] && [ "$r" -gt 1 ] &&
+        [ $((SECONDS + (SECONDS - start) / (r - 1))) -gt "$budget" ]; then
+        echo "bench-hosts.sh: stopping after $((r - 1)) repetitions (--budget $budget s)" >&2
+        break
+    fi
     echo "bench-hosts.sh: repetition $r ..." >&2
     if [ "$H5SF_MPI" = openmpi ]; then
         steps=("ompio shared $h5sf,mpio:independent,mpio:collective" "romio shared mpio:collective")
