@@ -72,10 +72,12 @@ const h5sf_option_t h5sf_runtime_vars[] = {
             "H5SF_STATS",
             NULL,
             "0",
-            "0 | 1 | transfers",
+            "0 | 1 | transfers | stages",
             "1: print per-file I/O statistics on rank 0 when the file is closed.  Rank 0's value applies to every "
             "rank (the statistics are collected collectively).  transfers: the same, and every rank with this value "
-            "prints one line per raw-data read or write call (H5FD_h5sf_get_last_transfer's report).",
+            "prints one line per raw-data read or write call (H5FD_h5sf_get_last_transfer's report).  stages: the "
+            "same as 1, and every rank with this value keeps the IOC channel's stage account: time, count and bytes "
+            "of each stage of its requests, as client and as IOC (H5FD_h5sf_get_account; h5sf-bench --account).",
         },
     [H5SF_VAR_LOG] = {"-", "H5SF_LOG", NULL, "(unset)", "debug | json",
                       "Trace the layout decision (channel, IOC ranks, subfile ownership) on rank 0 at every open; json "

@@ -243,6 +243,42 @@ H5_DLL herr_t H5FD_h5sf_get_last_transfer_sized(hid_t file_id, H5FD_h5sf_transfe
 H5_DLL herr_t H5FD_h5sf_get_files(const char *path, const char *config_dir, char ***files, size_t *count);
 H5_DLL void   H5FD_h5sf_free_files(char **files, size_t count);
 
+/* ---- Stage account of the IOC channel ----------------------------------
+ * Where a request to an I/O concentrator spends its time: on the client
+ * (CALL, PACK, POST, WAIT) and on the IOC (HEADER, QUEUE, PAYLOAD, IO,
+ * REPLY).  Process-wide (all files, every thread of this process, the
+ * IOC's threads included); reduce it over ranks to see both sides of a
+ * call, as h5sf-bench --account does.  Off unless H5SF_STATS=stages or
+ * H5FD_h5sf_set_account(1); off, it costs one load per stage. */
+typedef enum {
+    H5FD_H5SF_STAGE_CALL    = 0, /* client: one subfile vector call, post to reply   */
+    H5FD_H5SF_STAGE_PACK    = 1, /* client: payload copy, piece list encoding        */
+    H5FD_H5SF_STAGE_POST    = 2, /* client: posting header, payload, reply to MPI    */
+    H5FD_H5SF_STAGE_WAIT    = 3, /* client: waiting for reply and payload (a round trip) */
+    H5FD_H5SF_STAGE_HEADER  = 4, /* IOC: receiving a request header                  */
+    H5FD_H5SF_STAGE_QUEUE   = 5, /* IOC: arrival to a worker taking the request      */
+    H5FD_H5SF_STAGE_PAYLOAD = 6, /* IOC: waiting for payload chunks to arrive/leave  */
+    H5FD_H5SF_STAGE_IO      = 7, /* IOC: pwritev/preadv                              */
+    H5FD_H5SF_STAGE_REPLY   = 8, /* IOC: sending the reply                           */
+    H5FD_H5SF_STAGES        = 9
+} H5FD_h5sf_stage_t;
+
+typedef struct H5FD_h5sf_account_t {
+    uint64_t size;                    /* set by the getter macro: sizeof the caller's struct */
+    uint64_t ns[H5FD_H5SF_STAGES];    /* time in the stage, summed over threads */
+    uint64_t count[H5FD_H5SF_STAGES]; /* times entered (WAIT: round trips)       */
+    uint64_t bytes[H5FD_H5SF_STAGES]; /* PACK: bytes copied; PAYLOAD: bytes over MPI; IO: bytes to disk */
+    uint64_t messages;                /* MPI messages of requests to other ranks' IOCs, both ways */
+} H5FD_h5sf_account_t;
+
+/* This process's account since the last reset; reset != 0 zeroes it.  A
+ * sized struct, as h5sf_stats_t: the macro passes the caller's size. */
+H5_DLL herr_t H5FD_h5sf_get_account_sized(H5FD_h5sf_account_t *account, int reset, size_t size);
+#define H5FD_h5sf_get_account(account, reset)                                                                          \
+    H5FD_h5sf_get_account_sized((account), (reset), sizeof(H5FD_h5sf_account_t))
+/* Turn the account on (1) or off (0) in this process, whatever H5SF_STATS says. */
+H5_DLL herr_t H5FD_h5sf_set_account(int on);
+
 #ifdef __cplusplus
 }
 #endif

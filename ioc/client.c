@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "account.h"
 
 struct h5sf_ioc_client_req {
     h5sf_ioc_ctx_t *ctx;
@@ -413,11 +414,14 @@ static int post(h5sf_ioc_ctx_t *ctx, int op, int ioc, uint32_t file_id, uint32_t
             goto done;
     }
     else {
+        uint64_t acct = ioc_acct_now();
         if (place_payload(ctx, q, &p, count, lens, bufs, e) < 0 || encode_header(q, &p, count, offs, lens, bufs, e) < 0)
             goto done;
+        acct = ioc_acct_lap(IOC_ACCT_PACK, acct, op == H5SF_WIRE_WRITE ? q->total : 0);
         sent = true;
         if (send_request(ctx, q, &p, e) < 0)
             goto done;
+        ioc_acct_sent(acct, q->shm ? 0 : q->total, 2 + q->ndata);
         posted_add(ctx, q);
     }
     count_inflight(ctx);
@@ -612,6 +616,7 @@ static int wait_remote(h5sf_ioc_client_req_t *q)
     q->value = rep.value;
     q->ret   = ret;
     atomic_fetch_sub(&ctx->inflight, 1);
+    ioc_acct_stop(IOC_ACCT_WAIT, t0, q->total);
     return ret;
 }
 

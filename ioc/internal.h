@@ -5,6 +5,7 @@
  *   client.c    the requesting side: post, wait, control requests
  *   dtype.c     MPI derived datatypes over (buffer, length) pieces
  *   clock.c     monotonic clock and the back-off of polling loops
+ *   account.c   the stage account of requests (account.h; H5SF_STATS=stages)
  *   gate.c      the finalize gate: h5sf's threads and MPI_Finalize take turns
  *               in MPI, one call at a time (IOC_MPI)
  *   progress.c  the progress thread: receive, decode, hand to the scheduler

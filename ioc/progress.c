@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include "internal.h"
+#include "account.h"
 
 /* Idle polls before it sleeps on its doorbell, where it has one: the point
  * where ioc_backoff_idle's sleeps grow past 200 us (~30 ms idle).  Sooner
@@ -166,7 +167,9 @@ static bool receive_held(progress_t *pg, int len, bool accept)
         IOC_MPI(MPI_Mrecv(NULL, 0, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE)); /* truncates: drops it */
         return true;
     }
+    uint64_t acct = ioc_acct_now();
     IOC_MPI(MPI_Mrecv(buf, len, MPI_BYTE, &pg->msg, MPI_STATUS_IGNORE));
+    ioc_acct_stop(IOC_ACCT_HEADER, acct, (uint64_t)len);
     if (accept)
         accept_msg(pg, buf, (size_t)len, pg->st.MPI_SOURCE);
     else

@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include "internal.h"
 #include "../common/runs.h"
+#include "account.h"
 
 #define SEGS_KEEP 4096 /* sort workspace a worker keeps between batches (128 KiB) */
 
@@ -155,7 +156,9 @@ static void send_reply(h5sf_ioc_ctx_t *ctx, int source, int tag, const h5sf_wire
 {
     unsigned char buf[H5SF_WIRE_REPLY_SIZE];
     h5sf_wire_reply_encode(rep, buf);
+    uint64_t acct = ioc_acct_now();
     send_bytes(ctx, buf, sizeof buf, source, tag);
+    ioc_acct_stop(IOC_ACCT_REPLY, acct, sizeof buf);
 }
 
 void ioc_reply_error(h5sf_ioc_ctx_t *ctx, const h5sf_wire_hdr_t *h, int source, int err, const char *msg)
@@ -252,11 +255,13 @@ static void transfer_runs(h5sf_ioc_ctx_t *ctx, ioc_sf_t *sf, int op, member_t *m
     h5sf_runs_init(&r, ns, seg_piece, &rs);
     while (h5sf_runs_next(&r)) {
         atomic_fetch_add(&ctx->syscalls, 1);
+        uint64_t acct = ioc_acct_now();
         if (h5sf_sysio_xferv(&x, r.iov, r.niov, r.off) < 0) {
             int err = errno;
             for (size_t q = r.first; q <= r.last; q++)
                 fail_member(ctx, &mb[segs[q].m], err, r.len, r.off);
         }
+        ioc_acct_stop(IOC_ACCT_IO, acct, r.len);
     }
 }
 
@@ -291,14 +296,16 @@ static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
  * it never returns to the pool. */
 static int settle(h5sf_ioc_ctx_t *ctx, member_t *m, int i)
 {
-    int  rc    = 0;
-    bool inuse = false;
+    int      rc    = 0;
+    bool     inuse = false;
+    uint64_t acct  = m->nreq[i] ? ioc_acct_now() : 0;
     for (int j = 0; j < m->nreq[i]; j++) {
         int w = m->req[i][j] != MPI_REQUEST_NULL ? wait_req(ctx, &m->req[i][j]) : 0;
         if (w < 0)
             rc = -1;
         inuse |= w == -2;
     }
+    ioc_acct_stop(IOC_ACCT_PAYLOAD, acct, 0);
     m->nreq[i] = 0;
     if (inuse) {
         if (i == 1)
@@ -530,6 +537,7 @@ void ioc_run_batch(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm, seg_t **segs, size
         npieces += r->h.count;
         maxk = mb[j].nk > maxk ? mb[j].nk : maxk;
         atomic_fetch_add(&ctx->queue_wait_ns, t0 - r->t_arrive);
+        ioc_acct_add(IOC_ACCT_QUEUE, t0 - r->t_arrive, r->h.total);
     }
     atomic_fetch_add(&ctx->batches, 1);
     atomic_fetch_add(&ctx->merged, (uint64_t)(nm - 1));

@@ -29,8 +29,11 @@
 # --workloads, --drivers, --xfer, --xfer-size: passed to h5sf-bench (default:
 # its defaults), e.g. to leave out a driver too slow for one workload, or
 # --workloads small --xfer-size 4096,1048576 for IOR's small transfers.
+# --hosts H --ppn P: across emulated hosts instead (scripts/bench-hosts.sh,
+# which takes the other options).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+for a in "$@"; do [ "$a" != --hosts ] || exec "$root/scripts/bench-hosts.sh" "$@"; done
 pass=()
 dir=/dev/shm/h5sf-bench.$$ ranks="1 2 4 8" mib=32 reps=5 stripe=$((4 << 20)) count=4 out="$root/bench-out" cma=auto bind=core:overload-allowed
 while [ $# -gt 0 ]; do
@@ -47,7 +50,7 @@ while [ $# -gt 0 ]; do
         --hdf5) export H5SF_HDF5_PREFIX="$(cd "$2" && pwd)"
                 export H5SF_BUILD_DIR="$root/build-bench-$(basename "$H5SF_HDF5_PREFIX")"; shift 2 ;;
         --workloads|--drivers|--xfer|--xfer-size) pass+=("$1" "$2"); shift 2 ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done

@@ -27,7 +27,7 @@
  *                   the caller's COBEGIN/COEND batch on it (threadpool.h)
  *   samenode.c      IOC channel: the same-node shortcut, I/O of subfiles whose IOC is on this node
  *                   done by the caller (which requests: its opening comment)
- *   ioc_channel.c   the "h5sf_ioc" VFD class: ships vectors to the IOC daemons
+ *   ioc_channel.c   the "h5sf_ioc" VFD class: ships vectors to the IOC daemons; the stage account
  *   fapl_settings.c the settings in effect for a fapl (driver info, config string, environment)
  *   registry.c      the list of open files
  *   solo.c          files without MPI (a serial program that did not start it), the collectives

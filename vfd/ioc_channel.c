@@ -7,12 +7,14 @@
  * h5sf's bracket spans one of its calls, or, inside the caller's own
  * COBEGIN/COEND on the h5sf file, all calls up to its COEND (channel.c).
  * The instance never opens the subfile itself: the owner's daemon holds the
- * only descriptor (opened by h5sf at open time).
+ * only descriptor (opened by h5sf at open time).  Also the public getter and
+ * switch of the channel's stage account (ioc/account.c keeps it).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../ioc/account.h"
 
 typedef struct ioc_chan {
     H5FD_t                  pub;
@@ -113,6 +115,7 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
     uint64_t              *offs = NULL, *lens = NULL; /* copies, where the types differ */
     const uint64_t        *o = (const uint64_t *)(const void *)addrs, *l = (const uint64_t *)(const void *)sizes;
     herr_t                 ret_value = 0;
+    uint64_t               acct      = ioc_acct_now();
 
     if (count == 0)
         goto done;
@@ -150,6 +153,7 @@ static herr_t chan_io(ioc_chan_t *c, int op, uint32_t count, haddr_t addrs[], si
 done:
     h5sf_free(offs);
     h5sf_free(lens);
+    ioc_acct_stop(IOC_ACCT_CALL, acct, 0);
     return ret_value;
 }
 
@@ -247,4 +251,31 @@ hid_t h5sf_ioc_channel_register(void)
     if (ioc_id < 0 || H5Iis_valid(ioc_id) <= 0)
         ioc_id = H5FDregister(&ioc_class);
     return ioc_id;
+}
+
+/* The stage account (include/h5sf.h): ioc/account.c's counters, copied out. */
+_Static_assert((int)H5FD_H5SF_STAGES == (int)IOC_ACCT_STAGES, "ioc/account.h and h5sf.h list the same stages");
+
+H5SF_API herr_t H5FD_h5sf_get_account_sized(H5FD_h5sf_account_t *account, int reset, size_t size)
+{
+    ioc_acct_t          a;
+    H5FD_h5sf_account_t all;
+    herr_t              ret_value = 0;
+    if (!account || size < sizeof account->size)
+        H5SF_GOTO(-1, H5E_ARGS, H5E_BADVALUE, "H5FD_h5sf_get_account: account is NULL or too small");
+    ioc_acct_get(&a, reset != 0);
+    all.size = size < sizeof all ? size : sizeof all;
+    memcpy(all.ns, a.ns, sizeof a.ns);
+    memcpy(all.count, a.count, sizeof a.count);
+    memcpy(all.bytes, a.bytes, sizeof a.bytes);
+    all.messages = a.messages;
+    memcpy(account, &all, all.size); /* an older caller's struct gets its own prefix */
+done:
+    return ret_value;
+}
+
+H5SF_API herr_t H5FD_h5sf_set_account(int on)
+{
+    ioc_acct_enable(on != 0);
+    return 0;
 }

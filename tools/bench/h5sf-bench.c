@@ -26,6 +26,21 @@
  *        [--stripe-count N]   (subfiles, both subfiling drivers; 0: each driver's default)
  *        [--xfer-size LIST]   (small: bytes per H5Dwrite/H5Dread, default 4096;
  *                              a list such as 4096,1048576 runs it once per size)
+ *        [--cb-nodes N]       (MPI-IO: MPI_Info cb_nodes=N, the aggregators of
+ *                              collective I/O; scripts/bench-hosts.sh sets it to
+ *                              h5sf's IOC count)
+ *        [--subfile-dir DIR]  (h5sf: subfile_dir=DIR, e.g. node-local storage,
+ *                              which only the IOC channel can serve)
+ *        [--configs LIST]     (driver:xfer pairs, e.g. h5sf-ioc:collective,
+ *                              mpio:independent, instead of --drivers x --xfer)
+ *        [--rep-start K]      (number the repetitions from K: a run split into
+ *                              one process per repetition keeps the rotation)
+ *        [--account FILE]     (h5sf: the IOC channel's stage account of each
+ *                              run's H5Dwrite and H5Dread, summed over ranks,
+ *                              appended to FILE as CSV; see account_line)
+ *
+ * Drivers: h5sf-ioc, h5sf-direct and h5sf-auto (channel=ioc, direct, auto),
+ * subfiling (HDF5's built-in driver), mpio, posix.
  *
  * `small` (not in the default list): IOR's pattern through its HDF5
  * backend -- each rank writes, then reads, its own contiguous block of one
@@ -38,11 +53,14 @@
  * band of columns, selection I/O off -- collective transfers then reach the
  * driver as MPI derived datatypes (h5sf: vfd/mpitype.c), one per chunk.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <getopt.h>
 #include <hdf5.h>
-#if H5SF_HAVE_SUBFILING_VFD /* HDF5's own subfiling driver is built in */
+#include "../../include/h5sf.h" /* H5FD_h5sf_account_t: the account, looked up at run time (account_begin) */
+#if H5SF_HAVE_SUBFILING_VFD     /* HDF5's own subfiling driver is built in */
 #include <H5FDsubfiling.h>
 #endif
 #include <mpi.h>
@@ -58,6 +76,10 @@ static size_t mib = 32, stripe = 4 << 20, ndsets_meta = 2000;
 static int    stripe_count;     /* 0: each driver's default */
 static size_t xfer_size = 4096; /* the small workload's bytes per call */
 static int    bad_runs;
+static int    cb_nodes;          /* MPI-IO aggregators (0: MPI-IO's default) */
+static char   subfile_dir[1024]; /* h5sf subfile_dir ("": the stub's) */
+static FILE  *account_fp;        /* --account: rank 0's CSV */
+static int    account_on;        /* every rank: --account was given */
 
 static double now(void) { return MPI_Wtime(); }
 
@@ -70,15 +92,27 @@ static int has(const char *list, const char *item)
     return 0;
 }
 
+/* --configs: is driver:xfer listed?  small is independent only, so for it
+ * driver:collective counts too. */
+static int wanted(const char *configs, const char *driver, const char *xfer, int small)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s:collective", driver);
+    if (small && has(configs, k))
+        return 1;
+    snprintf(k, sizeof k, "%s:%s", driver, xfer);
+    return has(configs, k);
+}
+
 /* ---- drivers ------------------------------------------------------------ */
 
 static hid_t make_fapl(const char *driver)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    char  cfg[256];
-    if (!strcmp(driver, "h5sf-ioc") || !strcmp(driver, "h5sf-direct")) {
-        snprintf(cfg, sizeof cfg, "stripe_size=%zu,stripe_count=%d,channel=%s", stripe, stripe_count,
-                 strcmp(driver, "h5sf-ioc") ? "direct" : "ioc");
+    if (!strncmp(driver, "h5sf-", 5)) {
+        char cfg[1400];
+        snprintf(cfg, sizeof cfg, "stripe_size=%zu,stripe_count=%d,channel=%s%s%s", stripe, stripe_count, driver + 5,
+                 subfile_dir[0] ? ",subfile_dir=" : "", subfile_dir);
         if (H5Pset_driver_by_name(fapl, "h5sf", cfg) < 0)
             MPI_Abort(MPI_COMM_WORLD, 3);
         H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
@@ -98,8 +132,20 @@ static hid_t make_fapl(const char *driver)
             MPI_Abort(MPI_COMM_WORLD, 3);
 #endif
     }
-    else
-        H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    else {
+        /* cb_nodes: ROMIO's aggregator count; OMPIO takes its own from the
+         * MCA parameter io_ompio_num_aggregators (bench-hosts.sh sets both). */
+        MPI_Info info = MPI_INFO_NULL;
+        char     n[16];
+        if (cb_nodes > 0) {
+            MPI_Info_create(&info);
+            snprintf(n, sizeof n, "%d", cb_nodes);
+            MPI_Info_set(info, "cb_nodes", n);
+        }
+        H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, info);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+    }
     if (!strcmp(driver, "mpio") || !strncmp(driver, "h5sf", 4)) {
         /* Parallel metadata: collective writes, as the metadata workload asks. */
         H5Pset_all_coll_metadata_ops(fapl, true);
@@ -118,7 +164,77 @@ static void remove_files(const char *path)
         if (system(cmd) != 0) { /* nothing to do */
         }
     }
+    /* Subfiles in a directory of their own may be on every host's own
+     * storage: every rank removes what it sees there (a race of unlinks
+     * of the same names is harmless). */
+    if (subfile_dir[0]) {
+        char        pat[2200];
+        glob_t      g;
+        const char *base = strrchr(path, '/');
+        snprintf(pat, sizeof pat, "%s/%s.subfile_*", subfile_dir, base ? base + 1 : path);
+        if (glob(pat, 0, NULL, &g) == 0)
+            for (size_t i = 0; i < g.gl_pathc; i++)
+                unlink(g.gl_pathv[i]);
+        globfree(&g);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ---- the stage account (--account) -------------------------------------- */
+
+/* The run being measured, for account_end's line. */
+static const char *cur_wl = "", *cur_driver = "";
+static int         cur_coll, cur_rep;
+typedef herr_t (*get_account_fn)(H5FD_h5sf_account_t *, int, size_t);
+static get_account_fn get_account;
+static const char    *STAGE[H5FD_H5SF_STAGES] = {"call",  "pack",    "post", "wait", "header",
+                                                 "queue", "payload", "io",   "reply"};
+
+/* Collective.  1 if this run is accounted: its account zeroed on every
+ * rank.  The getter is looked up in the h5sf plugin HDF5 loaded for the
+ * run's fapl (h5sf-bench does not link h5sf). */
+static int account_begin(const char *driver)
+{
+    if (!account_on || strncmp(driver, "h5sf-", 5))
+        return 0;
+    if (!get_account) {
+        void *h            = dlopen("libh5sf.so.0", RTLD_NOW | RTLD_NOLOAD);
+        herr_t (*set)(int) = h ? (herr_t(*)(int))dlsym(h, "H5FD_h5sf_set_account") : NULL;
+        get_account        = h ? (get_account_fn)dlsym(h, "H5FD_h5sf_get_account_sized") : NULL;
+        if (!get_account || !set) {
+            fprintf(stderr, "h5sf-bench: --account: the h5sf plugin is not loaded or has no account\n");
+            MPI_Abort(MPI_COMM_WORLD, 6);
+        }
+        set(1);
+    }
+    H5FD_h5sf_account_t zero;
+    MPI_Barrier(MPI_COMM_WORLD);
+    get_account(&zero, 1, sizeof zero);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return 1;
+}
+
+/* Collective.  The account of the `calls` calls since account_begin (t0),
+ * summed over ranks: one CSV line on rank 0 (header: main). */
+static void account_end(int on, const char *op, size_t calls, double t0)
+{
+    if (!on)
+        return;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double secs = now() - t0;
+    usleep(2000); /* an IOC ends its reply stage just after the client has the reply */
+    H5FD_h5sf_account_t a, sum;
+    get_account(&a, 1, sizeof a);
+    MPI_Reduce(&a, &sum, (int)(sizeof a / sizeof(uint64_t)), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank != 0 || !account_fp)
+        return;
+    fprintf(account_fp, "%d,%s,%s,%s,%s,%d,%zu,%.6f,%llu", nranks, cur_wl, cur_driver,
+            cur_coll ? "collective" : "independent", op, cur_rep, calls, secs, (unsigned long long)sum.messages);
+    for (int k = 0; k < H5FD_H5SF_STAGES; k++)
+        fprintf(account_fp, ",%llu,%llu,%llu", (unsigned long long)sum.count[k], (unsigned long long)sum.ns[k],
+                (unsigned long long)sum.bytes[k]);
+    fputc('\n', account_fp);
+    fflush(account_fp);
 }
 
 /* ---- data --------------------------------------------------------------- */
@@ -196,9 +312,12 @@ static result_t run_bulk(const char *wl, const char *driver, int coll, const cha
         wbufs[d]   = buf + (size_t)d * per;
         rbufs[d]   = got + (size_t)d * per;
     }
+    int    acct = account_begin(driver);
+    double ta   = now();
     if ((nd == 1 ? H5Dwrite(dsets[0], H5T_NATIVE_UCHAR, ms, fs, dxpl, buf)
                  : H5Dwrite_multi((size_t)nd, dsets, mtypes, mspaces, fspaces, dxpl, wbufs)) < 0)
         r.ok = 0;
+    account_end(acct, "write", 1, ta);
     for (int d = 0; d < nd; d++)
         H5Dclose(dsets[d]);
     if (H5Fclose(f) < 0)
@@ -217,9 +336,12 @@ static result_t run_bulk(const char *wl, const char *driver, int coll, const cha
         snprintf(name, sizeof name, "d%02d", d);
         dsets[d] = H5Dopen2(f, name, H5P_DEFAULT);
     }
+    acct = account_begin(driver);
+    ta   = now();
     if ((nd == 1 ? H5Dread(dsets[0], H5T_NATIVE_UCHAR, ms, fs, dxpl, got)
                  : H5Dread_multi((size_t)nd, dsets, mtypes, mspaces, fspaces, dxpl, rbufs)) < 0)
         r.ok = 0;
+    account_end(acct, "read", 1, ta);
     for (int d = 0; d < nd; d++)
         H5Dclose(dsets[d]);
     H5Fclose(f);
@@ -258,13 +380,16 @@ static result_t run_small(const char *driver, const char *path)
     hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0)
         MPI_Abort(MPI_COMM_WORLD, 4);
-    hid_t d = H5Dcreate2(f, "small", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    hid_t  d    = H5Dcreate2(f, "small", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int    acct = account_begin(driver);
+    double ta   = now();
     for (size_t i = 0; i < n && r.ok; i++) {
         hsize_t start = (hsize_t)rank * bytes + i * xfer_size;
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &xs, NULL);
         if (H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, buf + i * xfer_size) < 0)
             r.ok = 0;
     }
+    account_end(acct, "write", n, ta);
     H5Dclose(d);
     if (H5Fclose(f) < 0)
         r.ok = 0;
@@ -277,13 +402,16 @@ static result_t run_small(const char *driver, const char *path)
     f  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     if (f < 0)
         MPI_Abort(MPI_COMM_WORLD, 5);
-    d = H5Dopen2(f, "small", H5P_DEFAULT);
+    d    = H5Dopen2(f, "small", H5P_DEFAULT);
+    acct = account_begin(driver);
+    ta   = now();
     for (size_t i = 0; i < n && r.ok; i++) {
         hsize_t start = (hsize_t)rank * bytes + i * xfer_size;
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &xs, NULL);
         if (H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, got + i * xfer_size) < 0)
             r.ok = 0;
     }
+    account_end(acct, "read", n, ta);
     H5Dclose(d);
     H5Fclose(f);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -331,9 +459,12 @@ static result_t run_chunked(const char *driver, int coll, const char *path)
     hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (f < 0)
         MPI_Abort(MPI_COMM_WORLD, 4);
-    hid_t d = H5Dcreate2(f, "c", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    hid_t  d    = H5Dcreate2(f, "c", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int    acct = account_begin(driver);
+    double ta   = now();
     if (d < 0 || H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, buf) < 0)
         r.ok = 0;
+    account_end(acct, "write", 1, ta);
     H5Dclose(d);
     if (H5Fclose(f) < 0)
         r.ok = 0;
@@ -346,9 +477,12 @@ static result_t run_chunked(const char *driver, int coll, const char *path)
     f  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     if (f < 0)
         MPI_Abort(MPI_COMM_WORLD, 5);
-    d = H5Dopen2(f, "c", H5P_DEFAULT);
+    d    = H5Dopen2(f, "c", H5P_DEFAULT);
+    acct = account_begin(driver);
+    ta   = now();
     if (d < 0 || H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, dxpl, got) < 0)
         r.ok = 0;
+    account_end(acct, "read", 1, ta);
     H5Dclose(d);
     H5Fclose(f);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -381,6 +515,9 @@ static result_t run_metadata(const char *driver, int coll, const char *path)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now();
     hid_t  f  = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    /* Accounted: the whole loop, per dataset (create, attribute, write). */
+    int    acct = account_begin(driver);
+    double ta   = now();
     for (size_t i = 0; i < ndsets_meta; i++) {
         char name[32];
         snprintf(name, sizeof name, "m%05zu", i);
@@ -405,14 +542,17 @@ static result_t run_metadata(const char *driver, int coll, const char *path)
             r.ok = 0;
         H5Dclose(d);
     }
+    account_end(acct, "write", ndsets_meta, ta);
     if (H5Fclose(f) < 0)
         r.ok = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     r.write_s = now() - t0;
 
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = now();
-    f  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    t0   = now();
+    f    = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    acct = account_begin(driver);
+    ta   = now();
     /* Opens are collective with collective metadata ops: every rank opens
      * every dataset and checks its attribute, and reads the data it wrote. */
     for (size_t i = 0; i < ndsets_meta; i++) {
@@ -434,6 +574,7 @@ static result_t run_metadata(const char *driver, int coll, const char *path)
         }
         H5Dclose(d);
     }
+    account_end(acct, "read", ndsets_meta, ta);
     H5Fclose(f);
     MPI_Barrier(MPI_COMM_WORLD);
     r.read_s = now() - t0;
@@ -534,19 +675,33 @@ static result_t run_posix(const char *wl, const char *path)
 
 int main(int argc, char **argv)
 {
-    int                  provided, reps = 5, nxs = 1;
-    size_t               xsizes[8] = {4096};
-    const char          *workloads = "contiguous,strided,multi,metadata";
-    const char          *drivers   = "h5sf-ioc,h5sf-direct,subfiling,mpio,posix";
-    const char          *xfers     = "independent,collective";
-    static struct option opts[]    = {{"dir", 1, 0, 'd'},          {"mib", 1, 0, 'm'},       {"reps", 1, 0, 'r'},
-                                      {"workloads", 1, 0, 'w'},    {"drivers", 1, 0, 'D'},   {"xfer", 1, 0, 'x'},
-                                      {"stripe-size", 1, 0, 's'},  {"ndsets", 1, 0, 'n'},    {"help", 0, 0, 'h'},
-                                      {"stripe-count", 1, 0, 'c'}, {"xfer-size", 1, 0, 'X'}, {0, 0, 0, 0}};
+    int                  provided, reps = 5, nxs = 1, rep0 = 1;
+    size_t               xsizes[8]    = {4096};
+    const char          *workloads    = "contiguous,strided,multi,metadata";
+    const char          *drivers      = "h5sf-ioc,h5sf-direct,subfiling,mpio,posix";
+    const char          *xfers        = "independent,collective";
+    static struct option opts[]       = {{"dir", 1, 0, 'd'},
+                                         {"mib", 1, 0, 'm'},
+                                         {"reps", 1, 0, 'r'},
+                                         {"workloads", 1, 0, 'w'},
+                                         {"drivers", 1, 0, 'D'},
+                                         {"xfer", 1, 0, 'x'},
+                                         {"stripe-size", 1, 0, 's'},
+                                         {"ndsets", 1, 0, 'n'},
+                                         {"help", 0, 0, 'h'},
+                                         {"stripe-count", 1, 0, 'c'},
+                                         {"xfer-size", 1, 0, 'X'},
+                                         {"cb-nodes", 1, 0, 'B'},
+                                         {"subfile-dir", 1, 0, 'S'},
+                                         {"account", 1, 0, 'A'},
+                                         {"rep-start", 1, 0, 'R'},
+                                         {"configs", 1, 0, 'C'},
+                                         {0, 0, 0, 0}};
+    const char          *account_path = NULL, *configs = NULL;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    for (int c; (c = getopt_long(argc, argv, "d:m:r:w:D:x:s:n:c:X:h", opts, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "d:m:r:w:D:x:s:n:c:X:B:S:A:R:C:h", opts, NULL)) != -1;) {
         switch (c) {
             case 'd': snprintf(dir, sizeof dir, "%s", optarg); break;
             case 'm': mib = strtoul(optarg, NULL, 10); break;
@@ -557,6 +712,11 @@ int main(int argc, char **argv)
             case 's': stripe = strtoul(optarg, NULL, 10); break;
             case 'n': ndsets_meta = strtoul(optarg, NULL, 10); break;
             case 'c': stripe_count = atoi(optarg); break;
+            case 'B': cb_nodes = atoi(optarg); break;
+            case 'S': snprintf(subfile_dir, sizeof subfile_dir, "%s", optarg); break;
+            case 'A': account_path = optarg; break;
+            case 'R': rep0 = atoi(optarg); break;
+            case 'C': configs = optarg; break;
             case 'X': /* a list: the small workload runs once per size */
                 nxs = 0;
                 for (char *t = strtok(optarg, ","); t && nxs < 8; t = strtok(NULL, ","))
@@ -564,9 +724,10 @@ int main(int argc, char **argv)
                 break;
             default:
                 if (rank == 0)
-                    fprintf(stderr, "usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R] [--workloads "
-                                    "LIST] [--drivers LIST] [--xfer LIST] [--stripe-size B] [--ndsets N] "
-                                    "[--stripe-count N] [--xfer-size B]\n");
+                    fprintf(stderr,
+                            "usage: mpiexec -n N h5sf-bench [--dir D] [--mib M] [--reps R] [--workloads "
+                            "LIST] [--drivers LIST] [--xfer LIST] [--stripe-size B] [--ndsets N] "
+                            "[--stripe-count N] [--xfer-size B] [--cb-nodes N] [--subfile-dir D] [--account FILE]\n");
                 MPI_Finalize();
                 return c == 'h' ? 0 : 2;
         }
@@ -587,13 +748,27 @@ int main(int argc, char **argv)
         }
 
     static const char *WL[] = {"contiguous", "strided", "multi", "metadata", "chunked", "small"};
-    static const char *DR[] = {"h5sf-ioc", "h5sf-direct", "subfiling", "mpio", "posix"};
+    static const char *DR[] = {"h5sf-ioc", "h5sf-direct", "h5sf-auto", "subfiling", "mpio", "posix"};
+    const int          NDR  = (int)(sizeof DR / sizeof DR[0]);
+    if (account_path) {
+        account_on = 1;
+        if (rank == 0 && !(account_fp = fopen(account_path, "a"))) {
+            fprintf(stderr, "h5sf-bench: cannot open %s: %s\n", account_path, strerror(errno));
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        if (rank == 0 && ftell(account_fp) == 0) {
+            fputs("ranks,workload,driver,xfer,op,rep,calls,call_s,messages", account_fp);
+            for (int k = 0; k < H5FD_H5SF_STAGES; k++)
+                fprintf(account_fp, ",%s_n,%s_ns,%s_bytes", STAGE[k], STAGE[k], STAGE[k]);
+            fputc('\n', account_fp);
+        }
+    }
     static const char *XF[] = {"independent", "collective"};
     char               path[1100];
     snprintf(path, sizeof path, "%s/h5sf-bench.h5", dir);
     if (rank == 0)
         printf("ranks,workload,driver,xfer,rep,write_rate,read_rate,bytes_per_rank,ok\n");
-    for (int rep = 1; rep <= reps; rep++)
+    for (int rep = rep0; rep < rep0 + reps; rep++)
         for (size_t w = 0; w < sizeof WL / sizeof WL[0]; w++)
             for (int v = 0; v < (strcmp(WL[w], "small") ? 1 : nxs); v++) {
                 if (!has(workloads, WL[w]))
@@ -601,12 +776,12 @@ int main(int argc, char **argv)
                 xfer_size = xsizes[v];
                 /* This workload's configurations (driver, transfer mode), in
              * the fixed order; run from the (rep-1)-th on, wrapping. */
-                int cfg[10], ncfg = 0;
-                for (int d = 0; d < 5; d++) {
-                    if (!has(drivers, DR[d]))
+                int cfg[16], ncfg = 0;
+                for (int d = 0; d < NDR; d++) {
+                    if (!configs && !has(drivers, DR[d]))
                         continue;
                     for (int x = 0; x < 2; x++) {
-                        if (!has(xfers, XF[x]))
+                        if (configs ? !wanted(configs, DR[d], XF[x], !strcmp(WL[w], "small")) : !has(xfers, XF[x]))
                             continue;
                         /* POSIX has no transfer modes: run it once per rep. */
                         if (!strcmp(DR[d], "posix") && (x == 1 || (strcmp(WL[w], "contiguous") &&
@@ -626,6 +801,12 @@ int main(int argc, char **argv)
                     if (rank == 0)
                         sync();
                     MPI_Barrier(MPI_COMM_WORLD);
+                    /* small names its transfer size: small-4096, small-1048576. */
+                    char wname[48];
+                    snprintf(wname, sizeof wname, "%s", WL[w]);
+                    if (!strcmp(WL[w], "small"))
+                        snprintf(wname, sizeof wname, "small-%zu", xfer_size);
+                    cur_wl = wname, cur_driver = DR[d], cur_coll = x, cur_rep = rep;
                     result_t r;
                     if (!strcmp(DR[d], "posix"))
                         r = run_posix(WL[w], path);
@@ -641,11 +822,6 @@ int main(int argc, char **argv)
                     MPI_Allreduce(&r.ok, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
                     double units =
                         !strcmp(WL[w], "metadata") ? (double)ndsets_meta : (double)(mib << 20) * nranks / 1048576.0;
-                    /* small names its transfer size: small-4096, small-1048576. */
-                    char wname[48];
-                    snprintf(wname, sizeof wname, "%s", WL[w]);
-                    if (!strcmp(WL[w], "small"))
-                        snprintf(wname, sizeof wname, "small-%zu", xfer_size);
                     if (rank == 0) {
                         printf("%d,%s,%s,%s,%d,%.2f,%.2f,%zu,%s\n", nranks, wname, DR[d],
                                !strcmp(DR[d], "posix") ? "-" : XF[x], rep, units / r.write_s, units / r.read_s,
