@@ -69,7 +69,8 @@
  *   t_write_block (HDF5)     each rank writes its block of a 1-D int dataset.
  *   t_ioc_setup / t_ioc_teardown (ioc/ioc.h)  an IOC context with rank 0
  *                            serving one subfile, for the tests of ioc/;
- *                            t_need_tag_ub.
+ *                            t_need_tag_ub; t_nap_barrier, a barrier that
+ *                            sleeps instead of spinning.
  */
 #ifndef H5SF_TEST_H
 #define H5SF_TEST_H
@@ -1146,6 +1147,17 @@ T_FN uint32_t t_ioc_setup(h5sf_ioc_ctx_t **ctx, int timeout_s, const char *path,
               "serve and open %s: %s", path, e.msg);
     MPI_Barrier(MPI_COMM_WORLD);
     return file_id;
+}
+
+/* A barrier that naps instead of spinning: the IOC threads need the cores. */
+T_FN void t_nap_barrier(void)
+{
+    MPI_Request     r;
+    int             flag = 0;
+    struct timespec ts   = {0, 1000000L};
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    while (MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
+        nanosleep(&ts, NULL);
 }
 
 /* A test that wraps the tag space runs with H5SF_TEST_TAG_UB=ub; else the

@@ -30,17 +30,6 @@
 #define NPIECES    4
 #define WATCHDOG_S 60
 
-/* A barrier that naps instead of spinning: the IOC threads need the cores. */
-static void nap_barrier(void)
-{
-    MPI_Request     r;
-    int             flag = 0;
-    struct timespec ts   = {0, 1000000L};
-    MPI_Ibarrier(MPI_COMM_WORLD, &r);
-    while (MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
-        nanosleep(&ts, NULL);
-}
-
 /* Rank 1: one request of NPIECES pieces, every other piece-sized gap left. */
 static void one_request(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int op, unsigned char *buf)
 {
@@ -61,12 +50,12 @@ static void one_request(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int op, unsigned 
 static void measured(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int op, unsigned char *buf, ioc_acct_t *sum)
 {
     ioc_acct_t a;
-    nap_barrier();
+    t_nap_barrier();
     ioc_acct_get(&a, true);
-    nap_barrier();
+    t_nap_barrier();
     if (t_rank == 1)
         one_request(ctx, file_id, op, buf);
-    nap_barrier();
+    t_nap_barrier();
     usleep(20000); /* the IOC's reply stage ends just after the client has the reply */
     ioc_acct_get(&a, true);
     MPI_Allreduce(&a, sum, (int)(sizeof a / sizeof(uint64_t)), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -143,7 +132,7 @@ int main(int argc, char **argv)
     CHECK(s.count[IOC_ACCT_WAIT] == 0 && s.messages == 0, "reset left counters behind");
     ioc_acct_enable(false);
 
-    nap_barrier();
+    t_nap_barrier();
     if (t_rank == 0) {
         CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);
         unlink(path);

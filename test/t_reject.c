@@ -36,17 +36,6 @@
 #define WATCHDOG_S 30
 
 
-/* A barrier that naps instead of spinning: the IOC threads need the cores. */
-static void nap_barrier(void)
-{
-    MPI_Request     r;
-    int             flag = 0;
-    struct timespec ts   = {0, 1000000L};
-    MPI_Ibarrier(MPI_COMM_WORLD, &r);
-    while (MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
-        nanosleep(&ts, NULL);
-}
-
 /* Rank 1: write LEN bytes of pattern p at off; 0 or -1 (message in *e). */
 static int write_one(h5sf_ioc_ctx_t *ctx, uint32_t file_id, int p, uint64_t off, unsigned char *buf, h5sf_errbuf_t *e)
 {
@@ -129,7 +118,7 @@ int main(int argc, char **argv)
         CHECK(write_one(ctx, file_id, 2, LEN, buf, &e) == 0, "third write (the refused write's tag): %s", e.msg);
         free(buf);
     }
-    nap_barrier();
+    t_nap_barrier();
     if (t_rank == 0) {
         check_subfile(path);
         CHECK(h5sf_ioc_subfile_close(ctx, file_id, 0, &e) == 0, "%s", e.msg);

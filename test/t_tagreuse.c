@@ -33,18 +33,6 @@
 #define NSUB 6
 #define LEN  ((size_t)256 << 10) /* above the inline limit: payload messages */
 
-/* A barrier that naps instead of spinning: the IOC threads of this rank
- * need the core (2 cores, 3 ranks of 4 threads each). */
-static void nap_barrier(void)
-{
-    MPI_Request     r;
-    int             flag = 0;
-    struct timespec ts   = {0, 1000000L};
-    MPI_Ibarrier(MPI_COMM_WORLD, &r);
-    while (MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
-        nanosleep(&ts, NULL);
-}
-
 static void subfile_path(const char *dir, int s, char *out, size_t n)
 {
     snprintf(out, n, "%s/tagreuse_%d.sub", dir, s);
@@ -149,7 +137,7 @@ int main(int argc, char **argv)
             free(bufs[s]);
     }
     /* Every write has been answered (or given up on): check, then close. */
-    nap_barrier();
+    t_nap_barrier();
     check_subfiles(argv[1], subs, n);
     for (int s = t_rank; s < NSUB; s += t_size) {
         CHECK(h5sf_ioc_subfile_close(ctx, file_id, (uint32_t)s, &e) == 0, "%s", e.msg);
