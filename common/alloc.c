@@ -85,7 +85,7 @@ int h5sf_site(h5sf_site_kind_t kind)
 long h5sf_alloc_live(void) { return atomic_load(&live); }
 
 /* The site check of every allocation: NULL with errno when it fails. */
-static bool refused(void)
+static bool site_fails(void)
 {
     int err = h5sf_site(H5SF_SITE_ALLOC);
     if (err)
@@ -100,18 +100,18 @@ static void *counted(void *p)
     return p;
 }
 
-void *h5sf_malloc(size_t n) { return refused() ? NULL : counted(malloc(n ? n : 1)); }
+void *h5sf_malloc(size_t n) { return site_fails() ? NULL : counted(malloc(n ? n : 1)); }
 
 void *h5sf_calloc(size_t n, size_t size)
 {
-    return refused() ? NULL : counted(calloc(n && size ? n : 1, size ? size : 1));
+    return site_fails() ? NULL : counted(calloc(n && size ? n : 1, size ? size : 1));
 }
 
 void *h5sf_realloc(void *p, size_t n)
 {
     if (!p)
         return h5sf_malloc(n);
-    return refused() ? NULL : realloc(p, n ? n : 1);
+    return site_fails() ? NULL : realloc(p, n ? n : 1);
 }
 
 char *h5sf_strdup(const char *s)

@@ -118,12 +118,12 @@ const h5sf_option_t h5sf_runtime_vars[] = {
          "an explicit value drops that bound.  A default-length wait nobody joined is not repeated on that "
          "subfile for 100 ms, and a file opened by one rank alone never waits.  0 turns waiting off "
          "(requests already queued are still merged)."},
-    [H5SF_VAR_IOC_LOCAL_READS] =
-        {"-", "H5SF_IOC_LOCAL_READS", NULL, "1", "0 | 1",
+    [H5SF_VAR_SAMENODE_READS] =
+        {"-", "H5SF_SAMENODE_READS", "H5SF_IOC_LOCAL_READS", "1", "0 | 1",
          "1: with the IOC channel, a rank reads subfiles whose IOC runs on its own node directly (one copy "
          "instead of two).  0: every read goes through the IOC."},
-    [H5SF_VAR_IOC_LOCAL_WRITES] =
-        {"-", "H5SF_IOC_LOCAL_WRITES", NULL, "1", "0 | 1 | dense",
+    [H5SF_VAR_SAMENODE_WRITES] =
+        {"-", "H5SF_SAMENODE_WRITES", "H5SF_IOC_LOCAL_WRITES", "1", "0 | 1 | dense",
          "1: with the IOC channel, a rank writes to subfiles whose IOC runs on its own node directly (one "
          "copy instead of two, no round trip), strided selections included.  dense: the same, except sparse "
          "requests (16 or more pieces of at most 256 KiB on average with gaps between them: strided "
@@ -199,9 +199,20 @@ _Static_assert(sizeof h5sf_runtime_vars / sizeof h5sf_runtime_vars[0] == H5SF_NV
 
 /* ---- the environment, by row ------------------------------------------- */
 
+/* A variable's old name (its row's fallback) is read only when the new one
+ * is not set at all, so the new name wins when both are. */
 const char *h5sf_var(h5sf_var_t v)
 {
-    return (unsigned)v < H5SF_NVARS && h5sf_runtime_vars[v].env ? getenv(h5sf_runtime_vars[v].env) : NULL;
+    const char *name = h5sf_var_name(v);
+    return *name ? getenv(name) : NULL;
+}
+
+const char *h5sf_var_name(h5sf_var_t v)
+{
+    if ((unsigned)v >= H5SF_NVARS || !h5sf_runtime_vars[v].env)
+        return "";
+    const h5sf_option_t *o = &h5sf_runtime_vars[v];
+    return !getenv(o->env) && o->fallback && getenv(o->fallback) ? o->fallback : o->env;
 }
 
 const char *h5sf_env_value(const char *name)

@@ -58,7 +58,8 @@ typedef struct h5sf_settings {
 typedef struct h5sf_option {
     const char *key;      /* config-string key, e.g. "stripe_size"            */
     const char *env;      /* e.g. "H5SF_STRIPE_SIZE"                           */
-    const char *fallback; /* built-in's variable, or NULL                      */
+    const char *fallback; /* options: built-in's variable; runtime variables:
+                           * the old name, still read (an alias); or NULL  */
     const char *def;      /* default, as text for docs                         */
     const char *syntax;   /* value syntax for docs                             */
     const char *help;
@@ -77,8 +78,8 @@ typedef enum h5sf_var {
     H5SF_VAR_IOC_SHM,
     H5SF_VAR_IOC_MAX_FDS,
     H5SF_VAR_IOC_MERGE_WAIT,
-    H5SF_VAR_IOC_LOCAL_READS,
-    H5SF_VAR_IOC_LOCAL_WRITES,
+    H5SF_VAR_SAMENODE_READS,
+    H5SF_VAR_SAMENODE_WRITES,
     H5SF_VAR_IOC_AFFINITY,
     H5SF_VAR_POOL_THREADS,
     H5SF_VAR_FAULT,
@@ -101,8 +102,11 @@ typedef enum h5sf_var {
  * the preload shim), so the list docs/configuration.md generates from the
  * table names every variable h5sf reads.
  */
-/* Runtime variable v as getenv gives it: NULL when unset. */
+/* Runtime variable v as getenv gives it: NULL when unset.  A renamed
+ * variable's old name (the row's fallback) is read when the new one is unset. */
 const char *h5sf_var(h5sf_var_t v);
+/* The name h5sf_var(v) read, for messages: the old one when only it is set. */
+const char *h5sf_var_name(h5sf_var_t v);
 /* Option `key` (its config-string key, e.g. "config_dir") from the
  * environment: its H5SF_* variable, else the built-in driver's, each only
  * when set and not empty; NULL when neither is (or no option has that key).

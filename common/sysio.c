@@ -103,7 +103,7 @@ int h5sf_sysio_set(const char *name, h5sf_syscall_ptr fn)
 
 /* The sweep's site in front of every call (alloc.h): true, with errno
  * set, when the test fails this one. */
-static bool refused(void)
+static bool site_fails(void)
 {
     int err = h5sf_site(H5SF_SITE_SYSCALL);
     if (err)
@@ -226,7 +226,7 @@ int h5sf_sysio_open(const char *path, int flags, int fault_rank)
         errno = fault;
         return -1;
     }
-    int fd = refused() ? -1 : os_open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    int fd = site_fails() ? -1 : os_open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
     if (fd < 0)
         return -1;
     struct stat st;
@@ -235,8 +235,8 @@ int h5sf_sysio_open(const char *path, int flags, int fault_rank)
         err = errno;
     else if (!S_ISREG(st.st_mode))
         err = H5SF_ENOTREG;
-    else if ((fl = refused() ? -1 : os_fcntl(fd, F_GETFL)) < 0 ||
-             (refused() ? -1 : os_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) < 0)
+    else if ((fl = site_fails() ? -1 : os_fcntl(fd, F_GETFL)) < 0 ||
+             (site_fails() ? -1 : os_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) < 0)
         err = errno;
     if (err) {
         (void)os_close(fd); /* the real close: a fault here would leak fd */
@@ -255,9 +255,9 @@ const char *h5sf_sysio_strerror(int err)
     return strerror(err);
 }
 
-int h5sf_sysio_close(int fd) { return refused() ? -1 : os_close(fd); }
+int h5sf_sysio_close(int fd) { return site_fails() ? -1 : os_close(fd); }
 
-int h5sf_sysio_fstat(int fd, struct stat *st) { return refused() ? -1 : os_fstat(fd, st); }
+int h5sf_sysio_fstat(int fd, struct stat *st) { return site_fails() ? -1 : os_fstat(fd, st); }
 
 int h5sf_sysio_size(int fd, uint64_t *size)
 {
@@ -268,7 +268,7 @@ int h5sf_sysio_size(int fd, uint64_t *size)
     return 0;
 }
 
-int h5sf_sysio_truncate(int fd, uint64_t size) { return refused() ? -1 : os_ftruncate(fd, (off_t)size); }
+int h5sf_sysio_truncate(int fd, uint64_t size) { return site_fails() ? -1 : os_ftruncate(fd, (off_t)size); }
 
 int h5sf_sysio_sync(int fd, int fault_rank)
 {
@@ -277,31 +277,31 @@ int h5sf_sysio_sync(int fd, int fault_rank)
         errno = fault;
         return -1;
     }
-    return refused() ? -1 : os_fsync(fd);
+    return site_fails() ? -1 : os_fsync(fd);
 }
 
-int h5sf_sysio_dup(int fd) { return refused() ? -1 : os_fcntl(fd, F_DUPFD_CLOEXEC, 0); }
+int h5sf_sysio_dup(int fd) { return site_fails() ? -1 : os_fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 
-int h5sf_sysio_stat(const char *path, struct stat *st) { return refused() ? -1 : os_stat(path, st); }
+int h5sf_sysio_stat(const char *path, struct stat *st) { return site_fails() ? -1 : os_stat(path, st); }
 
-int h5sf_sysio_unlink(const char *path) { return refused() ? -1 : os_unlink(path); }
+int h5sf_sysio_unlink(const char *path) { return site_fails() ? -1 : os_unlink(path); }
 
-int h5sf_sysio_mkdir(const char *path, mode_t mode) { return refused() ? -1 : os_mkdir(path, mode); }
+int h5sf_sysio_mkdir(const char *path, mode_t mode) { return site_fails() ? -1 : os_mkdir(path, mode); }
 
-int h5sf_sysio_rename(const char *from, const char *to) { return refused() ? -1 : os_rename(from, to); }
+int h5sf_sysio_rename(const char *from, const char *to) { return site_fails() ? -1 : os_rename(from, to); }
 
-ssize_t h5sf_sysio_read(int fd, void *buf, size_t n) { return refused() ? -1 : os_read(fd, buf, n); }
+ssize_t h5sf_sysio_read(int fd, void *buf, size_t n) { return site_fails() ? -1 : os_read(fd, buf, n); }
 
 ssize_t h5sf_sysio_pread(int fd, void *buf, size_t n, uint64_t off)
 {
-    return refused() ? -1 : os_pread(fd, buf, n, (off_t)off);
+    return site_fails() ? -1 : os_pread(fd, buf, n, (off_t)off);
 }
 
 int h5sf_sysio_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
 {
     const char *p = buf;
     while (n > 0) {
-        ssize_t k = refused() ? -1 : os_pwrite(fd, p, n, (off_t)off);
+        ssize_t k = site_fails() ? -1 : os_pwrite(fd, p, n, (off_t)off);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
@@ -316,15 +316,15 @@ int h5sf_sysio_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
     return 0;
 }
 
-char *h5sf_sysio_getcwd(char *buf, size_t n) { return refused() ? NULL : os_getcwd(buf, n); }
+char *h5sf_sysio_getcwd(char *buf, size_t n) { return site_fails() ? NULL : os_getcwd(buf, n); }
 
-char *h5sf_sysio_realpath(const char *path, char *buf) { return refused() ? NULL : os_realpath(path, buf); }
+char *h5sf_sysio_realpath(const char *path, char *buf) { return site_fails() ? NULL : os_realpath(path, buf); }
 
 /* ---- directories --------------------------------------------------------- */
 
-DIR *h5sf_sysio_opendir(const char *path) { return refused() ? NULL : os_opendir(path); }
+DIR *h5sf_sysio_opendir(const char *path) { return site_fails() ? NULL : os_opendir(path); }
 
-struct dirent *h5sf_sysio_readdir(DIR *dp) { return refused() ? NULL : os_readdir(dp); }
+struct dirent *h5sf_sysio_readdir(DIR *dp) { return site_fails() ? NULL : os_readdir(dp); }
 
 /* A refused closedir still closes the directory (as close(2) after EINTR
  * does on Linux): the stream cannot be used again either way. */
@@ -341,26 +341,26 @@ int h5sf_sysio_closedir(DIR *dp)
 
 int h5sf_sysio_fstatat(int dirfd, const char *name, struct stat *st, int flags)
 {
-    return refused() ? -1 : os_fstatat(dirfd, name, st, flags);
+    return site_fails() ? -1 : os_fstatat(dirfd, name, st, flags);
 }
 
 /* ---- shared memory ------------------------------------------------------- */
 
 int h5sf_sysio_shm_open(const char *name, int flags, mode_t mode)
 {
-    return refused() ? -1 : os_shm_open(name, flags | O_CLOEXEC, mode);
+    return site_fails() ? -1 : os_shm_open(name, flags | O_CLOEXEC, mode);
 }
 
-int h5sf_sysio_shm_unlink(const char *name) { return refused() ? -1 : os_shm_unlink(name); }
+int h5sf_sysio_shm_unlink(const char *name) { return site_fails() ? -1 : os_shm_unlink(name); }
 
 void *h5sf_sysio_mmap_shared(int fd, size_t len)
 {
-    return refused() ? MAP_FAILED : os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return site_fails() ? MAP_FAILED : os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 }
 
-int h5sf_sysio_munmap(void *p, size_t len) { return refused() ? -1 : os_munmap(p, len); }
+int h5sf_sysio_munmap(void *p, size_t len) { return site_fails() ? -1 : os_munmap(p, len); }
 
-int h5sf_sysio_populate(void *p, size_t len) { return refused() ? -1 : os_madvise(p, len, MADV_POPULATE_WRITE); }
+int h5sf_sysio_populate(void *p, size_t len) { return site_fails() ? -1 : os_madvise(p, len, MADV_POPULATE_WRITE); }
 
 /* ---- transfers ---------------------------------------------------------- */
 
@@ -429,9 +429,10 @@ int h5sf_sysio_xferv(h5sf_sysio_xfer_t *x, struct iovec *iov, int n, uint64_t of
         iov[i].iov_base   = (char *)iov[i].iov_base + skip;
         iov[i].iov_len -= skip;
         x->syscalls++;
-        ssize_t k   = refused() ? -1 : call(x, iov + i, n - i, off + done, f == H5SF_FAULT_SHORT && iov[i].iov_len > 1);
-        int     err = errno;
-        iov[i]      = keep;
+        ssize_t k =
+            site_fails() ? -1 : call(x, iov + i, n - i, off + done, f == H5SF_FAULT_SHORT && iov[i].iov_len > 1);
+        int err = errno;
+        iov[i]  = keep;
         if (k < 0) {
             if (err == EINTR)
                 continue;

@@ -132,8 +132,8 @@ H5_DLL herr_t H5Pget_fapl_h5sf(hid_t fapl_id, H5FD_h5sf_config_t *config);
     X(pieces_out, sum, vfd, 0, ", %llu after striping and merging")                                                    \
     X(messages, sum, vfd, "requests", "%llu subfile requests")                                                         \
     X(cobegin_max_inflight, max, ioc.max_inflight, 0, ", %llu most in flight at once")                                 \
-    X(local_reads, sum, vfd, "", "%llu reads") /* subfile I/O that skipped the IOC (same node) */                      \
-    X(local_writes, sum, vfd, 0, " and %llu writes straight to subfiles on the IOC's node")                            \
+    X(samenode_reads, sum, vfd, "", "%llu reads") /* subfile I/O that skipped the IOC (same node) */                   \
+    X(samenode_writes, sum, vfd, 0, " and %llu writes straight to subfiles on the IOC's node")                         \
     X(bytes_read, sum, vfd, "bytes", "%llu read")                                                                      \
     X(bytes_written, sum, vfd, 0, ", %llu written")                                                                    \
     X(ioc_requests, sum, ioc.requests_served, "IOC", "%llu requests served")                                           \
@@ -184,10 +184,12 @@ H5_DLL herr_t H5FD_h5sf_get_layout(hid_t file_id, H5FD_h5sf_layout_t *layout);
 typedef enum {
     H5FD_H5SF_VIA_IOC_REMOTE = 0, /* request message to the IOC on another rank        */
     H5FD_H5SF_VIA_IOC_SELF   = 1, /* request message to this rank's own IOC thread      */
-    H5FD_H5SF_VIA_SHORTCUT   = 2, /* IOC channel, IOC on this node: this rank did the I/O */
+    H5FD_H5SF_VIA_SAMENODE   = 2, /* IOC channel, IOC on this node: this rank did the I/O */
     H5FD_H5SF_VIA_DIRECT     = 3, /* direct channel: this rank's own pwritev/preadv     */
     H5FD_H5SF_VIA_KINDS      = 4
 } H5FD_h5sf_via_t;
+/* The old name of H5FD_H5SF_VIA_SAMENODE, kept for one release. */
+#define H5FD_H5SF_VIA_SHORTCUT H5FD_H5SF_VIA_SAMENODE
 
 #define H5FD_H5SF_TRANSFER_SUBFILES 64
 

@@ -266,14 +266,14 @@ h5sf_ioc_ctx_t *ioc_ctx_new(int rank, int size, int timeout_s, h5sf_errbuf_t *e)
     return ctx;
 }
 
-int h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
+int h5sf_ioc_agree(MPI_Comm comm, int failed_here, h5sf_errbuf_t *e)
 {
     int rank, size, first;
     if (comm == MPI_COMM_NULL) /* one process without MPI (vfd/solo.c) */
-        return local_failed ? -1 : 0;
+        return failed_here ? -1 : 0;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int mine = local_failed ? rank : size;
+    int mine = failed_here ? rank : size;
     if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         return h5sf_fail(e, 0, "MPI_Allreduce failed while agreeing on errors");
     if (first == size)

@@ -29,7 +29,7 @@ enum { H5SF_IOC_OP_WRITE = H5SF_WIRE_WRITE, H5SF_IOC_OP_READ = H5SF_WIRE_READ };
 
 /* Collective on comm: 0 if no rank failed; else -1 on every rank, e holding
  * the lowest failing rank's reason ("rank R: ..." on the others). */
-int h5sf_ioc_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e);
+int h5sf_ioc_agree(MPI_Comm comm, int failed_here, h5sf_errbuf_t *e);
 /* Check the IOC's environment settings (H5SF_IOC_MEMORY, H5SF_IOC_MAX_FDS,
  * H5SF_IOC_MERGE_WAIT) so that bad values fail every open, whatever the
  * channel. */

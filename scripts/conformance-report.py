@@ -62,7 +62,7 @@ def main():
                  "with `HDF5_DRIVER=h5sf` (default settings). Parallel programs run at 4 ranks "
                  "with `LD_PRELOAD=libh5sf_preload.so H5SF_REDIRECT_MPIO=1 "
                  "H5SF_PRELOAD_THREAD_MULTIPLE=1`, once with `H5SF_CHANNEL=direct` and once with "
-                 "`H5SF_CHANNEL=ioc H5SF_IOC_LOCAL_READS=0 H5SF_IOC_LOCAL_WRITES=0` (every request "
+                 "`H5SF_CHANNEL=ioc H5SF_SAMENODE_READS=0 H5SF_SAMENODE_WRITES=0` (every request "
                  "through the IOCs, as for other nodes' subfiles on a cluster; since 2026-11-27, "
                  "when the IOC channel's defaults began to take the same-node shortcut for every "
                  "byte). A program that fails unexpectedly (or every failing one, "

@@ -8,7 +8,7 @@
 #            parallel-ioc      redirected to h5sf by libh5sf_preload.so, with
 #                              the direct or the IOC channel; the IOC part
 #                              sends every request through the IOCs
-#                              (H5SF_IOC_LOCAL_READS=0, _WRITES=0 unless set):
+#                              (H5SF_SAMENODE_READS=0, _WRITES=0 unless set):
 #                              on one node the IOC channel's defaults would
 #                              take the same-node shortcut for every byte,
 #                              the direct part's path
@@ -192,7 +192,7 @@ serial)
 parallel-direct|parallel-ioc)
     ch="${part#parallel-}"
     if [ "$ch" = ioc ]; then
-        export H5SF_IOC_LOCAL_READS="${H5SF_IOC_LOCAL_READS-0}" H5SF_IOC_LOCAL_WRITES="${H5SF_IOC_LOCAL_WRITES-0}"
+        export H5SF_SAMENODE_READS="${H5SF_SAMENODE_READS-0}" H5SF_SAMENODE_WRITES="${H5SF_SAMENODE_WRITES-0}"
     fi
     # testphdf5 runs whole, less the subtests expected.tsv lists as
     # testphdf5-NAME, which run alone (-o NAME) so one expected failure
@@ -218,7 +218,7 @@ parallel-direct|parallel-ioc)
             continue
         fi
         mpx LD_PRELOAD="$SHIMS" H5SF_REDIRECT_MPIO=1 H5SF_PRELOAD_THREAD_MULTIPLE=1 \
-            H5SF_CHANNEL="$ch" H5SF_IOC_LOCAL_READS H5SF_IOC_LOCAL_WRITES HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS \
+            H5SF_CHANNEL="$ch" H5SF_SAMENODE_READS H5SF_SAMENODE_WRITES HDF5_PLUGIN_PATH OMPI_MCA_mpi_yield_when_idle HDF5_ALARM_SECONDS \
             srcdir="$wd" -- "$HB/bin/$exe" "${args[@]}"
         read -r res secs < <(run_one "$PAR_TIMEOUT" "$wd" "$OUT/$part-$p.log" "${MPX[@]}")
         # Ranks of a failed job can outlive its mpiexec (they carry no

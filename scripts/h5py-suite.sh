@@ -109,7 +109,7 @@ pytest_mpi() {
     local run=mpi-$1 d="$out/mpi-$1" t0=$SECONDS x=()
     workdir "$d"
     x=(-x LD_PRELOAD="$preload" -x H5SF_REDIRECT_MPIO=1 -x H5SF_PRELOAD_THREAD_MULTIPLE=1 -x H5SF_CHANNEL="$1" -x TMPDIR="$d/tmp")
-    [[ $1 == ioc ]] && x+=(-x H5SF_IOC_LOCAL_READS=0 -x H5SF_IOC_LOCAL_WRITES=0)
+    [[ $1 == ioc ]] && x+=(-x H5SF_SAMENODE_READS=0 -x H5SF_SAMENODE_WRITES=0)
     in_root "cd '$d' && timeout 300 $user mpiexec -n 2 --oversubscribe ${x[*]} bash -c 'exec python3 -m pytest -q -p no:cacheprovider --with-mpi --junitxml=$d/junit.\$OMPI_COMM_WORLD_RANK.xml $tests' >'$d/log' 2>&1" HOME="$d/tmp"
     echo "  $run: $(grep -E '[0-9]+ (passed|failed)' "$d/log" | tail -1)" >&2
     # Subfiled files prove that the redirect took.

@@ -67,6 +67,7 @@
  *                            byte datasets and an h5sf fapl, for the
  *                            reliability tests.
  *   t_write_block (HDF5)     each rank writes its block of a 1-D int dataset.
+ *   t_create_pattern (HDF5)  a new file whose "v" holds t_pat_int's pattern.
  *   t_ioc_setup / t_ioc_teardown (ioc/ioc.h)  an IOC context with rank 0
  *                            serving one subfile, for the tests of ioc/;
  *                            t_need_tag_ub; t_nap_barrier, a barrier that
@@ -124,6 +125,14 @@ T_VAR double          t_wd_deadline; /* 0: disarmed */
 T_VAR unsigned        t_wd_seconds;
 T_VAR void (*t_wd_release)(void);
 T_VAR pid_t t_wd_pid; /* the process whose watchdog thread runs */
+
+/* Environment variable `name`, else the old name h5sf still reads in its
+ * place when `name` is unset (common/options.c's aliases). */
+T_FN const char *t_env_renamed(const char *name, const char *old)
+{
+    const char *v = getenv(name);
+    return v ? v : getenv(old);
+}
 
 T_FN double t_now_s(void)
 {
@@ -1089,6 +1098,24 @@ T_FN herr_t t_write_block(hid_t f, const char *name, hsize_t total, hsize_t star
     if (d >= 0)
         H5Dclose(d);
     return rc;
+}
+
+/* Create path with fapl and write this rank's block (rank of size, n ints
+ * each) of a dataset "v" holding t_pat_int(seed, element).  The file, still
+ * open, or -1. */
+T_FN hid_t t_create_pattern(const char *path, hid_t fapl, int seed, hsize_t n, int rank, int size)
+{
+    hsize_t start = n * (hsize_t)rank;
+    int    *buf   = malloc((n ? n : 1) * sizeof *buf);
+    hid_t   f     = buf ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : -1;
+    for (hsize_t i = 0; f >= 0 && i < n; i++)
+        buf[i] = t_pat_int(seed, start + i);
+    if (f >= 0 && t_write_block(f, "v", n * (hsize_t)size, start, n, buf, H5P_DEFAULT) < 0) {
+        H5Fclose(f);
+        f = -1;
+    }
+    free(buf);
+    return f;
 }
 
 #if T_HAVE_MPI

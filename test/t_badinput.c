@@ -111,6 +111,9 @@ static const bad_t cases[] = {
     {'e', "H5SF_IOC_MAX_FDS", "many", "", 1},
     {'e', "H5SF_IOC_MERGE_WAIT", "-1", "", 1},
     {'e', "H5SF_IOC_MERGE_WAIT", "soon", "", 1},
+    {'e', "H5SF_SAMENODE_READS", "2", "", 1},
+    {'e', "H5SF_SAMENODE_WRITES", "yes", "", 1},
+    /* their old names, still read: the error names the one set */
     {'e', "H5SF_IOC_LOCAL_READS", "2", "", 1},
     {'e', "H5SF_IOC_LOCAL_WRITES", "yes", "", 1},
     {'e', "H5SF_IOC_AFFINITY", "core0", "", 1},

@@ -17,7 +17,7 @@
  *             after the COEND the next flush syncs.
  *   order     IOC channel, the IOC on rank 0, whose pwrites H5SF_FAULT
  *             fails (EIO); rank 1's dense writes go to the subfile itself
- *             (H5SF_IOC_LOCAL_WRITES=dense), and pwritev64 (exported
+ *             (H5SF_SAMENODE_WRITES=dense), and pwritev64 (exported
  *             here) fails them with ENOSPC.  In one bracket rank 1 posts
  *             a dense write, which fails first, then 0.3 s later a sparse
  *             one to the IOC, which fails later: COEND names the IOC's
@@ -213,9 +213,9 @@ static void mode_order(void)
                   "COEND does not name the IOC's failure (include/h5sf.h: IOC requests first):\n%s", t.buf);
         }
         h5sf_stats_t st = {.size = sizeof st}, *p = &st;
-        CHECK(H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&p) >= 0 && st.local_writes >= 1,
-              "the dense write did not go to the subfile directly (local_writes %llu)",
-              (unsigned long long)st.local_writes);
+        CHECK(H5FDctl(f, H5FD_H5SF_CTL_GET_STATS, 0, NULL, (void **)&p) >= 0 && st.samenode_writes >= 1,
+              "the dense write did not go to the subfile directly (samenode_writes %llu)",
+              (unsigned long long)st.samenode_writes);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     H5FDclose(f);

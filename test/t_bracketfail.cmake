@@ -12,5 +12,5 @@ foreach(mode truncate flush)
   set_tests_properties(t_bracketfail_${mode}_np2 PROPERTIES TIMEOUT 120)
 endforeach()
 h5sf_mpi_test(t_bracketfail_order_np2 t_bracketfail 2 order ${CMAKE_CURRENT_BINARY_DIR}/work/bracketfail_order
-              ENV "H5SF_FAULT=op=pwrite,errno=EIO,rank=0" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=dense")
+              ENV "H5SF_FAULT=op=pwrite,errno=EIO,rank=0" "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=dense")
 set_tests_properties(t_bracketfail_order_np2 PROPERTIES TIMEOUT 120)

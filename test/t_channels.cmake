@@ -46,7 +46,7 @@ foreach(ch direct ioc)
     set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/t_cobegin_${ch}_np${np})
     file(MAKE_DIRECTORY ${dir})
     h5sf_mpi_test(t_cobegin_${ch}_np${np} t_cobegin ${np} ${dir} ENV "H5SF_CHANNEL=${ch}"
-                  "H5SF_FAULT=op=overlap,ms=5000" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
+                  "H5SF_FAULT=op=overlap,ms=5000" "H5SF_SAMENODE_READS=1" "H5SF_SAMENODE_WRITES=1")
     set_tests_properties(t_cobegin_${ch}_np${np} PROPERTIES TIMEOUT 120)
   endforeach()
 endforeach()
@@ -60,7 +60,7 @@ foreach(v "direct;3;1" "ioc;2;0")
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/work/t_cobegin_${ch}_np${np}_pool${t})
   file(MAKE_DIRECTORY ${dir})
   h5sf_mpi_test(t_cobegin_${ch}_np${np}_pool${t} t_cobegin ${np} ${dir} ENV "H5SF_CHANNEL=${ch}"
-                "H5SF_FAULT=op=overlap,ms=1000" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1"
+                "H5SF_FAULT=op=overlap,ms=1000" "H5SF_SAMENODE_READS=1" "H5SF_SAMENODE_WRITES=1"
                 "H5SF_POOL_THREADS=${t}")
   set_tests_properties(t_cobegin_${ch}_np${np}_pool${t} PROPERTIES TIMEOUT 120)
 endforeach()

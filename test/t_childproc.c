@@ -37,18 +37,8 @@ extern char **environ;
 
 static int write_file(const char *path, hid_t fapl, int seed, int rank, int size)
 {
-    hsize_t start = (hsize_t)N * rank;
-    int    *buf   = malloc(N * sizeof *buf);
-    for (int i = 0; i < N; i++)
-        buf[i] = t_pat_int(seed, start + i);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (f < 0) {
-        free(buf);
-        return -1;
-    }
-    herr_t rc = t_write_block(f, "v", (hsize_t)N * size, start, N, buf, H5P_DEFAULT);
-    free(buf);
-    return (rc < 0 || H5Fclose(f) < 0) ? -1 : 0;
+    hid_t f = t_create_pattern(path, fapl, seed, N, rank, size);
+    return (f < 0 || H5Fclose(f) < 0) ? -1 : 0;
 }
 
 /* Every element of "v" against the pattern; want: the element count. */

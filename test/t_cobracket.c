@@ -87,7 +87,7 @@ static H5FD_t *open_h5sf(const char *extra)
  * workers' and, at COEND, the caller's (0 workers: each at its call). */
 static int want_most(void)
 {
-    const char *ch = getenv("H5SF_CHANNEL"), *lw = getenv("H5SF_IOC_LOCAL_WRITES");
+    const char *ch = getenv("H5SF_CHANNEL"), *lw = getenv("H5SF_SAMENODE_WRITES");
     const char *v = getenv("H5SF_POOL_THREADS");
     int         t = v && *v ? atoi(v) : NSUB;
     if (ch && !strcmp(ch, "ioc") && lw && !strcmp(lw, "0"))

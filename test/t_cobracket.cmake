@@ -18,8 +18,8 @@ function(t_cobracket_test name np)
   set_tests_properties(${name} PROPERTIES TIMEOUT 120)
 endfunction()
 
-set(_cob_ioc "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
-set(_cob_iocpath "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+set(_cob_ioc "H5SF_CHANNEL=ioc" "H5SF_SAMENODE_READS=1" "H5SF_SAMENODE_WRITES=1")
+set(_cob_iocpath "H5SF_CHANNEL=ioc" "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 foreach(np 1 2 3)
   t_cobracket_test(t_cobracket_direct_np${np} ${np} main world
                    ENV "H5SF_CHANNEL=direct" "H5SF_FAULT=op=overlap,ms=5000")

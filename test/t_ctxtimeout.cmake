@@ -6,7 +6,7 @@
 add_executable(t_ctxtimeout ${CMAKE_CURRENT_SOURCE_DIR}/t_ctxtimeout.c)
 target_link_libraries(t_ctxtimeout PRIVATE h5sf hdf5::hdf5-shared)
 h5sf_mpi_test(t_ctxtimeout_np2 t_ctxtimeout 2 ${CMAKE_CURRENT_BINARY_DIR}/work/ctxtimeout
-              ENV "H5SF_FAULT=op=nomem-accept,rank=0" "H5SF_IOC_SHM=0" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0"
+              ENV "H5SF_FAULT=op=nomem-accept,rank=0" "H5SF_IOC_SHM=0" "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0"
                   "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan_mpi.supp")
 set_tests_properties(t_ctxtimeout_np2 PROPERTIES TIMEOUT 120)
 set_property(TEST t_ctxtimeout_np2 APPEND PROPERTY LABELS tsan)

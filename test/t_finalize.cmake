@@ -16,7 +16,7 @@ add_executable(t_finalize ${CMAKE_CURRENT_SOURCE_DIR}/t_finalize.c)
 target_link_libraries(t_finalize PRIVATE h5sf hdf5::hdf5-shared)
 
 set(_fin ${CMAKE_CURRENT_BINARY_DIR}/work/finalize)
-set(_fin_iocpath "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+set(_fin_iocpath "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 function(t_finalize_test name np mode)
   h5sf_mpi_test(${name} t_finalize ${np} ${mode} ${_fin}/${name} ${ARGN})
   set_tests_properties(${name} PROPERTIES TIMEOUT 120)

@@ -8,7 +8,7 @@
  * P ranks, rank r takes the blocks j = r, r+P, r+2P ... (start 2r, stride 2P),
  * so the K pieces are shared and the ranks' pieces interleave in the file.
  * The channel and its shortcuts come from the environment (H5SF_CHANNEL,
- * H5SF_IOC_LOCAL_READS/WRITES), set by ctest.
+ * H5SF_SAMENODE_READS/WRITES), set by ctest.
  *
  * Checks:
  *   - every subfile byte, read with pread and this file's own stripe

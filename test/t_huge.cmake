@@ -11,8 +11,8 @@ target_link_libraries(t_huge PRIVATE h5sf hdf5::hdf5-shared)
 # shortcuts, and ctest -j runs the variants side by side.
 set(_hd ${CMAKE_CURRENT_BINARY_DIR}/huge)
 set(_huge_direct "H5SF_CHANNEL=direct")
-set(_huge_ioc "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
-set(_huge_local "H5SF_CHANNEL=ioc" "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=1")
+set(_huge_ioc "H5SF_CHANNEL=ioc" "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
+set(_huge_samenode "H5SF_CHANNEL=ioc" "H5SF_SAMENODE_READS=1" "H5SF_SAMENODE_WRITES=1")
 # 2^23 pieces: a few minutes on 2 cores (one pwrite/preadv per 1-byte piece);
 # 2^27 (1200 s) only with -DH5SF_HUGE_TESTS=ON.
 option(H5SF_HUGE_TESTS "also run t_huge with 2^27 pieces (slow: ~10 min per channel)" OFF)

@@ -22,8 +22,8 @@ foreach(np 1 2 3 4 8)
     math(EXPR colon "${colon} + 1")
     string(SUBSTRING "${c}" ${colon} -1 cfg)
     # Reads through the IOCs too (not straight from same-node subfiles).
-    h5sf_mpi_test(t_ioc_${tag}_np${np} t_ioc ${np} ${_d}/ioc_${tag}_np${np} "${cfg}" ENV "H5SF_IOC_LOCAL_READS=0"
-                  "H5SF_IOC_LOCAL_WRITES=0")
+    h5sf_mpi_test(t_ioc_${tag}_np${np} t_ioc ${np} ${_d}/ioc_${tag}_np${np} "${cfg}" ENV "H5SF_SAMENODE_READS=0"
+                  "H5SF_SAMENODE_WRITES=0")
   endforeach()
 endforeach()
 
@@ -67,7 +67,7 @@ add_test(NAME t_lifecycle_finalize_busy
                  ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 ${H5SF_MPIEXEC_FLAGS} ${_lc_preload}
                  $<TARGET_FILE:t_lifecycle> finalize-busy ${_d}/lc_fb.h5)
 set_tests_properties(t_lifecycle_finalize_busy PROPERTIES
-                     ENVIRONMENT "${H5SF_MPI_TEST_ENV};H5SF_CHANNEL=ioc;H5SF_IOC=per_node:2;H5SF_IOC_LOCAL_READS=0;H5SF_IOC_LOCAL_WRITES=0;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+                     ENVIRONMENT "${H5SF_MPI_TEST_ENV};H5SF_CHANNEL=ioc;H5SF_IOC=per_node:2;H5SF_SAMENODE_READS=0;H5SF_SAMENODE_WRITES=0;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
                      TIMEOUT 300 LABELS "mpi;asan" FIXTURES_SETUP lc_fb)
 h5sf_mpi_test(t_lifecycle_finalize_busy_check t_lifecycle 2 check ${_d}/lc_fb.h5)
 set_tests_properties(t_lifecycle_finalize_busy_check PROPERTIES FIXTURES_REQUIRED lc_fb)
@@ -78,12 +78,12 @@ set_tests_properties(t_lifecycle_finalize_busy_check PROPERTIES FIXTURES_REQUIRE
 # caught inside it.
 set_target_properties(t_lifecycle PROPERTIES ENABLE_EXPORTS ON)
 h5sf_mpi_test(t_lifecycle_close_finalize t_lifecycle 4 close-finalize ${_d}/lc_cf.h5
-              ENV "H5SF_CHANNEL=ioc" "H5SF_IOC=per_node:2" "H5SF_STRIPE_COUNT=4" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+              ENV "H5SF_CHANNEL=ioc" "H5SF_IOC=per_node:2" "H5SF_STRIPE_COUNT=4" "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 # close-collective: no IOC probe during the close's collective on the IOC
 # context (the 60-80 s stalls at close under MPICH had their stacks there,
 # with the IOC threads waiting for MPICH's lock in MPI_Improbe).
 h5sf_mpi_test(t_lifecycle_close_collective t_lifecycle 4 close-collective ${_d}/lc_cc.h5
-              ENV "H5SF_CHANNEL=ioc" "H5SF_IOC=per_node:2" "H5SF_STRIPE_COUNT=4" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+              ENV "H5SF_CHANNEL=ioc" "H5SF_IOC=per_node:2" "H5SF_STRIPE_COUNT=4" "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 if(H5SF_MPI_FLAVOUR STREQUAL "mpich")
   # MPICH's behaviour that the finalize hook works around, without h5sf:
   # passes while the repro fails; fails once MPICH keeps its locking there.

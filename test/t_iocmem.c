@@ -222,9 +222,9 @@ static void test_rss(const char *dir, int mib)
     ioc_stats(f, &st);
     /* One node: with local reads on (the default), the reads above went
      * straight to the subfile, on the IOC rank and on the others. */
-    const char *lr = getenv("H5SF_IOC_LOCAL_READS");
+    const char *lr = getenv("H5SF_SAMENODE_READS");
     if (ok && (!lr || strcmp(lr, "0")))
-        CHECK(st.local_reads > 0, "no read went straight to the subfile (H5SF_IOC_LOCAL_READS on)");
+        CHECK(st.samenode_reads > 0, "no read went straight to the subfile (H5SF_SAMENODE_READS on)");
     H5Dclose(d);
     CHECK(H5Fclose(f) >= 0, "close failed");
     struct rusage ru;

@@ -104,22 +104,12 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 static int write_file(const char *path, hid_t fapl, int rank, int size, hid_t *fout)
 {
-    hsize_t start = (hsize_t)N * rank;
-    int    *buf   = malloc(N * sizeof *buf);
-    for (int i = 0; i < N; i++)
-        buf[i] = t_pat_int(1, start + i);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (f < 0) {
-        free(buf);
-        return -1;
-    }
-    herr_t rc = t_write_block(f, "v", (hsize_t)N * size, start, N, buf, H5P_DEFAULT);
-    free(buf);
+    hid_t f = t_create_pattern(path, fapl, 1, N, rank, size);
     if (fout) {
         *fout = f;
-        return rc < 0 ? -1 : 0;
+        return f < 0 ? -1 : 0;
     }
-    return (rc < 0 || H5Fclose(f) < 0) ? -1 : 0;
+    return (f < 0 || H5Fclose(f) < 0) ? -1 : 0;
 }
 
 static int check_file(const char *path, hid_t fapl)

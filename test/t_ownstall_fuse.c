@@ -5,8 +5,8 @@
  * writes block while a trigger file exists.
  *
  * Two ranks, one IOC (rank 0) with one worker serving both subfiles,
- * timeout=2, all I/O through the IOC (H5SF_IOC_LOCAL_READS=0,
- * H5SF_IOC_LOCAL_WRITES=0, set by the test's registration): rank 0's writes
+ * timeout=2, all I/O through the IOC (H5SF_SAMENODE_READS=0,
+ * H5SF_SAMENODE_WRITES=0, set by the test's registration): rank 0's writes
  * are requests to its own IOC, rank 1's to a remote one.  The file is
  * created and flushed, then rank 0 creates the trigger and each rank writes
  * 1 MiB (both subfiles) with H5Dwrite.  The one worker stalls on the first

@@ -18,7 +18,7 @@ if(FUSE3_FOUND)
                    ${CMAKE_CURRENT_BINARY_DIR}/work/ownstall_fuse ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
                    ${H5SF_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:t_ownstall_fuse>)
   set_tests_properties(t_ownstall_fuse_np2 PROPERTIES ENVIRONMENT
-                       "${H5SF_MPI_TEST_ENV};H5SF_IOC_LOCAL_READS=0;H5SF_IOC_LOCAL_WRITES=0" TIMEOUT 120
+                       "${H5SF_MPI_TEST_ENV};H5SF_SAMENODE_READS=0;H5SF_SAMENODE_WRITES=0" TIMEOUT 120
                        LABELS "mpi;asan" SKIP_RETURN_CODE 77)
 else()
   message(STATUS "libfuse3 not found: t_ownstall_fuse_np2 is not built (Debian: libfuse3-dev)")

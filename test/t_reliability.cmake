@@ -24,7 +24,7 @@ set(_fault_scenarios pwrite_eio pwrite_enospc pwrite_eio_coll pwrite_meta_coll p
 foreach(s IN LISTS _fault_scenarios)
   set(d ${_rel}/fault)
   # Faults are injected at the IOCs: reads must go through them.
-  h5sf_mpi_test(t_fault_${s} t_fault 4 run ${s} ${d} ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+  h5sf_mpi_test(t_fault_${s} t_fault 4 run ${s} ${d} ENV "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
   set_tests_properties(t_fault_${s} PROPERTIES TIMEOUT 90)
   if(NOT s STREQUAL "open_create")
     h5sf_mpi_test(t_fault_${s}_prepare t_fault 4 prepare ${s} ${d})
@@ -65,11 +65,13 @@ foreach(c IN LISTS _stress_cfgs)
   math(EXPR colon "${colon} + 1")
   string(SUBSTRING "${c}" ${colon} -1 cfg)
   h5sf_mpi_test(t_stress_${tag} t_stress 8 ${_rel}/stress_${tag} "${cfg}" random 12345
-                ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+                ENV "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
   set_tests_properties(t_stress_${tag} PROPERTIES TIMEOUT 300)
   list(APPEND _stress8 t_stress_${tag})
 endforeach()
-# Reads straight from same-node subfiles while other ranks write through the IOCs.
+# Reads straight from same-node subfiles while other ranks write through the
+# IOCs.  Set by the variables' old names, which h5sf still reads: were they
+# ignored, writes would skip the IOC too and t_stress's path check fail.
 h5sf_mpi_test(t_stress_ioc2_localreads t_stress 8 ${_rel}/stress_ioc2_lr "channel=ioc,ioc=total:2,stripe_size=4096"
               random 4242 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=0")
 set_tests_properties(t_stress_ioc2_localreads PROPERTIES TIMEOUT 300)
@@ -80,7 +82,7 @@ set_tests_properties(${_stress8} t_stress_ioc2_localreads PROPERTIES RUN_SERIAL 
 # Dense writes straight to the subfiles, strided ones through the IOCs,
 # overlapping each other, checked against the serial model.
 h5sf_mpi_test(t_stress_ioc2_localwrites t_stress 3 ${_rel}/stress_ioc2_lw "channel=ioc,ioc=total:2,stripe_size=65536"
-              random 777 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=dense")
+              random 777 ENV "H5SF_SAMENODE_READS=1" "H5SF_SAMENODE_WRITES=dense")
 set_tests_properties(t_stress_ioc2_localwrites PROPERTIES TIMEOUT 120)
 h5sf_mpi_test(t_stress_many t_stress 4 ${_rel}/stress_many "channel=ioc,ioc=total:2,stripe_size=4096,stripe_count=2" many)
 set_tests_properties(t_stress_many PROPERTIES TIMEOUT 120)
@@ -109,7 +111,7 @@ target_link_libraries(t_iocmem PRIVATE h5sf hdf5::hdf5-shared)
 foreach(np 1 2 3 4)
   # Wait for companions until the gaps are filled (bounded at 2 s).
   h5sf_mpi_test(t_iocmem_merge_np${np} t_iocmem ${np} ${_rel}/iocmem_merge_np${np} merge
-                ENV "H5SF_IOC_MERGE_WAIT=2000000" "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+                ENV "H5SF_IOC_MERGE_WAIT=2000000" "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 endforeach()
 # IOC threads may run on every CPU of the process, not only the rank's bound
 # core (and keep that core with H5SF_IOC_AFFINITY=inherit).
@@ -119,14 +121,14 @@ h5sf_mpi_test(t_iocmem_affinity_inherit t_iocmem 1 ${_rel}/iocmem_aff_inh affini
 # ends it.
 foreach(np 1 3)
   h5sf_mpi_test(t_iocmem_park_np${np} t_iocmem ${np} ${_rel}/iocmem_park_np${np} park
-                ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+                ENV "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 endforeach()
 # 8 ranks x 512 MiB through one IOC capped at 64 MiB (each rank rewrites a
 # 64 MiB window: 512 MiB of disk in all): peak RSS of the IOC
 # rank under cap + 128 MiB.  Not in the ASan build: its shadow memory would
 # be measured, not ours.
 h5sf_mpi_test(t_iocmem_rss t_iocmem 8 ${_rel}/iocmem_rss rss 512 ENV "H5SF_IOC_MEMORY=67108864"
-              "H5SF_IOC_LOCAL_WRITES=0")
+              "H5SF_SAMENODE_WRITES=0")
 set_tests_properties(t_iocmem_rss PROPERTIES TIMEOUT 900 LABELS "mpi")
 
 # A request to a remote IOC that times out (an injected 2.5 s stall, a 1 s

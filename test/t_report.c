@@ -11,7 +11,7 @@
  * on.  The test cuts its own selection into per-subfile pieces from the
  * dataset's address (H5Dget_offset), the stripe size and count (its own
  * arithmetic: docs/architecture.md, "Layout on disk"), and predicts the
- * channel of each subfile from H5SF_CHANNEL and H5SF_IOC_LOCAL_* and the
+ * channel of each subfile from H5SF_CHANNEL and H5SF_SAMENODE_* and the
  * documented rule for sparse writes (16 or more pieces, at most 256 KiB on
  * average, with gaps).  Every field of the report is checked against that,
  * and the data read back against the pattern written.
@@ -42,10 +42,10 @@
 #define MAXP  (K * 8 + 64)
 
 enum {
-    VIA_REMOTE = H5FD_H5SF_VIA_IOC_REMOTE,
-    VIA_SELF   = H5FD_H5SF_VIA_IOC_SELF,
-    VIA_SHORT  = H5FD_H5SF_VIA_SHORTCUT,
-    VIA_DIRECT = H5FD_H5SF_VIA_DIRECT
+    VIA_REMOTE   = H5FD_H5SF_VIA_IOC_REMOTE,
+    VIA_SELF     = H5FD_H5SF_VIA_IOC_SELF,
+    VIA_SAMENODE = H5FD_H5SF_VIA_SAMENODE,
+    VIA_DIRECT   = H5FD_H5SF_VIA_DIRECT
 };
 
 /* One expected piece: subfile offset, length, memory offset. */
@@ -60,12 +60,12 @@ typedef struct {
     uint64_t runs; /* extents before striping */
 } model_t;
 
-static const char *channel;                          /* "direct" or "ioc" */
-static bool        loc_reads, loc_writes, loc_dense; /* dense: sparse writes via the IOC */
+static const char *channel;                                         /* "direct" or "ioc" */
+static bool        samenode_reads, samenode_writes, samenode_dense; /* dense: sparse writes via the IOC */
 
-static bool env_off(const char *name)
+static bool env_off(const char *name, const char *old)
 {
-    const char *v = getenv(name);
+    const char *v = t_env_renamed(name, old);
     return v && !strcmp(v, "0");
 }
 
@@ -100,14 +100,14 @@ static int expect_via(const model_t *m, int s, bool is_write)
 {
     if (!strcmp(channel, "direct"))
         return VIA_DIRECT;
-    bool local = is_write ? loc_writes : loc_reads;
-    if (local && is_write && loc_dense) {
+    bool samenode = is_write ? samenode_writes : samenode_reads;
+    if (samenode && is_write && samenode_dense) {
         uint64_t cnt = (uint64_t)m->n[s], extent = m->p[s][cnt - 1].off + m->p[s][cnt - 1].len - m->p[s][0].off;
         bool     sparse = cnt >= 16 && extent > m->bytes[s] && m->bytes[s] / cnt <= (256u << 10);
-        local           = !sparse;
+        samenode        = !sparse;
     }
-    if (local)
-        return VIA_SHORT; /* every IOC is on this node */
+    if (samenode)
+        return VIA_SAMENODE; /* every IOC is on this node */
     return s % t_size == t_rank ? VIA_SELF : VIA_REMOTE;
 }
 
@@ -363,10 +363,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: mpiexec -n P t_report DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    channel    = getenv("H5SF_CHANNEL") && !strcmp(getenv("H5SF_CHANNEL"), "direct") ? "direct" : "ioc";
-    loc_reads  = !env_off("H5SF_IOC_LOCAL_READS");
-    loc_writes = !env_off("H5SF_IOC_LOCAL_WRITES");
-    loc_dense  = getenv("H5SF_IOC_LOCAL_WRITES") && !strcmp(getenv("H5SF_IOC_LOCAL_WRITES"), "dense");
+    channel         = getenv("H5SF_CHANNEL") && !strcmp(getenv("H5SF_CHANNEL"), "direct") ? "direct" : "ioc";
+    samenode_reads  = !env_off("H5SF_SAMENODE_READS", "H5SF_IOC_LOCAL_READS");
+    samenode_writes = !env_off("H5SF_SAMENODE_WRITES", "H5SF_IOC_LOCAL_WRITES");
+    const char *w   = t_env_renamed("H5SF_SAMENODE_WRITES", "H5SF_IOC_LOCAL_WRITES");
+    samenode_dense  = w && !strcmp(w, "dense");
     {
         MPI_Comm node;
         int      nsize;

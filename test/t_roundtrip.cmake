@@ -12,12 +12,12 @@ foreach(np 1 2 3 4)
 endforeach()
 # The same with all IOC-channel I/O through the IOCs.
 foreach(np 2 3)
-  h5sf_mpi_test(t_roundtrip_iocpath_np${np} t_roundtrip ${np} ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+  h5sf_mpi_test(t_roundtrip_iocpath_np${np} t_roundtrip ${np} ENV "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 endforeach()
 # ... and with payloads as MPI messages, as between nodes (no shared memory).
-h5sf_mpi_test(t_roundtrip_iocmsg_np3 t_roundtrip 3 ENV "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0"
+h5sf_mpi_test(t_roundtrip_iocmsg_np3 t_roundtrip 3 ENV "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0"
               "H5SF_IOC_SHM=0")
 # A tag space of two requests per client (H5SF_TEST_TAG_UB): replies are
 # matched by request id and the channel waits before posting more.
 h5sf_mpi_test(t_roundtrip_tags_np3 t_roundtrip 3 ENV "H5SF_TEST_TAG_UB=24" "H5SF_CHANNEL=ioc"
-              "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+              "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")

@@ -217,23 +217,23 @@ static void test_random(unsigned seed)
         printf("t_stress random: slowest phase %d took %.2f s (watchdog %d s)\n", slowest_p, slowest, PHASE_S);
     H5Pclose(coll);
     /* Which path the writes took (IOC channel on one node): with
-     * H5SF_IOC_LOCAL_WRITES=dense the dense ones went straight to the subfiles,
+     * H5SF_SAMENODE_WRITES=dense the dense ones went straight to the subfiles,
      * the strided ones through the IOCs -- both paths, interleaved with
      * overlapping writes of the same rank, checked against the model. */
     h5sf_stats_t st = {0};
     uint64_t     mine[2], all[2] = {0, 0};
     CHECK(H5FD_h5sf_get_stats(f, &st) >= 0, "H5FD_h5sf_get_stats failed");
-    mine[0] = st.local_writes;
+    mine[0] = st.samenode_writes;
     mine[1] = st.messages;
     MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    const char *lw = getenv("H5SF_IOC_LOCAL_WRITES");
+    const char *lw = t_env_renamed("H5SF_SAMENODE_WRITES", "H5SF_IOC_LOCAL_WRITES");
     if (lw && !strcmp(lw, "dense"))
         CHECK(all[0] > 0 && all[0] < all[1],
-              "H5SF_IOC_LOCAL_WRITES=dense: %llu of %llu subfile requests were local "
+              "H5SF_SAMENODE_WRITES=dense: %llu of %llu subfile requests were local "
               "writes; expected some, not all",
               (unsigned long long)all[0], (unsigned long long)all[1]);
     if (lw && !strcmp(lw, "0"))
-        CHECK(all[0] == 0, "H5SF_IOC_LOCAL_WRITES=0, yet %llu writes skipped the IOC", (unsigned long long)all[0]);
+        CHECK(all[0] == 0, "H5SF_SAMENODE_WRITES=0, yet %llu writes skipped the IOC", (unsigned long long)all[0]);
     H5Dclose(d);
     t_step(60, "random: close");
     CHECK(H5Fclose(f) >= 0, "H5Fclose failed");

@@ -18,7 +18,7 @@ target_link_libraries(t_sweep PRIVATE h5sf hdf5::hdf5-shared)
 
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-plugins-sweep)
 set(_sweep_env "HDF5_PLUGIN_PATH=${CMAKE_CURRENT_BINARY_DIR}/no-plugins-sweep" "H5SF_IOC_SHM=1048576")
-set(_sweep_ioc_env "H5SF_IOC_LOCAL_READS=0" "H5SF_IOC_LOCAL_WRITES=0")
+set(_sweep_ioc_env "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 set(_sweep_work ${CMAKE_CURRENT_BINARY_DIR}/work/sweep)
 
 # t_sweep_sweeps(<prefix> <np> <stride> <labels> <finalize 0|1>): every

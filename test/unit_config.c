@@ -614,8 +614,8 @@ static void test_env_rows(void)
         [H5SF_VAR_IOC_SHM]                 = "H5SF_IOC_SHM",
         [H5SF_VAR_IOC_MAX_FDS]             = "H5SF_IOC_MAX_FDS",
         [H5SF_VAR_IOC_MERGE_WAIT]          = "H5SF_IOC_MERGE_WAIT",
-        [H5SF_VAR_IOC_LOCAL_READS]         = "H5SF_IOC_LOCAL_READS",
-        [H5SF_VAR_IOC_LOCAL_WRITES]        = "H5SF_IOC_LOCAL_WRITES",
+        [H5SF_VAR_SAMENODE_READS]          = "H5SF_SAMENODE_READS",
+        [H5SF_VAR_SAMENODE_WRITES]         = "H5SF_SAMENODE_WRITES",
         [H5SF_VAR_IOC_AFFINITY]            = "H5SF_IOC_AFFINITY",
         [H5SF_VAR_POOL_THREADS]            = "H5SF_POOL_THREADS",
         [H5SF_VAR_FAULT]                   = "H5SF_FAULT",
@@ -674,6 +674,36 @@ static void test_env_rows(void)
     CHECK(h5sf_option_env("no_such_key") == NULL && h5sf_option_env(NULL) == NULL, "unknown key");
 }
 
+/* Renamed variables: the old name (written out here) is read only while
+ * the new one is unset, and messages name the one read. */
+static void test_env_alias(void)
+{
+    static const struct {
+        h5sf_var_t  v;
+        const char *now, *old;
+    } renamed[] = {
+        {H5SF_VAR_SAMENODE_READS, "H5SF_SAMENODE_READS", "H5SF_IOC_LOCAL_READS"},
+        {H5SF_VAR_SAMENODE_WRITES, "H5SF_SAMENODE_WRITES", "H5SF_IOC_LOCAL_WRITES"},
+    };
+    for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++) {
+        const char *now = renamed[i].now, *old = renamed[i].old;
+        h5sf_var_t  v = renamed[i].v;
+        unsetenv(now);
+        unsetenv(old);
+        CHECK(h5sf_var(v) == NULL && !strcmp(h5sf_var_name(v), now), "%s: neither set", now);
+        setenv(old, "dense", 1);
+        CHECK(h5sf_var(v) && !strcmp(h5sf_var(v), "dense"), "%s: the old name %s is read", now, old);
+        CHECK(!strcmp(h5sf_var_name(v), old), "%s: messages name %s, not %s", now, old, h5sf_var_name(v));
+        setenv(now, "0", 1);
+        CHECK(h5sf_var(v) && !strcmp(h5sf_var(v), "0") && !strcmp(h5sf_var_name(v), now), "%s: the new name wins", now);
+        setenv(now, "", 1);
+        CHECK(h5sf_var(v) && !*h5sf_var(v), "%s set empty still hides %s", now, old);
+        unsetenv(now);
+        unsetenv(old);
+    }
+    CHECK(!strcmp(h5sf_var_name(H5SF_VAR_STATS), "H5SF_STATS"), "a variable without an old name");
+}
+
 int main(void)
 {
     t_start("unit_config");
@@ -686,5 +716,6 @@ int main(void)
     test_format();
     test_tables();
     test_env_rows();
+    test_env_alias();
     return t_verdict();
 }

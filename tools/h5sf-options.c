@@ -77,6 +77,11 @@ static void markdown(void)
     for (const h5sf_option_t *o = h5sf_runtime_vars; o->key; o++) {
         fputs("| ", stdout);
         md_code(o->env);
+        if (o->fallback) {
+            fputs(" (old name ", stdout);
+            md_code(o->fallback);
+            fputs(", still read when the new one is unset)", stdout);
+        }
         fputs(" | ", stdout);
         md_cell(o->def);
         fputs(" | ", stdout);
@@ -95,6 +100,8 @@ static void text_block(const h5sf_option_t *o)
         printf("%s\n", o->env);
     if (o->key && strcmp(o->key, "-"))
         printf("    environment:  %s%s%s\n", o->env, o->fallback ? ", fallback " : "", o->fallback ? o->fallback : "");
+    else if (o->fallback)
+        printf("    old name:     %s (still read when %s is unset)\n", o->fallback, o->env);
     printf("    default:      %s\n", o->def);
     printf("    values:       %s\n", o->syntax);
     printf("    %s\n\n", o->help);

@@ -17,7 +17,7 @@
 /* One call's jobs posted in a bracket, on the heap until the bracket
  * drains: the plan's piece lists are reused by the next call, so the
  * pieces are copied, and each job holds a duplicate of its descriptor
- * (samenode.c may close a node-local channel that a later call does not use). */
+ * (samenode.c may close a same-node descriptor that a later call does not use). */
 typedef struct posted {
     struct posted  *next;
     bool            is_write;

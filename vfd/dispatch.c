@@ -184,7 +184,7 @@ static int dispatch(h5sf_file_t *f, bool is_write, bool post, h5sf_errbuf_t *e)
         int        fd  = ioc ? h5sf_samenode_fd(f, s, is_write, l, sf_list_end(l)) : f->fd[s];
         if (fd >= 0) {
             if (ioc)
-                is_write ? f->stats.local_writes++ : f->stats.local_reads++;
+                is_write ? f->stats.samenode_writes++ : f->stats.samenode_reads++;
             pio_fill(f, s, fd, is_write, &jobs[nj]);
             js[nj++] = s;
             h5sf_report_add(f, s, h5sf_report_via(f, s, ioc), l->n, l->bytes);

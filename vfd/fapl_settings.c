@@ -5,7 +5,7 @@
  * string (H5Pset_driver_by_name / HDF5_DRIVER_CONFIG), then the environment,
  * then validation.  open (h5sf.c) and H5Pget_fapl_h5sf (fapl.c) both use
  * it, so the getter reports exactly what an open would use.  Also the
- * node-local I/O switches (H5SF_IOC_LOCAL_READS/WRITES) samenode.c reads and
+ * same-node shortcut's switches (H5SF_SAMENODE_READS/WRITES) samenode.c reads and
  * the pool's thread limit (H5SF_POOL_THREADS), and the public struct
  * H5FD_h5sf_config_t turned into common/'s h5sf_settings_t and back
  * (fapl_settings.h).
@@ -97,7 +97,7 @@ int h5sf_config_validate(const H5FD_h5sf_config_t *c, h5sf_errbuf_t *e)
 
 static int bool_env(h5sf_var_t var, bool *on, h5sf_errbuf_t *e)
 {
-    const char *v = h5sf_var(var), *name = h5sf_runtime_vars[var].env;
+    const char *v = h5sf_var(var), *name = h5sf_var_name(var);
     *on = true;
     if (!v || !*v || !strcmp(v, "1"))
         return 0;
@@ -110,17 +110,17 @@ static int bool_env(h5sf_var_t var, bool *on, h5sf_errbuf_t *e)
 
 int h5sf_samenode_settings(bool *reads, int *writes, h5sf_errbuf_t *e)
 {
-    const char *v = h5sf_var(H5SF_VAR_IOC_LOCAL_WRITES);
-    if (bool_env(H5SF_VAR_IOC_LOCAL_READS, reads, e) < 0)
+    const char *v = h5sf_var(H5SF_VAR_SAMENODE_WRITES);
+    if (bool_env(H5SF_VAR_SAMENODE_READS, reads, e) < 0)
         return -1;
     if (!v || !*v || !strcmp(v, "1"))
-        *writes = H5SF_LOCAL_ALL;
+        *writes = H5SF_SAMENODE_ALL;
     else if (!strcmp(v, "dense"))
-        *writes = H5SF_LOCAL_DENSE;
+        *writes = H5SF_SAMENODE_DENSE;
     else if (!strcmp(v, "0"))
-        *writes = H5SF_LOCAL_NONE;
+        *writes = H5SF_SAMENODE_NONE;
     else
-        return h5sf_fail(e, EINVAL, "H5SF_IOC_LOCAL_WRITES=\"%.200s\": must be 0, 1 or dense", v);
+        return h5sf_fail(e, EINVAL, "%s=\"%.200s\": must be 0, 1 or dense", h5sf_var_name(H5SF_VAR_SAMENODE_WRITES), v);
     return 0;
 }
 
@@ -177,10 +177,10 @@ int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e)
     ret = h5sf_settings_validate(&s, e);
     if (ret == 0)
         ret = h5sf_ioc_check_env(e);
-    bool local_reads;
-    int  local_writes, pool_threads;
+    bool samenode_reads;
+    int  samenode_writes, pool_threads;
     if (ret == 0)
-        ret = h5sf_samenode_settings(&local_reads, &local_writes, e);
+        ret = h5sf_samenode_settings(&samenode_reads, &samenode_writes, e);
     if (ret == 0)
         ret = h5sf_pool_setting(&pool_threads, e);
 done:

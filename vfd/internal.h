@@ -120,9 +120,9 @@ H5SF_API void h5sf_mpi_finalize_now(void); /* exported: the preload shim's MPI_F
  * it too, and ioc/ may not call up into vfd/ (common/ has no MPI).  This
  * name is the VFD's, for steps that are not the IOC's (open, the direct
  * channel, close), so a reader of vfd/ sees no IOC where there is none. */
-static inline int h5sf_agree(MPI_Comm comm, int local_failed, h5sf_errbuf_t *e)
+static inline int h5sf_agree(MPI_Comm comm, int failed_here, h5sf_errbuf_t *e)
 {
-    return h5sf_ioc_agree(comm, local_failed, e);
+    return h5sf_ioc_agree(comm, failed_here, e);
 }
 
 /* ---- files without MPI (solo.c) ---------------------------------------- */
@@ -142,9 +142,9 @@ int  h5sf_coll_reduce(const void *in, void *out, int n, MPI_Datatype t, MPI_Op o
 /* The settings an open of fapl_id would use: driver info or defaults, the
  * driver config string, the environment; validated. */
 int h5sf_fapl_resolve(hid_t fapl_id, H5FD_h5sf_config_t *out, h5sf_errbuf_t *e);
-/* H5SF_IOC_LOCAL_READS (default on) / H5SF_IOC_LOCAL_WRITES (default all:
+/* H5SF_SAMENODE_READS (default on) / H5SF_SAMENODE_WRITES (default all:
  * a same-node rank writes its sparse requests itself too). */
-enum { H5SF_LOCAL_NONE, H5SF_LOCAL_DENSE, H5SF_LOCAL_ALL };
+enum { H5SF_SAMENODE_NONE, H5SF_SAMENODE_DENSE, H5SF_SAMENODE_ALL };
 int h5sf_samenode_settings(bool *reads, int *writes, h5sf_errbuf_t *e);
 /* H5SF_POOL_THREADS: pool workers one call may use (0..15, default 15). */
 int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e);
@@ -159,8 +159,8 @@ int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t n
                          int *nnodes, int **leads, h5sf_errbuf_t *e);
 
 /* ---- channels (channel.c) --------------------------------------------- */
-typedef struct h5sf_file h5sf_file_t;
-typedef struct h5sf_loc  h5sf_loc_t; /* samenode.c's */
+typedef struct h5sf_file         h5sf_file_t;
+typedef struct h5sf_samenode_ent h5sf_samenode_ent_t; /* samenode.c's */
 
 /* The IOC channel class (ioc_channel.c) and its fapl info. */
 typedef struct h5sf_ioc_fa {
@@ -269,13 +269,13 @@ struct h5sf_file {
         H5FD_t        **chan;     /* one per subfile                         */
         haddr_t        *chan_eoa; /* EOA set on each of them                 */
     };
-    struct {                     /* same-node shortcut (samenode.c) */
-        int           *loc_fd;   /* subfiles on this node, -1               */
-        h5sf_loc_t    *loc_ents; /* per subfile: its place in the use order */
-        unsigned char *loc_state;
-        int            loc_cap;
-        bool           loc_reads;
-        int            loc_writes; /* H5SF_LOCAL_NONE, _DENSE or _ALL   */
+    struct {                                /* same-node shortcut (samenode.c) */
+        int                 *samenode_fd;   /* subfiles on this node, -1               */
+        h5sf_samenode_ent_t *samenode_ents; /* per subfile: its place in the use order */
+        unsigned char       *samenode_state;
+        int                  samenode_cap;
+        bool                 samenode_reads;
+        int                  samenode_writes; /* H5SF_SAMENODE_NONE, _DENSE or _ALL   */
     };
     struct {               /* direct channel */
         int *fd;           /* descriptors, -1: none                   */
@@ -378,14 +378,14 @@ static inline void h5sf_report_add(h5sf_file_t *f, int s, int via, uint64_t piec
     f->via_requests[via]++;
     f->via_bytes[via] += bytes;
 }
-/* The way subfile s's request goes: `local`: on the node-local descriptor
+/* The way subfile s's request goes: `samenode`: on the descriptor
  * samenode.c chose for it. */
-static inline int h5sf_report_via(const h5sf_file_t *f, int s, bool local)
+static inline int h5sf_report_via(const h5sf_file_t *f, int s, bool samenode)
 {
     if (f->channel != H5FD_H5SF_CHANNEL_IOC)
         return H5FD_H5SF_VIA_DIRECT;
-    if (local)
-        return H5FD_H5SF_VIA_SHORTCUT;
+    if (samenode)
+        return H5FD_H5SF_VIA_SAMENODE;
     return h5sf_owner(f, s) == f->rank ? H5FD_H5SF_VIA_IOC_SELF : H5FD_H5SF_VIA_IOC_REMOTE;
 }
 

@@ -2,7 +2,7 @@
  * registry.c -- the list of h5sf files this process has open.
  *
  * Owns the list only: h5sf.c adds a file at open and removes it at close;
- * the finalize hook (h5sf.c), the node-local descriptor budget (samenode.c)
+ * the finalize hook (h5sf.c), the same-node descriptor budget (samenode.c)
  * and the public getters (stats.c) walk or search it.  Calls nothing: it
  * sits below every other file of vfd/, so none of them reaches up to
  * h5sf.c for it.  Not thread-safe, like the HDF5 calls that reach it.

@@ -10,8 +10,8 @@
  * in the same file system and page cache, and the caller can do the second
  * copy itself, straight from or into its own memory: one copy, no queue.
  *
- *   reads   of such subfiles always go direct (H5SF_IOC_LOCAL_READS=0: not);
- *   writes  too, sparse ones included (H5SF_IOC_LOCAL_WRITES=0: every write
+ *   reads   of such subfiles always go direct (H5SF_SAMENODE_READS=0: not);
+ *   writes  too, sparse ones included (H5SF_SAMENODE_WRITES=0: every write
  *           goes to the IOC; =dense: sparse writes -- many small pieces
  *           with gaps, a strided selection, h5sf_sparse() -- still meet at
  *           the IOC, which merges many ranks' pieces into contiguous runs;
@@ -26,18 +26,18 @@
  * What the IOC gives the file system is unchanged: one node's writers per
  * subfile (parallel file systems lock per client node, so ranks of the IOC's
  * node are one writer to them), and no client on another node touches it.
- * Ordering is unchanged too: every write call, local or through the IOC,
+ * Ordering is unchanged too: every write call, same-node or through the IOC,
  * returns only after its pwritev returned, so a later read or write -- by
  * the same rank, or by another after a barrier -- is ordered after it.
  * Overlapping writes of different ranks with no synchronization between
  * them have no defined order in MPI-IO either.  Subfiles this rank cannot
  * open (another mount, permissions) silently use the IOC.
  *
- * The node-local descriptors (plain ones, through common/sysio.c) of all
+ * The same-node descriptors (plain ones, through common/sysio.c) of all
  * files this process has open share one budget, H5SF_IOC_MAX_FDS (the
  * IOC's own cap): beyond it the least recently used one is closed and
  * reopened when needed (the use order is common/lru.c's, as the IOC's).
- * Without it a rank would hold (open files x node-local subfiles)
+ * Without it a rank would hold (open files x same-node subfiles)
  * descriptors.
  */
 #include <errno.h>
@@ -47,20 +47,20 @@
 #include "internal.h"
 #include "../common/lru.h"
 
-enum { LOC_NO = 0, LOC_UNTRIED, LOC_OPEN };
+enum { DESC_NONE = 0, DESC_UNTRIED, DESC_OPEN };
 
 /* A subfile's place in the use order of all files' descriptors. */
-struct h5sf_loc {
-    h5sf_lru_node_t lru; /* in loc_lru while LOC_OPEN */
+struct h5sf_samenode_ent {
+    h5sf_lru_node_t lru; /* in use_order while DESC_OPEN */
     h5sf_file_t    *f;
     int             s;
-    uint64_t        used; /* loc_clock at its last use */
+    uint64_t        used; /* use_clock at its last use */
 };
 
-static int        loc_nopen; /* local descriptors open, all files */
-static h5sf_lru_t loc_lru;   /* those descriptors, least recently used first */
-static uint64_t   loc_clock; /* use counter */
-static uint64_t   loc_pin;   /* descriptors used since: in the running request */
+static int        descs_open; /* same-node descriptors open, all files */
+static h5sf_lru_t use_order;  /* those descriptors, least recently used first */
+static uint64_t   use_clock;  /* use counter */
+static uint64_t   use_pin;    /* descriptors used since: in the running request */
 
 /* Collective: mark the subfiles whose owner shares this rank's node (the
  * node map topology.c found while choosing the IOCs). */
@@ -73,107 +73,108 @@ int h5sf_samenode_init(h5sf_file_t *f, h5sf_errbuf_t *e)
         return 0;
     if (h5sf_samenode_settings(&rd, &wr, e) < 0) { /* checked at open already */
         rd = false;
-        wr = H5SF_LOCAL_NONE;
+        wr = H5SF_SAMENODE_NONE;
     }
-    f->loc_reads  = rd;
-    f->loc_writes = (f->flags & H5F_ACC_RDWR) ? wr : H5SF_LOCAL_NONE;
-    f->loc_cap    = h5sf_ioc_fd_cap();
-    if (!(f->loc_fd = h5sf_malloc((size_t)N * sizeof *f->loc_fd)) ||
-        !(f->loc_ents = h5sf_calloc((size_t)N, sizeof *f->loc_ents)) || !(f->loc_state = h5sf_calloc((size_t)N, 1)))
+    f->samenode_reads  = rd;
+    f->samenode_writes = (f->flags & H5F_ACC_RDWR) ? wr : H5SF_SAMENODE_NONE;
+    f->samenode_cap    = h5sf_ioc_fd_cap();
+    if (!(f->samenode_fd = h5sf_malloc((size_t)N * sizeof *f->samenode_fd)) ||
+        !(f->samenode_ents = h5sf_calloc((size_t)N, sizeof *f->samenode_ents)) ||
+        !(f->samenode_state = h5sf_calloc((size_t)N, 1)))
         failed = h5sf_fail(e, ENOMEM, "out of memory") < 0;
-    for (int s = 0; f->loc_fd && s < N; s++)
-        f->loc_fd[s] = -1;
-    for (int s = 0; f->loc_ents && s < N; s++) {
-        f->loc_ents[s].f = f;
-        f->loc_ents[s].s = s;
+    for (int s = 0; f->samenode_fd && s < N; s++)
+        f->samenode_fd[s] = -1;
+    for (int s = 0; f->samenode_ents && s < N; s++) {
+        f->samenode_ents[s].f = f;
+        f->samenode_ents[s].s = s;
     }
-    if (!failed && (f->loc_reads || f->loc_writes))
+    if (!failed && (f->samenode_reads || f->samenode_writes))
         for (int s = 0; s < N; s++)
-            f->loc_state[s] = f->leads[h5sf_owner(f, s)] == f->leads[f->rank] ? LOC_UNTRIED : LOC_NO;
+            f->samenode_state[s] = f->leads[h5sf_owner(f, s)] == f->leads[f->rank] ? DESC_UNTRIED : DESC_NONE;
     return h5sf_agree(f->comm, failed, e);
 }
 
-static void close_local(h5sf_file_t *f, int s)
+static void close_desc(h5sf_file_t *f, int s)
 {
-    h5sf_sysio_close(f->loc_fd[s]); /* read-only or already written: nothing to lose */
-    h5sf_lru_remove(&f->loc_ents[s].lru);
-    f->loc_fd[s]    = -1;
-    f->loc_state[s] = LOC_UNTRIED;
-    loc_nopen--;
+    h5sf_sysio_close(f->samenode_fd[s]); /* read-only or already written: nothing to lose */
+    h5sf_lru_remove(&f->samenode_ents[s].lru);
+    f->samenode_fd[s]    = -1;
+    f->samenode_state[s] = DESC_UNTRIED;
+    descs_open--;
 }
 
 /* A descriptor the running request has not used: it may close. */
-static bool loc_idle(const h5sf_lru_node_t *n, void *arg)
+static bool desc_idle(const h5sf_lru_node_t *n, void *arg)
 {
     (void)arg;
-    return H5SF_LRU_ENTRY(n, h5sf_loc_t, lru)->used < loc_pin;
+    return H5SF_LRU_ENTRY(n, h5sf_samenode_ent_t, lru)->used < use_pin;
 }
 
 /* Below the budget before one more opens: close the least recently used
- * local descriptor of any open file that the running request does not
+ * same-node descriptor of any open file that the running request does not
  * use.  False if there is none. */
-static bool loc_make_room(h5sf_file_t *f)
+static bool desc_make_room(h5sf_file_t *f)
 {
-    while (loc_nopen >= f->loc_cap) {
-        h5sf_lru_node_t *n = h5sf_lru_oldest(&loc_lru, loc_idle, NULL);
+    while (descs_open >= f->samenode_cap) {
+        h5sf_lru_node_t *n = h5sf_lru_oldest(&use_order, desc_idle, NULL);
         if (!n)
             return false;
-        h5sf_loc_t *ent = H5SF_LRU_ENTRY(n, h5sf_loc_t, lru);
-        close_local(ent->f, ent->s);
+        h5sf_samenode_ent_t *ent = H5SF_LRU_ENTRY(n, h5sf_samenode_ent_t, lru);
+        close_desc(ent->f, ent->s);
     }
     return true;
 }
 
-void h5sf_samenode_begin(void) { loc_pin = loc_clock + 1; }
+void h5sf_samenode_begin(void) { use_pin = use_clock + 1; }
 
 /* Open subfile s: read-write when this file may be written, never created
  * or truncated (its IOC did that at open). */
-static bool open_local(h5sf_file_t *f, int s)
+static bool open_desc(h5sf_file_t *f, int s)
 {
     char          path[2 * H5SF_LAYOUT_PATH_MAX];
     h5sf_errbuf_t eb;
-    f->loc_state[s] = LOC_NO;
-    if (!loc_make_room(f)) { /* all in use by this request: the IOC this time */
-        f->loc_state[s] = LOC_UNTRIED;
+    f->samenode_state[s] = DESC_NONE;
+    if (!desc_make_room(f)) { /* all in use by this request: the IOC this time */
+        f->samenode_state[s] = DESC_UNTRIED;
         return false;
     }
     if (h5sf_subfile_path(&f->layout, s, path, sizeof path, &eb) == 0 &&
-        (f->loc_fd[s] = h5sf_sysio_open(path, (f->flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY, -1)) >= 0) {
-        f->loc_state[s] = LOC_OPEN;
-        loc_nopen++;
+        (f->samenode_fd[s] = h5sf_sysio_open(path, (f->flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY, -1)) >= 0) {
+        f->samenode_state[s] = DESC_OPEN;
+        descs_open++;
     }
-    return f->loc_state[s] == LOC_OPEN;
+    return f->samenode_state[s] == DESC_OPEN;
 }
 
 int h5sf_samenode_fd(h5sf_file_t *f, int s, bool is_write, const sf_list_t *l, haddr_t end)
 {
-    if (!f->loc_state || f->loc_state[s] == LOC_NO)
+    if (!f->samenode_state || f->samenode_state[s] == DESC_NONE)
         return -1;
     if (is_write) {
-        if (f->loc_writes == H5SF_LOCAL_NONE || l->n == 0)
+        if (f->samenode_writes == H5SF_SAMENODE_NONE || l->n == 0)
             return -1;
         /* the list is sorted by offset: its extent is end - first offset */
-        if (f->loc_writes == H5SF_LOCAL_DENSE && h5sf_sparse(l->n, end - l->v[0].off, l->bytes))
+        if (f->samenode_writes == H5SF_SAMENODE_DENSE && h5sf_sparse(l->n, end - l->v[0].off, l->bytes))
             return -1;
     }
-    else if (!f->loc_reads)
+    else if (!f->samenode_reads)
         return -1;
-    if (f->loc_state[s] == LOC_UNTRIED && !open_local(f, s))
+    if (f->samenode_state[s] == DESC_UNTRIED && !open_desc(f, s))
         return -1;
-    f->loc_ents[s].used = ++loc_clock;
-    h5sf_lru_touch(&loc_lru, &f->loc_ents[s].lru);
-    return f->loc_fd[s];
+    f->samenode_ents[s].used = ++use_clock;
+    h5sf_lru_touch(&use_order, &f->samenode_ents[s].lru);
+    return f->samenode_fd[s];
 }
 
 void h5sf_samenode_close(h5sf_file_t *f)
 {
-    for (int s = 0; f->loc_fd && s < f->layout.stripe_count; s++)
-        if (f->loc_fd[s] >= 0)
-            close_local(f, s);
-    h5sf_free(f->loc_fd);
-    h5sf_free(f->loc_ents);
-    h5sf_free(f->loc_state);
-    f->loc_fd    = NULL;
-    f->loc_ents  = NULL;
-    f->loc_state = NULL;
+    for (int s = 0; f->samenode_fd && s < f->layout.stripe_count; s++)
+        if (f->samenode_fd[s] >= 0)
+            close_desc(f, s);
+    h5sf_free(f->samenode_fd);
+    h5sf_free(f->samenode_ents);
+    h5sf_free(f->samenode_state);
+    f->samenode_fd    = NULL;
+    f->samenode_ents  = NULL;
+    f->samenode_state = NULL;
 }

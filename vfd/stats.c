@@ -145,10 +145,10 @@ static void summary_print(const h5sf_file_t *f, const summary_t *all)
     const uint64_t *r = all->via, *b = all->via + H5FD_H5SF_VIA_KINDS;
     fprintf(stderr,
             "\n  channels         requests / bytes: to another rank's IOC %llu / %llu, to the own IOC %llu / %llu,\n"
-            "                   node-local shortcut %llu / %llu, direct %llu / %llu\n",
+            "                   same-node shortcut %llu / %llu, direct %llu / %llu\n",
             (unsigned long long)r[H5FD_H5SF_VIA_IOC_REMOTE], (unsigned long long)b[H5FD_H5SF_VIA_IOC_REMOTE],
             (unsigned long long)r[H5FD_H5SF_VIA_IOC_SELF], (unsigned long long)b[H5FD_H5SF_VIA_IOC_SELF],
-            (unsigned long long)r[H5FD_H5SF_VIA_SHORTCUT], (unsigned long long)b[H5FD_H5SF_VIA_SHORTCUT],
+            (unsigned long long)r[H5FD_H5SF_VIA_SAMENODE], (unsigned long long)b[H5FD_H5SF_VIA_SAMENODE],
             (unsigned long long)r[H5FD_H5SF_VIA_DIRECT], (unsigned long long)b[H5FD_H5SF_VIA_DIRECT]);
 }
 

@@ -25,8 +25,8 @@ case $way in
 mpiio) ;;
 direct) vars=(LD_PRELOAD="$shim" H5SF_REDIRECT_MPIO=1 H5SF_CHANNEL=direct) ;;
 ioc)
-    vars=(LD_PRELOAD="$shim" H5SF_REDIRECT_MPIO=1 H5SF_CHANNEL=ioc H5SF_IOC_LOCAL_READS=0
-          H5SF_IOC_LOCAL_WRITES=0 H5SF_PRELOAD_THREAD_MULTIPLE=1)
+    vars=(LD_PRELOAD="$shim" H5SF_REDIRECT_MPIO=1 H5SF_CHANNEL=ioc H5SF_SAMENODE_READS=0
+          H5SF_SAMENODE_WRITES=0 H5SF_PRELOAD_THREAD_MULTIPLE=1)
     ;;
 *) echo "client-mpiexec.sh: H5SF_CLIENT_WAY must be mpiio, direct or ioc, not '$way'" >&2; exit 2 ;;
 esac
