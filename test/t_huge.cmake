@@ -1,10 +1,10 @@
 # t_huge: a regular hyperslab of 2^K one-byte pieces (stride 2), written and
 # read through h5sf's selection callback in bounded memory (t_huge.c).
 # Every channel: direct; IOC with the same-node shortcuts off; IOC with them
-# on (reads go local; strided writes still go to the IOC, samenode.c), at 1
-# and 2 ranks.  The peak-RSS part is not for the sanitizer builds (shadow
-# memory); their variant runs 2^20 pieces in rounds of 1000
-# (H5SF_TEST_MAX_PIECES) and checks the data only.
+# on (reads and writes, strided ones included, go straight to the subfiles:
+# samenode.c), at 1 and 2 ranks.  The peak-RSS part is not for the
+# sanitizer builds (shadow memory); their variant runs 2^20 pieces in rounds
+# of 1000 (H5SF_TEST_MAX_PIECES) and checks the data only.
 add_executable(t_huge ${CMAKE_CURRENT_SOURCE_DIR}/t_huge.c)
 target_link_libraries(t_huge PRIVATE h5sf hdf5::hdf5-shared)
 # One directory per test: the file names say the channel but not the
@@ -16,7 +16,7 @@ set(_huge_samenode "H5SF_CHANNEL=ioc" "H5SF_SAMENODE_READS=1" "H5SF_SAMENODE_WRI
 # 2^23 pieces: a few minutes on 2 cores (one pwrite/preadv per 1-byte piece);
 # 2^27 (1200 s) only with -DH5SF_HUGE_TESTS=ON.
 option(H5SF_HUGE_TESTS "also run t_huge with 2^27 pieces (slow: ~10 min per channel)" OFF)
-foreach(ch direct ioc local)
+foreach(ch direct ioc samenode)
   foreach(np 1 2)
     foreach(v big big27 rounds)
       file(MAKE_DIRECTORY ${_hd}/${v}_${ch}_np${np})

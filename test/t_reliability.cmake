@@ -72,18 +72,18 @@ endforeach()
 # Reads straight from same-node subfiles while other ranks write through the
 # IOCs.  Set by the variables' old names, which h5sf still reads: were they
 # ignored, writes would skip the IOC too and t_stress's path check fail.
-h5sf_mpi_test(t_stress_ioc2_localreads t_stress 8 ${_rel}/stress_ioc2_lr "channel=ioc,ioc=total:2,stripe_size=4096"
+h5sf_mpi_test(t_stress_ioc2_samenode_reads t_stress 8 ${_rel}/stress_ioc2_lr "channel=ioc,ioc=total:2,stripe_size=4096"
               random 4242 ENV "H5SF_IOC_LOCAL_READS=1" "H5SF_IOC_LOCAL_WRITES=0")
-set_tests_properties(t_stress_ioc2_localreads PROPERTIES TIMEOUT 300)
+set_tests_properties(t_stress_ioc2_samenode_reads PROPERTIES TIMEOUT 300)
 # Eight ranks on this suite's 2-core machine are 4 per core already: beside
 # another MPI test (ctest -j) a phase took up to 21 s instead of 0.3 s,
 # mostly every rank replaying the model.  They run alone.
-set_tests_properties(${_stress8} t_stress_ioc2_localreads PROPERTIES RUN_SERIAL TRUE)
+set_tests_properties(${_stress8} t_stress_ioc2_samenode_reads PROPERTIES RUN_SERIAL TRUE)
 # Dense writes straight to the subfiles, strided ones through the IOCs,
 # overlapping each other, checked against the serial model.
-h5sf_mpi_test(t_stress_ioc2_localwrites t_stress 3 ${_rel}/stress_ioc2_lw "channel=ioc,ioc=total:2,stripe_size=65536"
+h5sf_mpi_test(t_stress_ioc2_samenode_writes t_stress 3 ${_rel}/stress_ioc2_lw "channel=ioc,ioc=total:2,stripe_size=65536"
               random 777 ENV "H5SF_SAMENODE_READS=1" "H5SF_SAMENODE_WRITES=dense")
-set_tests_properties(t_stress_ioc2_localwrites PROPERTIES TIMEOUT 120)
+set_tests_properties(t_stress_ioc2_samenode_writes PROPERTIES TIMEOUT 120)
 h5sf_mpi_test(t_stress_many t_stress 4 ${_rel}/stress_many "channel=ioc,ioc=total:2,stripe_size=4096,stripe_count=2" many)
 set_tests_properties(t_stress_many PROPERTIES TIMEOUT 120)
 # The same with at most 3 subfiles open per IOC: reads reopen on demand.
