@@ -38,7 +38,8 @@ struct h5sf_ioc_client_req {
     MPI_Datatype   *dts;
     uint64_t        ndata; /* payload messages                   */
     unsigned char  *hdr;
-    unsigned char  *copy; /* a write's payload, contiguous      */
+    unsigned char  *copy;     /* a write's payload, contiguous      */
+    uint64_t        copy_cap; /* its size (ioc_copy_size)        */
     /* Payload in our shared-memory segment (shm.c): where, and for a read
      * the caller's pieces to copy it out to once the reply is in. */
     bool          shm;
@@ -105,7 +106,11 @@ static void req_free(h5sf_ioc_client_req_t *q)
     h5sf_free(q->dts);
     h5sf_free(q->data);
     h5sf_free(q->hdr);
-    h5sf_free(q->copy);
+    if (q->copy) { /* MPI is done with it (an abandoned q is never freed) */
+        uv_mutex_lock(&q->ctx->lock);
+        ioc_copy_keep(q->ctx, q->copy, q->copy_cap);
+        uv_mutex_unlock(&q->ctx->lock);
+    }
     h5sf_free(q->rlens);
     h5sf_free(q->rbufs);
     h5sf_free(q);
@@ -162,13 +167,17 @@ done:
  * timeout MPI may still read from their buffers whenever the IOC gets to
  * them, and the caller's memory is then no longer ours (freed, or reused
  * with other bytes the late write would put into the file).  The copy is
- * the price: one memcpy and `total` bytes per write in flight. */
+ * the price: one memcpy and `total` bytes per write in flight.  Its buffer
+ * is kept for a later write once MPI is done with it (slots.c). */
 static int payload_copy(h5sf_ioc_client_req_t *q, size_t count, const uint64_t *lens, void *const *bufs, void **bases,
                         int *counts, h5sf_errbuf_t *e)
 {
     ioc_cursor_t c  = {0, 0};
     uint64_t     at = 0;
-    if (!(q->copy = h5sf_malloc(q->total)))
+    uv_mutex_lock(&q->ctx->lock);
+    q->copy = ioc_copy_take(q->ctx, q->total, &q->copy_cap);
+    uv_mutex_unlock(&q->ctx->lock);
+    if (!q->copy && !(q->copy = h5sf_malloc(q->copy_cap = ioc_copy_size(q->total))))
         return h5sf_fail(e, ENOMEM, "out of memory copying a %llu-byte write for its IOC",
                          (unsigned long long)q->total);
     for (size_t i = 0; i < count; at += lens[i], i++)

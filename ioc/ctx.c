@@ -223,6 +223,7 @@ void ioc_ctx_free(h5sf_ioc_ctx_t *ctx, bool free_comm)
     uv_cond_destroy(&ctx->park_cond);
     while (ctx->nslots_free > 0)
         h5sf_free(ctx->slots[--ctx->nslots_free]);
+    ioc_copies_trim(ctx);
     h5sf_free(ctx->slots);
     h5sf_free(ctx->workers); /* kept by a serve whose first worker failed to start */
     h5sf_free(ctx->dead);

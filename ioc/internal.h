@@ -71,6 +71,15 @@ typedef struct ioc_shm        ioc_shm_t;
 /* How long a parked context keeps its idle transfer slots (ctx.c). */
 #define H5SF_IOC_SLOT_KEEP_NS ((uint64_t)1000000000)
 
+/* A client's copies of written payloads (client.c) of at least
+ * IOC_COPY_MIN bytes are kept for its next writes: at most IOC_COPIES_KEEP
+ * of them, IOC_COPIES_BYTES together.  A fresh buffer costs a page fault
+ * per 4 KiB on its first touch, more than the copy itself (measured:
+ * docs/performance-history.md, "Across nodes, ranks yielding"). */
+#define IOC_COPY_MIN     ((uint64_t)64 << 10)
+#define IOC_COPIES_KEEP  4
+#define IOC_COPIES_BYTES (2 * H5SF_IOC_CHUNK)
+
 /* payload.c: the MPI messages of a payload chunk.  A chunk of at most
  * IOC_SPLIT_MAX parts (pieces cut at chunk borders), IOC_SPLIT_MIN bytes or
  * more each on average, moves as one contiguous message per part; any other
@@ -204,11 +213,16 @@ struct h5sf_ioc_ctx {
     bool              affinity_node;  /* H5SF_IOC_AFFINITY=node (default)     */
     /* memory: transfer slots for workers, received messages for the queue;
      * each side gets half of H5SF_IOC_MEMORY (ctx->lock for the slots) */
-    uint64_t             mem_cap;
-    uint64_t             peer_cap; /* the least mem_cap of all ranks       */
-    unsigned char      **slots;    /* free slots of H5SF_IOC_CHUNK bytes  */
-    int                  nslots_free, nslots_made, nslots_max;
-    uv_cond_t            slot_cond;
+    uint64_t        mem_cap;
+    uint64_t        peer_cap; /* the least mem_cap of all ranks       */
+    unsigned char **slots;    /* free slots of H5SF_IOC_CHUNK bytes  */
+    int             nslots_free, nslots_made, nslots_max;
+    uv_cond_t       slot_cond;
+    /* client side: write copies kept for the next write (slots.c, lock) */
+    unsigned char       *copies[IOC_COPIES_KEEP];
+    uint64_t             copy_caps[IOC_COPIES_KEEP];
+    int                  ncopies;
+    uint64_t             copies_bytes;
     atomic_uint_fast64_t qmem;
     /* same-node payloads through shared memory (shm.c); NULL: messages */
     ioc_shm_t *shm;
@@ -335,6 +349,14 @@ void ioc_run_answer(h5sf_ioc_ctx_t *ctx, member_t *mb, int nm);
 unsigned char *ioc_slot_get(h5sf_ioc_ctx_t *ctx, bool wait);
 void           ioc_slot_put(h5sf_ioc_ctx_t *ctx, unsigned char *p);
 void           ioc_slots_trim(h5sf_ioc_ctx_t *ctx);
+/* The smallest kept write copy of at least n bytes, its size in *cap, or
+ * NULL (then allocate one of ioc_copy_size(n)).  Lock held. */
+unsigned char *ioc_copy_take(h5sf_ioc_ctx_t *ctx, uint64_t n, uint64_t *cap);
+uint64_t       ioc_copy_size(uint64_t n);
+/* Keep copy p of cap bytes for a later write, or free it.  Lock held. */
+void ioc_copy_keep(h5sf_ioc_ctx_t *ctx, unsigned char *p, uint64_t cap);
+/* Free the kept copies.  Lock held. */
+void ioc_copies_trim(h5sf_ioc_ctx_t *ctx);
 
 /* worker.c */
 int ioc_workers_start(h5sf_ioc_ctx_t *ctx, int n, h5sf_errbuf_t *e);

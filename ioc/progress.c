@@ -215,15 +215,15 @@ static int step(progress_t *pg, unsigned idle, uint32_t *seq)
 
 /* Parked (no file open, ctx.c): nothing can arrive; sleep until a file
  * opens or the daemon stops, saying so to the parker.  Idle transfer slots
- * outlive a short pause between files (codes that write a file per step
- * reuse them) and are freed after a long one. */
+ * and kept write copies outlive a short pause between files (codes that
+ * write a file per step reuse them) and are freed after a long one. */
 static void sleep_parked(h5sf_ioc_ctx_t *ctx)
 {
     uv_mutex_lock(&ctx->lock);
     ctx->asleep = true;
     uv_cond_broadcast(&ctx->park_cond);
     while (atomic_load(&ctx->parked) && !atomic_load(&ctx->stop)) {
-        if (ctx->nslots_free == 0)
+        if (ctx->nslots_free == 0 && ctx->ncopies == 0)
             uv_cond_wait(&ctx->park_cond, &ctx->lock);
         else if (uv_cond_timedwait(&ctx->park_cond, &ctx->lock, H5SF_IOC_SLOT_KEEP_NS) == UV_ETIMEDOUT &&
                  atomic_load(&ctx->parked))

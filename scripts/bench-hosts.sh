@@ -76,6 +76,15 @@ while [ $# -gt 0 ]; do
 done
 "$root/scripts/build.sh" >/dev/null
 source "$root/scripts/env.sh"
+# Ranks yield while they wait, as on a machine with a core each: the hosts
+# share this machine's cores, and a spinning rank starves the TCP traffic
+# it waits for (netns-cluster.sh passes Open MPI mpi_yield_when_idle; MPICH
+# takes the tests' shim, test/mpich_yield.c, which Hydra passes on).
+if [ "$H5SF_MPI" = mpich ]; then
+    shim="$H5SF_BUILD_DIR/lib/test/libh5sf_test_mpich_yield.so"
+    [ -e "$shim" ] || { echo "bench-hosts.sh: $shim missing (build the tests)" >&2; exit 1; }
+    export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
 export H5SF_NETNS_NAME="${H5SF_NETNS_NAME:-h5sfbench}" H5SF_NETNS_NET="${H5SF_NETNS_NET:-10.217.0}"
 state="${H5SF_NETNS_STATE:-/tmp/${H5SF_NETNS_NAME}-netns}"
 cluster="$root/scripts/netns-cluster.sh"

@@ -35,8 +35,13 @@
  *          H5SF_IOC_MERGE_WAIT changes, the third file gets new threads.
  *          After H5close() no IOC thread is left on any rank (the plugin
  *          may be unloaded), and the fourth file still works.
+ *   copies 2 ranks, every byte through rank 0's IOC as MPI messages: rank
+ *          1 writes the same 8 MiB three times.  Its copies of the payload
+ *          (ioc/client.c) are kept for the next write (ioc/slots.c): the
+ *          second and third writes together fault in fewer than 1024 new
+ *          pages (one fresh copy is 2048), and the data reads back.
  *
- * usage: mpiexec -n N t_iocmem DIR merge|rss|affinity|park [MIB]
+ * usage: mpiexec -n N t_iocmem DIR merge|rss|affinity|park|copies [MIB]
  */
 #include <dirent.h>
 #include <sched.h>
@@ -495,12 +500,57 @@ static void test_park(const char *dir)
     unsetenv("H5SF_IOC_MERGE_WAIT");
 }
 
+static long minor_faults(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+static void test_copies(const char *dir)
+{
+    enum { N = 8 << 20 };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/copies.h5", dir);
+    CHECK(t_size == 2, "copies needs 2 ranks, not %d", t_size);
+    hid_t          fapl = t_fapl("channel=ioc,ioc=total:1,stripe_count=1,stripe_size=1MiB");
+    hid_t          f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hsize_t        n = N, zero = 0, cnt = t_rank == 1 ? N : 0;
+    hid_t          fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
+    hid_t          d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    unsigned char *b = malloc(N), *g = malloc(N);
+    t_fill(b, N, 7, 0);
+    memset(g, 0, N);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &zero, NULL, &cnt, NULL);
+    long faults = 0;
+    for (int k = 0; k < 3; k++) {
+        long before = minor_faults();
+        CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "copies: write %d", k);
+        if (k > 0)
+            faults += minor_faults() - before;
+    }
+    if (t_rank == 1) {
+        printf("t_iocmem copies: %ld page faults in the second and third 8 MiB writes\n", faults);
+        CHECK(faults < 1024, "%ld page faults in two 8 MiB writes through the IOC: the payload copy is not reused",
+              faults);
+        CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0 && memcmp(b, g, N) == 0,
+              "copies: the data did not read back");
+    }
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "copies: close");
+    H5Pclose(fapl);
+    free(b);
+    free(g);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv, "t_iocmem");
     if (argc < 3) {
         if (t_rank == 0)
-            fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity|park [MIB]\n");
+            fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity|park|copies [MIB]\n");
         MPI_Finalize();
         return 2;
     }
@@ -512,6 +562,8 @@ int main(int argc, char **argv)
         test_affinity(argv[1]);
     else if (!strcmp(argv[2], "park"))
         test_park(argv[1]);
+    else if (!strcmp(argv[2], "copies"))
+        test_copies(argv[1]);
     else
         test_rss(argv[1], argc > 3 ? atoi(argv[3]) : 512);
     return t_finish();

@@ -123,6 +123,11 @@ foreach(np 1 3)
   h5sf_mpi_test(t_iocmem_park_np${np} t_iocmem ${np} ${_rel}/iocmem_park_np${np} park
                 ENV "H5SF_SAMENODE_READS=0" "H5SF_SAMENODE_WRITES=0")
 endforeach()
+# A client's payload copies are kept for its next writes.  Not in the ASan
+# build: its allocator, not ours, decides which pages are fresh.
+h5sf_mpi_test(t_iocmem_copies t_iocmem 2 ${_rel}/iocmem_copies copies ENV "H5SF_IOC_SHM=0" "H5SF_SAMENODE_READS=0"
+              "H5SF_SAMENODE_WRITES=0")
+set_tests_properties(t_iocmem_copies PROPERTIES LABELS "mpi")
 # 8 ranks x 512 MiB through one IOC capped at 64 MiB (each rank rewrites a
 # 64 MiB window: 512 MiB of disk in all): peak RSS of the IOC
 # rank under cap + 128 MiB.  Not in the ASan build: its shadow memory would
