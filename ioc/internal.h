@@ -75,7 +75,8 @@ typedef struct ioc_shm        ioc_shm_t;
  * IOC_COPY_MIN bytes are kept for its next writes: at most IOC_COPIES_KEEP
  * of them, IOC_COPIES_BYTES together.  A fresh buffer costs a page fault
  * per 4 KiB on its first touch, more than the copy itself (measured:
- * docs/performance-history.md, "Across nodes, ranks yielding"). */
+ * docs/performance-history.md, Figures behind constants, kept write
+ * copies). */
 #define IOC_COPY_MIN     ((uint64_t)64 << 10)
 #define IOC_COPIES_KEEP  4
 #define IOC_COPIES_BYTES (2 * H5SF_IOC_CHUNK)
