@@ -106,11 +106,7 @@ static void req_free(h5sf_ioc_client_req_t *q)
     h5sf_free(q->dts);
     h5sf_free(q->data);
     h5sf_free(q->hdr);
-    if (q->copy) { /* MPI is done with it (an abandoned q is never freed) */
-        uv_mutex_lock(&q->ctx->lock);
-        ioc_copy_keep(q->ctx, q->copy, q->copy_cap);
-        uv_mutex_unlock(&q->ctx->lock);
-    }
+    ioc_copy_keep(q->ctx, q->copy, q->copy_cap); /* MPI is done with it: an abandoned q is never freed */
     h5sf_free(q->rlens);
     h5sf_free(q->rbufs);
     h5sf_free(q);
@@ -174,9 +170,7 @@ static int payload_copy(h5sf_ioc_client_req_t *q, size_t count, const uint64_t *
 {
     ioc_cursor_t c  = {0, 0};
     uint64_t     at = 0;
-    uv_mutex_lock(&q->ctx->lock);
-    q->copy = ioc_copy_take(q->ctx, q->total, &q->copy_cap);
-    uv_mutex_unlock(&q->ctx->lock);
+    q->copy         = ioc_copy_take(q->ctx, q->total, &q->copy_cap);
     if (!q->copy && !(q->copy = h5sf_malloc(q->copy_cap = ioc_copy_size(q->total))))
         return h5sf_fail(e, ENOMEM, "out of memory copying a %llu-byte write for its IOC",
                          (unsigned long long)q->total);

@@ -351,10 +351,10 @@ unsigned char *ioc_slot_get(h5sf_ioc_ctx_t *ctx, bool wait);
 void           ioc_slot_put(h5sf_ioc_ctx_t *ctx, unsigned char *p);
 void           ioc_slots_trim(h5sf_ioc_ctx_t *ctx);
 /* The smallest kept write copy of at least n bytes, its size in *cap, or
- * NULL (then allocate one of ioc_copy_size(n)).  Lock held. */
+ * NULL (then allocate one of ioc_copy_size(n)).  Takes the lock. */
 unsigned char *ioc_copy_take(h5sf_ioc_ctx_t *ctx, uint64_t n, uint64_t *cap);
 uint64_t       ioc_copy_size(uint64_t n);
-/* Keep copy p of cap bytes for a later write, or free it.  Lock held. */
+/* Keep copy p of cap bytes for a later write, or free it.  Takes the lock. */
 void ioc_copy_keep(h5sf_ioc_ctx_t *ctx, unsigned char *p, uint64_t cap);
 /* Free the kept copies.  Lock held. */
 void ioc_copies_trim(h5sf_ioc_ctx_t *ctx);

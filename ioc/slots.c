@@ -7,8 +7,10 @@
  * ctx->nslots_max exist, so slots and queued messages together stay within
  * H5SF_IOC_MEMORY.  A client copies a write's payload into a buffer of its
  * own (client.c); up to IOC_COPIES_BYTES of those are kept, since reusing
- * one costs no page faults.  Owns the slot and copy arrays of the context;
- * everything here runs with ctx->lock held.  Must not look at requests.
+ * one costs no page faults.  Owns the slot and copy arrays of the context,
+ * both under ctx->lock: the slot functions and ioc_copies_trim run with it
+ * held, the clients' ioc_copy_take and ioc_copy_keep take it.  Must not
+ * look at requests.
  */
 #include <stdlib.h>
 #include "internal.h"
@@ -61,17 +63,20 @@ uint64_t ioc_copy_size(uint64_t n)
 unsigned char *ioc_copy_take(h5sf_ioc_ctx_t *ctx, uint64_t n, uint64_t *cap)
 {
     int best = -1;
+    uv_mutex_lock(&ctx->lock);
     for (int i = 0; n >= IOC_COPY_MIN && i < ctx->ncopies; i++)
         if (ctx->copy_caps[i] >= n && (best < 0 || ctx->copy_caps[i] < ctx->copy_caps[best]))
             best = i;
-    if (best < 0)
-        return NULL;
-    unsigned char *p = ctx->copies[best];
-    *cap             = ctx->copy_caps[best];
-    ctx->copies_bytes -= *cap;
-    ctx->ncopies--;
-    ctx->copies[best]    = ctx->copies[ctx->ncopies];
-    ctx->copy_caps[best] = ctx->copy_caps[ctx->ncopies];
+    unsigned char *p = NULL;
+    if (best >= 0) {
+        p    = ctx->copies[best];
+        *cap = ctx->copy_caps[best];
+        ctx->copies_bytes -= *cap;
+        ctx->ncopies--;
+        ctx->copies[best]    = ctx->copies[ctx->ncopies];
+        ctx->copy_caps[best] = ctx->copy_caps[ctx->ncopies];
+    }
+    uv_mutex_unlock(&ctx->lock);
     return p;
 }
 
@@ -79,13 +84,16 @@ void ioc_copy_keep(h5sf_ioc_ctx_t *ctx, unsigned char *p, uint64_t cap)
 {
     if (!p)
         return;
-    if (cap < IOC_COPY_MIN || ctx->ncopies == IOC_COPIES_KEEP || ctx->copies_bytes + cap > IOC_COPIES_BYTES) {
-        h5sf_free(p);
-        return;
+    uv_mutex_lock(&ctx->lock);
+    bool keep = cap >= IOC_COPY_MIN && ctx->ncopies < IOC_COPIES_KEEP && ctx->copies_bytes + cap <= IOC_COPIES_BYTES;
+    if (keep) {
+        ctx->copies[ctx->ncopies]      = p;
+        ctx->copy_caps[ctx->ncopies++] = cap;
+        ctx->copies_bytes += cap;
     }
-    ctx->copies[ctx->ncopies]      = p;
-    ctx->copy_caps[ctx->ncopies++] = cap;
-    ctx->copies_bytes += cap;
+    uv_mutex_unlock(&ctx->lock);
+    if (!keep)
+        h5sf_free(p);
 }
 
 void ioc_copies_trim(h5sf_ioc_ctx_t *ctx)
