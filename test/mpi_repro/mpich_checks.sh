@@ -13,10 +13,31 @@
 #       test/mpi_repro/tcp_finalize.c across 2 network-namespace hosts x 2
 #       ranks (UCX over TCP): MPI_Finalize hangs in at least one of up to 16
 #       runs (exit 77 where the hosts cannot be made)
+#
+# The last two are races whose odds depend on the machine's load (the same
+# 16 runs hung 8 times here and never in another CI run, 2026-12-02), so a
+# run that does not reproduce one is no evidence that it is gone: under the
+# MPICH it was seen with (4.0.2) such a check is skipped, and it fails only
+# under another MPICH version, where the race should be looked at again.
 set -uo pipefail
 what=$1 mpiexec=$2 exe=$3
 log=$(mktemp) dir=$(mktemp -d)
 trap 'rm -rf "$log" "$dir"' EXIT
+seen_with=4.0.2
+
+# not_reproduced MPIEXEC RUNS WHAT NEXT: a race check that never fired.
+not_reproduced() {
+    local version runs=$2 event=$3 next=$4
+    version=$("$1" --version 2>/dev/null | awk '/Version:/ {print $2; exit}')
+    if [[ $version == "$seen_with" ]]; then
+        echo "skipped: $event did not happen in $runs runs under MPICH $version, where it was seen;"
+        echo "a race on a quieter or busier machine, not evidence that it is gone"
+        exit 77
+    fi
+    echo "$event did not happen in $runs runs under MPICH ${version:-of unknown version} (seen with $seen_with):"
+    echo "it may be gone; $next"
+    exit 1
+}
 case "$what" in
 builtin-np1)
     timeout -k 5 20 "$mpiexec" -n 1 "$exe" --builtin-only "$dir" >"$log" 2>&1
@@ -42,10 +63,8 @@ finalize-threads)
         fi
         cat "$log"; echo "finalize_threads failed in another way (exit $rc)"; exit 1
     done
-    echo "MPI calls from two threads inside MPI_Finalize's callbacks completed in 20 runs of 20:"
-    echo "MPICH serializes threads there now: the finalize gate (ioc/gate.c, h5sf_ioc_finalize_begin in"
-    echo "ioc/ctx.c) and the note in docs/reliability.md (Known gaps) may be revisited"
-    exit 1 ;;
+    not_reproduced "$mpiexec" 20 "the abort of MPI calls from two threads inside MPI_Finalize's callbacks" \
+        "the finalize gate (ioc/gate.c, h5sf_ioc_finalize_begin in ioc/ctx.c) and docs/reliability.md (Known gaps) may be revisited" ;;
 tcp-finalize)
     cluster=$mpiexec
     "$cluster" check >/dev/null 2>&1 || { echo "skipped: no network-namespace hosts here (root and ip netns)"; exit 77; }
@@ -64,8 +83,7 @@ tcp-finalize)
         fi
         grep -q "tcp_finalize: finalized" "$log" || { cat "$log"; echo "run $i failed in another way"; exit 1; }
     done
-    echo "16 runs finalized: MPI_Finalize over UCX's TCP transport no longer hangs here;"
-    echo "re-enable the multinode tests under MPICH (test/t_multinode.cmake, multinode_mpich)"
-    exit 1 ;;
+    not_reproduced mpiexec 16 "the hang of MPI_Finalize over UCX's TCP transport" \
+        "re-enable the multinode tests under MPICH (test/t_multinode.cmake, multinode_mpich)" ;;
 *) echo "usage: mpich_checks.sh builtin-np1|finalize-threads|tcp-finalize ..." >&2; exit 2 ;;
 esac
