@@ -133,10 +133,8 @@ static int payload_msgs(h5sf_ioc_client_req_t *q, size_t count, const uint64_t *
         ret = h5sf_fail(e, ENOMEM, "out of memory describing %zu pieces", count);
         goto done;
     }
-    for (uint64_t k = 0; k * H5SF_IOC_CHUNK < q->total && ret == 0; k++) {
-        uint64_t want = q->total - k * H5SF_IOC_CHUNK;
-        if (want > H5SF_IOC_CHUNK)
-            want = H5SF_IOC_CHUNK;
+    for (uint64_t k = 0, nk = ioc_nchunks(q->total); k < nk && ret == 0; k++) {
+        uint64_t want = ioc_chunk_len(q->total, k);
         /* A chunk has at most one part per piece, plus one cut piece. */
         size_t n = ioc_parts(lens, count, &c, want, at, cl, count + 1);
         for (size_t j = 0; j < n; j++)
@@ -178,10 +176,8 @@ static int payload_copy(h5sf_ioc_client_req_t *q, size_t count, const uint64_t *
         if (lens[i])
             memcpy(q->copy + at, bufs[i], (size_t)lens[i]);
     at = 0;
-    for (uint64_t k = 0; k * H5SF_IOC_CHUNK < q->total; k++) {
-        uint64_t want = q->total - k * H5SF_IOC_CHUNK, mlen[IOC_SPLIT_MAX];
-        if (want > H5SF_IOC_CHUNK)
-            want = H5SF_IOC_CHUNK;
+    for (uint64_t k = 0, nk = ioc_nchunks(q->total); k < nk; k++) {
+        uint64_t want = ioc_chunk_len(q->total, k), mlen[IOC_SPLIT_MAX];
         size_t np = ioc_chunk_plan(lens, count, &c, want, mlen);
         for (size_t j = 0; j < np; at += mlen[j], j++, q->ndata++) {
             bases[q->ndata]  = q->copy + at;
@@ -332,7 +328,7 @@ static int place_payload(h5sf_ioc_ctx_t *ctx, h5sf_ioc_client_req_t *q, post_pla
     if (!total || q->shm || (op != H5SF_WIRE_WRITE && op != H5SF_WIRE_READ))
         return 0;
     /* Messages: at most IOC_SPLIT_MAX per chunk, and one per part. */
-    uint64_t nchunk = (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK;
+    uint64_t nchunk = ioc_nchunks(total);
     uint64_t most   = nchunk * IOC_SPLIT_MAX < count + nchunk ? nchunk * IOC_SPLIT_MAX : count + nchunk;
     q->data         = h5sf_malloc(most * sizeof *q->data);
     q->dts          = h5sf_malloc(most * sizeof *q->dts);

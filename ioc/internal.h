@@ -62,7 +62,7 @@ typedef struct ioc_sf         ioc_sf_t;
 typedef struct ioc_claim      ioc_claim_t;
 typedef struct ioc_shm        ioc_shm_t;
 
-/* Payloads larger than one chunk move in chunks of this size: the IOC
+/* Payloads move in chunks of at most this size (ioc_chunk_size): the IOC
  * receives (or reads) one chunk at a time into its worker's own buffer, so an
  * IOC holds at most threads x H5SF_IOC_CHUNK bytes of payload however much
  * its clients send (they wait in MPI's rendezvous: back-pressure). */
@@ -87,6 +87,25 @@ typedef struct ioc_shm        ioc_shm_t;
  * chunk as one message (a datatype over its parts at the client). */
 #define IOC_SPLIT_MAX 16
 #define IOC_SPLIT_MIN ((uint64_t)64 << 10)
+
+/* The chunk size of a payload of total bytes: H5SF_IOC_CHUNK, or for a
+ * payload of less than IOC_PIPE_ROUNDS chunks, a quarter of it (at least
+ * IOC_PIPE_MIN), so that with two buffers the IOC receives chunk k+1 while
+ * it writes chunk k even for a request of one chunk's size. */
+#define IOC_PIPE_ROUNDS 4
+#define IOC_PIPE_MIN    ((uint64_t)1 << 20)
+uint64_t ioc_chunk_size(uint64_t total);
+static inline uint64_t ioc_nchunks(uint64_t total)
+{
+    uint64_t c = ioc_chunk_size(total);
+    return (total + c - 1) / c;
+}
+/* Bytes of chunk k of a payload of total bytes. */
+static inline uint64_t ioc_chunk_len(uint64_t total, uint64_t k)
+{
+    uint64_t c = ioc_chunk_size(total), left = total - k * c;
+    return left < c ? left : c;
+}
 typedef struct ioc_cursor {
     uint64_t i, po; /* piece i, byte po within it */
 } ioc_cursor_t;
@@ -312,7 +331,7 @@ typedef struct seg {
 #define IOC_COST_PER_BYTE 4
 static inline uint64_t ioc_msg_cost(uint64_t len, uint64_t count, uint64_t total)
 {
-    return len + count * 2 * sizeof(uint64_t) + (count + (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK) * sizeof(seg_t);
+    return len + count * 2 * sizeof(uint64_t) + (count + ioc_nchunks(total)) * sizeof(seg_t);
 }
 static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
 {
@@ -323,7 +342,6 @@ static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
 /* Bytes of r can be addressed without a slot: own, inline, or empty.
  * (Local requests still get a slot when a worker runs them: merge.c.) */
 static inline bool     ioc_addressable(const ioc_server_req_t *r) { return r->self || r->data || r->h.total == 0; }
-static inline uint64_t ioc_nchunks(uint64_t total) { return (total + H5SF_IOC_CHUNK - 1) / H5SF_IOC_CHUNK; }
 
 /* merge.c (lock held) */
 /* The first ready request no lingering worker has claimed, unlinked; NULL

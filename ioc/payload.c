@@ -2,8 +2,9 @@
  * payload.c -- how a request's payload is cut into MPI messages.
  *
  * The payload (the pieces' bytes, concatenated in piece order) moves in
- * chunks of H5SF_IOC_CHUNK bytes; the IOC holds one chunk per buffer.  A
- * chunk covers *parts*: the pieces, cut at chunk borders.
+ * chunks of H5SF_IOC_CHUNK bytes, or of a quarter of a smaller payload
+ * (ioc_chunk_size); the IOC holds one chunk per buffer.  A chunk covers
+ * *parts*: the pieces, cut at chunk borders.
  *
  * A chunk of a few large parts moves as one message per part.  Each is
  * contiguous at both ends, so MPI moves it in one step: a single copy with
@@ -45,6 +46,15 @@ size_t ioc_parts(const uint64_t *lens, uint64_t count, ioc_cursor_t *c, uint64_t
         }
     }
     return n;
+}
+
+uint64_t ioc_chunk_size(uint64_t total)
+{
+    uint64_t c = (total + IOC_PIPE_ROUNDS - 1) / IOC_PIPE_ROUNDS;
+    c          = (c + IOC_SPLIT_MIN - 1) / IOC_SPLIT_MIN * IOC_SPLIT_MIN;
+    if (c < IOC_PIPE_MIN)
+        c = IOC_PIPE_MIN;
+    return c < H5SF_IOC_CHUNK ? c : H5SF_IOC_CHUNK;
 }
 
 size_t ioc_chunk_msgs(size_t nparts, uint64_t len)

@@ -2,9 +2,9 @@
  * run.c -- executing a batch of IOC requests: the pwritev/preadv of its
  * merged runs, the chunked payload messages with the clients, the replies.
  *
- * Large payloads move in chunks (H5SF_IOC_CHUNK) through transfer slots
- * (slots.c): receive chunk k, write its pieces, receive chunk k+1 ...;
- * reads mirror it.  A client's sends wait in MPI until a slot takes them,
+ * Payloads move in chunks (ioc_chunk_size: H5SF_IOC_CHUNK, or a quarter of
+ * a smaller payload) through transfer slots (slots.c): with two slots, chunk
+ * k+1 is received while chunk k is written; reads mirror it.  A client's sends wait in MPI until a slot takes them,
  * which is the back-pressure on clients.  Pieces are written as runs of
  * contiguous bytes (one pwritev each), merged across the batch's members,
  * looped over short transfers and EINTR.  Reads past EOF give zeros, as
@@ -71,12 +71,6 @@ static int send_bytes(h5sf_ioc_ctx_t *ctx, const void *buf, uint64_t n, int dest
     if (IOC_MPI(MPI_Isend(buf, (int)n, MPI_BYTE, dest, tag, ctx->comm, &req)) != MPI_SUCCESS)
         return -1;
     return wait_req(ctx, &req);
-}
-
-static uint64_t chunk_len(uint64_t total, uint64_t k)
-{
-    uint64_t left = total - k * H5SF_IOC_CHUNK;
-    return left < H5SF_IOC_CHUNK ? left : H5SF_IOC_CHUNK;
 }
 
 /* h is a write whose payload comes as MPI messages (not inline, not in
@@ -278,7 +272,7 @@ static int post_chunk(h5sf_ioc_ctx_t *ctx, member_t *m, uint64_t k)
     int               ix = round_ix(m, k);
     unsigned char    *p  = round_buf(m, k);
     uint64_t          plen[IOC_SPLIT_MAX];
-    size_t            np = ioc_chunk_plan(r->lens, r->h.count, &m->mc, chunk_len(r->h.total, k), plen);
+    size_t            np = ioc_chunk_plan(r->lens, r->h.count, &m->mc, ioc_chunk_len(r->h.total, k), plen);
     for (size_t j = 0; j < np; p += plen[j], j++) {
         MPI_Request *q  = &m->req[ix][m->nreq[ix]];
         int          rc = r->h.op == H5SF_WIRE_WRITE
@@ -384,7 +378,7 @@ static size_t round_in(h5sf_ioc_ctx_t *ctx, member_t *m, uint32_t j, int op, seg
     /* Every member moves one chunk per round, own and inline ones too, so
      * the members' rounds cover the same stretch of an interleaved pattern
      * and their pieces meet in runs. */
-    m->n = chunk_len(r->h.total, m->k);
+    m->n = ioc_chunk_len(r->h.total, m->k);
     if (bounced(m)) {
         m->buf = m->slot;
         if (op == H5SF_WIRE_WRITE && !m->failed && !self_copy(ctx, m, false)) {
@@ -393,7 +387,7 @@ static size_t round_in(h5sf_ioc_ctx_t *ctx, member_t *m, uint32_t j, int op, seg
         }
     }
     else if (ioc_addressable(r))
-        m->buf = r->self ? NULL : r->data + m->k * H5SF_IOC_CHUNK;
+        m->buf = r->self ? NULL : r->data + m->k * ioc_chunk_size(r->h.total);
     else {
         m->buf = round_buf(m, m->k);
         /* Writes: this round's chunk must be in; reads: the send that last

@@ -40,8 +40,15 @@
  *          (ioc/client.c) are kept for the next write (ioc/slots.c): the
  *          second and third writes together fault in fewer than 1024 new
  *          pages (one fresh copy is 2048), and the data reads back.
+ *   rounds 2 ranks, every byte through rank 0's IOC as MPI messages: rank
+ *          1 writes 4 MiB, less than one 8 MiB chunk, in one request, and
+ *          reads it back.  The IOC moves it in 4 rounds of 1 MiB on two
+ *          buffers (ioc_chunk_size), so that round k+1 arrives while round
+ *          k is written: 4 pwritev and 4 preadv, 2 transfer buffers.  One
+ *          chunk would be one call each way on one buffer.  Data checked
+ *          against the pattern.
  *
- * usage: mpiexec -n N t_iocmem DIR merge|rss|affinity|park|copies [MIB]
+ * usage: mpiexec -n N t_iocmem DIR merge|rss|affinity|park|copies|rounds [MIB]
  */
 #include <dirent.h>
 #include <sched.h>
@@ -545,12 +552,59 @@ static void test_copies(const char *dir)
     free(g);
 }
 
+static void test_rounds(const char *dir)
+{
+    enum { N = 4 << 20 };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rounds.h5", dir);
+    CHECK(t_size == 2, "rounds needs 2 ranks, not %d", t_size);
+    hid_t          fapl = t_fapl("channel=ioc,ioc=total:1,stripe_count=1,stripe_size=64MiB");
+    hid_t          f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hsize_t        n = N, zero = 0, cnt = t_rank == 1 ? N : 0;
+    hid_t          fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
+    hid_t          d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    unsigned char *b = malloc(N), *g = malloc(N);
+    h5sf_stats_t   s0, s1, s2;
+    t_fill(b, N, 9, 0);
+    memset(g, 0, N);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &zero, NULL, &cnt, NULL);
+    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    ioc_stats(f, &s0);
+    CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "rounds: write");
+    MPI_Barrier(MPI_COMM_WORLD);
+    ioc_stats(f, &s1);
+    CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0, "rounds: read");
+    MPI_Barrier(MPI_COMM_WORLD);
+    ioc_stats(f, &s2);
+    if (t_rank == 1) {
+        size_t bad = t_mismatch(g, N, 9, 0);
+        CHECK(bad == N, "rounds: byte %zu read back differs from the pattern", bad);
+    }
+    if (t_rank == 0) { /* the IOC */
+        uint64_t w = s1.ioc_syscalls - s0.ioc_syscalls, r = s2.ioc_syscalls - s1.ioc_syscalls;
+        printf("t_iocmem rounds: a 4 MiB write in %llu pwritev, its read in %llu preadv, %llu transfer buffers\n",
+               (unsigned long long)w, (unsigned long long)r, (unsigned long long)s2.ioc_slots);
+        CHECK_EQ(w, (uint64_t)4);
+        CHECK_EQ(r, (uint64_t)4);
+        CHECK(s2.ioc_slots >= 2, "%llu transfer buffer: the rounds were not double-buffered",
+              (unsigned long long)s2.ioc_slots);
+    }
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "rounds: close");
+    H5Pclose(fapl);
+    free(b);
+    free(g);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv, "t_iocmem");
     if (argc < 3) {
         if (t_rank == 0)
-            fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity|park|copies [MIB]\n");
+            fprintf(stderr, "usage: t_iocmem DIR merge|rss|affinity|park|copies|rounds [MIB]\n");
         MPI_Finalize();
         return 2;
     }
@@ -564,6 +618,8 @@ int main(int argc, char **argv)
         test_park(argv[1]);
     else if (!strcmp(argv[2], "copies"))
         test_copies(argv[1]);
+    else if (!strcmp(argv[2], "rounds"))
+        test_rounds(argv[1]);
     else
         test_rss(argv[1], argc > 3 ? atoi(argv[3]) : 512);
     return t_finish();

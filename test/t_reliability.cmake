@@ -128,6 +128,9 @@ endforeach()
 h5sf_mpi_test(t_iocmem_copies t_iocmem 2 ${_rel}/iocmem_copies copies ENV "H5SF_IOC_SHM=0" "H5SF_SAMENODE_READS=0"
               "H5SF_SAMENODE_WRITES=0")
 set_tests_properties(t_iocmem_copies PROPERTIES LABELS "mpi")
+# A request of less than one chunk still moves in double-buffered rounds.
+h5sf_mpi_test(t_iocmem_rounds t_iocmem 2 ${_rel}/iocmem_rounds rounds ENV "H5SF_IOC_SHM=0" "H5SF_SAMENODE_READS=0"
+              "H5SF_SAMENODE_WRITES=0")
 # 8 ranks x 512 MiB through one IOC capped at 64 MiB (each rank rewrites a
 # 64 MiB window: 512 MiB of disk in all): peak RSS of the IOC
 # rank under cap + 128 MiB.  Not in the ASan build: its shadow memory would

@@ -142,6 +142,27 @@ int main(int argc, char **argv)
     CHECK(ioc_chunk_msgs(4, 4 * IOC_SPLIT_MIN - 1) == 1, "parts below IOC_SPLIT_MIN on average: one message");
     CHECK(ioc_chunk_msgs(0, 0) == 1, "an empty chunk is not split");
 
+    /* Chunks: 8 MiB, or a quarter of a smaller payload (at least 1 MiB,
+     * whole 64 KiB), and their lengths add up to the payload. */
+    CHECK_EQ(ioc_chunk_size(64 * M), M);
+    CHECK_EQ(ioc_chunk_size(4 << 20), 1 << 20);
+    CHECK_EQ(ioc_nchunks(4 << 20), 4);
+    CHECK_EQ(ioc_chunk_size(100 << 10), 1 << 20);
+    CHECK_EQ(ioc_nchunks(100 << 10), 1);
+    CHECK_EQ(ioc_nchunks(0), 0);
+    CHECK_EQ(ioc_chunk_size((6 << 20) + 1), 25 * IOC_SPLIT_MIN);
+    for (int t = 0; t < 1000; t++) {
+        uint64_t total = t_rnd() % (64 * M), sum = 0, nk = ioc_nchunks(total);
+        CHECK(nk <= 4 || ioc_chunk_size(total) == M, "%llu bytes in %llu chunks of %llu", (unsigned long long)total,
+              (unsigned long long)nk, (unsigned long long)ioc_chunk_size(total));
+        for (uint64_t k = 0; k < nk; k++) {
+            CHECK(ioc_chunk_len(total, k) > 0 && ioc_chunk_len(total, k) <= M, "chunk %llu of %llu bytes",
+                  (unsigned long long)k, (unsigned long long)total);
+            sum += ioc_chunk_len(total, k);
+        }
+        CHECK_EQ(sum, total);
+    }
+
     int rc = t_verdict();
     MPI_Finalize();
     return rc;
