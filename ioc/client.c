@@ -178,7 +178,7 @@ static int payload_copy(h5sf_ioc_client_req_t *q, size_t count, const uint64_t *
     at = 0;
     for (uint64_t k = 0, nk = ioc_nchunks(q->total); k < nk; k++) {
         uint64_t want = ioc_chunk_len(q->total, k), mlen[IOC_SPLIT_MAX];
-        size_t np = ioc_chunk_plan(lens, count, &c, want, mlen);
+        size_t   np   = ioc_chunk_plan(lens, count, &c, want, mlen);
         for (size_t j = 0; j < np; at += mlen[j], j++, q->ndata++) {
             bases[q->ndata]  = q->copy + at;
             counts[q->ndata] = (int)mlen[j];

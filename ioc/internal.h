@@ -94,7 +94,7 @@ typedef struct ioc_shm        ioc_shm_t;
  * it writes chunk k even for a request of one chunk's size. */
 #define IOC_PIPE_ROUNDS 4
 #define IOC_PIPE_MIN    ((uint64_t)1 << 20)
-uint64_t ioc_chunk_size(uint64_t total);
+uint64_t               ioc_chunk_size(uint64_t total);
 static inline uint64_t ioc_nchunks(uint64_t total)
 {
     uint64_t c = ioc_chunk_size(total);
@@ -341,7 +341,7 @@ static inline uint64_t ioc_max_pieces(uint64_t mem_cap)
 
 /* Bytes of r can be addressed without a slot: own, inline, or empty.
  * (Local requests still get a slot when a worker runs them: merge.c.) */
-static inline bool     ioc_addressable(const ioc_server_req_t *r) { return r->self || r->data || r->h.total == 0; }
+static inline bool ioc_addressable(const ioc_server_req_t *r) { return r->self || r->data || r->h.total == 0; }
 
 /* merge.c (lock held) */
 /* The first ready request no lingering worker has claimed, unlinked; NULL

@@ -134,4 +134,5 @@ void h5sf_on_mpi_finalize(void)
     }
     h5sf_ioc_shutdown_all();
     h5sf_pool_shutdown();
+    h5sf_topology_forget();
 }

@@ -538,6 +538,7 @@ static herr_t h5sf_term(void)
     /* Our code may be unloaded next (plugin): no thread may stay in it. */
     h5sf_ioc_end_parked();
     h5sf_pool_shutdown();
+    h5sf_topology_forget();
     h5sf_err_term();
     h5sf_id = H5I_INVALID_HID;
     return 0;

@@ -157,6 +157,9 @@ int h5sf_pool_setting(int *threads, h5sf_errbuf_t *e);
  * Collective. */
 int h5sf_topology_select(MPI_Comm comm, const H5FD_h5sf_config_t *cfg, int32_t nsubfiles, int **iocs, int *nioc,
                          int *nnodes, int **leads, h5sf_errbuf_t *e);
+/* Drop the nodes kept for later opens (at MPI_Finalize and when HDF5
+ * terminates the driver).  No MPI. */
+void h5sf_topology_forget(void);
 
 /* ---- channels (channel.c) --------------------------------------------- */
 typedef struct h5sf_file         h5sf_file_t;

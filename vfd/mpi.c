@@ -71,8 +71,16 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
     if (c == MPI_COMM_NULL)
         c = MPI_COMM_SELF;
     char why[MPI_MAX_ERROR_STRING];
-    int  rc = h5sf_mpisite_comm_dup(c, comm);
-    if (rc != MPI_SUCCESS)
+    int  rc = MPI_SUCCESS;
+    /* H5Pget_mpi_params gave duplicates (never a predefined handle): they
+     * become ours, as a second MPI_Comm_dup would (one collective fewer per
+     * open, a round trip across nodes). */
+    if (own && c != MPI_COMM_WORLD && c != MPI_COMM_SELF) {
+        *comm = c;
+        *info = i;
+        own   = false;
+    }
+    else if ((rc = h5sf_mpisite_comm_dup(c, comm)) != MPI_SUCCESS)
         h5sf_fail(e, 0, "cannot duplicate the file access property list's communicator: %s",
                   h5sf_mpisite_errstr(rc, why));
     else if (i != MPI_INFO_NULL && (rc = h5sf_mpisite_info_dup(i, info)) != MPI_SUCCESS)
@@ -81,7 +89,7 @@ int h5sf_fapl_comm(hid_t fapl_id, const H5FD_h5sf_config_t *cfg, MPI_Comm *comm,
      * to agree on, and must not leave the others in the first collective
      * on theirs. */
     int agreed = h5sf_ioc_agree(c, rc != MPI_SUCCESS, e);
-    if (own) { /* H5Pget_mpi_params gave duplicates (never a predefined handle) */
+    if (own) {
         if (c != MPI_COMM_NULL && c != MPI_COMM_WORLD && c != MPI_COMM_SELF)
             MPI_Comm_free(&c);
         if (i != MPI_INFO_NULL)
