@@ -514,25 +514,47 @@ static long minor_faults(void)
     return ru.ru_minflt;
 }
 
+/* copies and rounds: a file of one n-byte dataset that rank 1 alone
+ * writes and reads (selection fs/ms), through rank 0's IOC. */
+typedef struct one_writer {
+    hid_t fapl, f, fs, ms, d;
+} one_writer_t;
+
+static void one_writer_open(one_writer_t *w, const char *dir, const char *name, const char *cfg, hsize_t n)
+{
+    char    path[4096];
+    hsize_t zero = 0, cnt = t_rank == 1 ? n : 0;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    CHECK(t_size == 2, "%s needs 2 ranks, not %d", name, t_size);
+    w->fapl = t_fapl(cfg);
+    w->f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, w->fapl);
+    w->fs   = H5Screate_simple(1, &n, NULL);
+    w->ms   = H5Screate_simple(1, &cnt, NULL);
+    w->d    = H5Dcreate2(w->f, "d", H5T_NATIVE_UCHAR, w->fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sselect_hyperslab(w->fs, H5S_SELECT_SET, &zero, NULL, &cnt, NULL);
+}
+
+static void one_writer_close(one_writer_t *w)
+{
+    H5Sclose(w->ms);
+    H5Sclose(w->fs);
+    H5Dclose(w->d);
+    CHECK(H5Fclose(w->f) >= 0, "close");
+    H5Pclose(w->fapl);
+}
+
 static void test_copies(const char *dir)
 {
     enum { N = 8 << 20 };
-    char path[4096];
-    snprintf(path, sizeof path, "%s/copies.h5", dir);
-    CHECK(t_size == 2, "copies needs 2 ranks, not %d", t_size);
-    hid_t          fapl = t_fapl("channel=ioc,ioc=total:1,stripe_count=1,stripe_size=1MiB");
-    hid_t          f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hsize_t        n = N, zero = 0, cnt = t_rank == 1 ? N : 0;
-    hid_t          fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
-    hid_t          d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    one_writer_t w;
+    one_writer_open(&w, dir, "copies.h5", "channel=ioc,ioc=total:1,stripe_count=1,stripe_size=1MiB", N);
     unsigned char *b = malloc(N), *g = malloc(N);
     t_fill(b, N, 7, 0);
     memset(g, 0, N);
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &zero, NULL, &cnt, NULL);
     long faults = 0;
     for (int k = 0; k < 3; k++) {
         long before = minor_faults();
-        CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "copies: write %d", k);
+        CHECK(H5Dwrite(w.d, H5T_NATIVE_UCHAR, w.ms, w.fs, H5P_DEFAULT, b) >= 0, "copies: write %d", k);
         if (k > 0)
             faults += minor_faults() - before;
     }
@@ -540,14 +562,10 @@ static void test_copies(const char *dir)
         printf("t_iocmem copies: %ld page faults in the second and third 8 MiB writes\n", faults);
         CHECK(faults < 1024, "%ld page faults in two 8 MiB writes through the IOC: the payload copy is not reused",
               faults);
-        CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0 && memcmp(b, g, N) == 0,
+        CHECK(H5Dread(w.d, H5T_NATIVE_UCHAR, w.ms, w.fs, H5P_DEFAULT, g) >= 0 && memcmp(b, g, N) == 0,
               "copies: the data did not read back");
     }
-    H5Sclose(ms);
-    H5Sclose(fs);
-    H5Dclose(d);
-    CHECK(H5Fclose(f) >= 0, "copies: close");
-    H5Pclose(fapl);
+    one_writer_close(&w);
     free(b);
     free(g);
 }
@@ -555,46 +573,35 @@ static void test_copies(const char *dir)
 static void test_rounds(const char *dir)
 {
     enum { N = 4 << 20 };
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rounds.h5", dir);
-    CHECK(t_size == 2, "rounds needs 2 ranks, not %d", t_size);
-    hid_t          fapl = t_fapl("channel=ioc,ioc=total:1,stripe_count=1,stripe_size=64MiB");
-    hid_t          f    = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hsize_t        n = N, zero = 0, cnt = t_rank == 1 ? N : 0;
-    hid_t          fs = H5Screate_simple(1, &n, NULL), ms = H5Screate_simple(1, &cnt, NULL);
-    hid_t          d = H5Dcreate2(f, "d", H5T_NATIVE_UCHAR, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    one_writer_t w;
+    one_writer_open(&w, dir, "rounds.h5", "channel=ioc,ioc=total:1,stripe_count=1,stripe_size=64MiB", N);
     unsigned char *b = malloc(N), *g = malloc(N);
     h5sf_stats_t   s0, s1, s2;
     t_fill(b, N, 9, 0);
     memset(g, 0, N);
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &zero, NULL, &cnt, NULL);
-    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    H5Fflush(w.f, H5F_SCOPE_GLOBAL);
     MPI_Barrier(MPI_COMM_WORLD);
-    ioc_stats(f, &s0);
-    CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, b) >= 0, "rounds: write");
+    ioc_stats(w.f, &s0);
+    CHECK(H5Dwrite(w.d, H5T_NATIVE_UCHAR, w.ms, w.fs, H5P_DEFAULT, b) >= 0, "rounds: write");
     MPI_Barrier(MPI_COMM_WORLD);
-    ioc_stats(f, &s1);
-    CHECK(H5Dread(d, H5T_NATIVE_UCHAR, ms, fs, H5P_DEFAULT, g) >= 0, "rounds: read");
+    ioc_stats(w.f, &s1);
+    CHECK(H5Dread(w.d, H5T_NATIVE_UCHAR, w.ms, w.fs, H5P_DEFAULT, g) >= 0, "rounds: read");
     MPI_Barrier(MPI_COMM_WORLD);
-    ioc_stats(f, &s2);
+    ioc_stats(w.f, &s2);
     if (t_rank == 1) {
         size_t bad = t_mismatch(g, N, 9, 0);
         CHECK(bad == N, "rounds: byte %zu read back differs from the pattern", bad);
     }
     if (t_rank == 0) { /* the IOC */
-        uint64_t w = s1.ioc_syscalls - s0.ioc_syscalls, r = s2.ioc_syscalls - s1.ioc_syscalls;
+        uint64_t wc = s1.ioc_syscalls - s0.ioc_syscalls, rc = s2.ioc_syscalls - s1.ioc_syscalls;
         printf("t_iocmem rounds: a 4 MiB write in %llu pwritev, its read in %llu preadv, %llu transfer buffers\n",
-               (unsigned long long)w, (unsigned long long)r, (unsigned long long)s2.ioc_slots);
-        CHECK_EQ(w, (uint64_t)4);
-        CHECK_EQ(r, (uint64_t)4);
+               (unsigned long long)wc, (unsigned long long)rc, (unsigned long long)s2.ioc_slots);
+        CHECK_EQ(wc, (uint64_t)4);
+        CHECK_EQ(rc, (uint64_t)4);
         CHECK(s2.ioc_slots >= 2, "%llu transfer buffer: the rounds were not double-buffered",
               (unsigned long long)s2.ioc_slots);
     }
-    H5Sclose(ms);
-    H5Sclose(fs);
-    H5Dclose(d);
-    CHECK(H5Fclose(f) >= 0, "rounds: close");
-    H5Pclose(fapl);
+    one_writer_close(&w);
     free(b);
     free(g);
 }
