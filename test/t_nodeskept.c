@@ -65,9 +65,9 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(H5FD_h5sf_init() >= 0, "cannot register h5sf");
 
-    int first = create_on(MPI_COMM_WORLD, argv[1], "a.h5");
+    int first  = create_on(MPI_COMM_WORLD, argv[1], "a.h5");
     int second = create_on(MPI_COMM_WORLD, argv[1], "b.h5");
-    int third = create_on(MPI_COMM_WORLD, argv[1], "c.h5");
+    int third  = create_on(MPI_COMM_WORLD, argv[1], "c.h5");
     printf("t_nodeskept rank %d: MPI_Comm_split_type calls in three creates on MPI_COMM_WORLD: %d, %d, %d\n", t_rank,
            first, second, third);
     CHECK(first > 0, "the first create found no nodes (%d splits)", first);
