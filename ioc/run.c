@@ -4,8 +4,9 @@
  *
  * Payloads move in chunks (ioc_chunk_size: H5SF_IOC_CHUNK, or a quarter of
  * a smaller payload) through transfer slots (slots.c): with two slots, chunk
- * k+1 is received while chunk k is written; reads mirror it.  A client's sends wait in MPI until a slot takes them,
- * which is the back-pressure on clients.  Pieces are written as runs of
+ * k+1 is received while chunk k is written; reads mirror it.  A client's
+ * sends wait in MPI until a slot takes them, which is the back-pressure on
+ * clients.  Pieces are written as runs of
  * contiguous bytes (one pwritev each), merged across the batch's members,
  * looped over short transfers and EINTR.  Reads past EOF give zeros, as
  * HDF5 expects.  Requests an IOC rank makes to itself never touch MPI:
